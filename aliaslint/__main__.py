@@ -1,0 +1,5 @@
+import sys
+
+from aliaslint.cli import main
+
+sys.exit(main())

@@ -1,0 +1,201 @@
+"""Every rule as a small function over the analysis' events, registered by code.
+
+A check receives one event and a ``Context`` and yields ``Finding``s.  It
+reads facts the interpreter proved; it never walks the tree.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import libcst as cst
+
+from aliaslint.analysis import Call, Compare, Event, Kind, Reference, Value
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    node: cst.CSTNode
+    stmt: cst.CSTNode
+    message: str
+    related: tuple[tuple[str, cst.CSTNode], ...] = ()
+
+
+class Context:
+    """What a check may ask about the module beyond the event itself."""
+
+    def __init__(self, module: cst.Module):
+        self.module = module
+
+    def source(self, node: cst.CSTNode) -> str:
+        """The node's source text on one line, for messages."""
+        text = self.module.code_for_node(node).strip()
+        return " ".join(text.split())
+
+
+CheckFn = Callable[[Event, Context], Iterator[Finding]]
+
+
+@dataclass(frozen=True)
+class Check:
+    code: str
+    event: type
+    run: CheckFn
+
+
+# A code may have several checks, one per kind of event it reads.
+CHECKS: list[Check] = []
+
+
+def check(code: str, event: type):
+    def register(fn: CheckFn) -> CheckFn:
+        CHECKS.append(Check(code, event, fn))
+        return fn
+
+    return register
+
+
+# ---------------------------------------------------------------------------
+# AL4xx: code that tests memory sharing the wrong way.
+
+_SAME_STORAGE = "{a}.untyped_storage().data_ptr() == {b}.untyped_storage().data_ptr()"
+_ADVICE = (
+    "to test for one storage compare `" + _SAME_STORAGE + "`; for overlapping "
+    "memory use `aliaslint.shares_memory({a}, {b})`"
+)
+
+
+def _tensor_behind(value: Value, node: cst.CSTNode, ctx: Context) -> str | None:
+    """The source of the tensor a value stands for: `a` for `a`, `a.storage()`, `a.data`."""
+    if value.kind is Kind.TENSOR:
+        return ctx.source(node)
+    if value.derived is not None and value.kind in (Kind.STORAGE, Kind.TYPED_STORAGE):
+        call = node
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+            return ctx.source(call.func.value)
+    return None
+
+
+def _derived_operands(event: Compare, how: str, kinds) -> tuple[Value, Value] | None:
+    """Both operands' sources when both are ``how(x)`` of a value of ``kinds``."""
+    pairs = []
+    for value in (event.left, event.right):
+        if value.derived is None or value.derived[0] != how or value.derived[1].kind not in kinds:
+            return None
+        pairs.append(value.derived[1])
+    return pairs[0], pairs[1]
+
+
+def _inner(node: cst.CSTNode) -> cst.CSTNode:
+    """`x` for `id(x)` and `x.data_ptr()`."""
+    if isinstance(node, cst.Call):
+        if node.args and not isinstance(node.func, cst.Attribute):
+            return node.args[0].value
+        if isinstance(node.func, cst.Attribute):
+            return node.func.value
+    return node
+
+
+def _advice(a: str | None, b: str | None) -> str:
+    return _ADVICE.format(a=a or "a", b=b or "b")
+
+
+_TENSORISH = (Kind.TENSOR, Kind.STORAGE, Kind.TYPED_STORAGE)
+
+
+@check("AL401", Compare)
+def id_sharing_check(event: Compare, ctx: Context):
+    if event.operator not in ("==", "!="):
+        return
+    operands = _derived_operands(event, "id", _TENSORISH)
+    if operands is None:
+        return
+    left, right = _inner(event.left_node), _inner(event.right_node)
+    a = _tensor_behind(operands[0], left, ctx)
+    b = _tensor_behind(operands[1], right, ctx)
+    if Kind.TENSOR in (operands[0].kind, operands[1].kind):
+        why = "views of one storage are distinct objects with distinct ids"
+    else:
+        why = ("each storage call returns a new wrapper object that dies at once, "
+               "so the ids say nothing and may even coincide")
+    yield Finding(
+        "AL401",
+        event.node,
+        event.stmt,
+        f"`id()` comparison tests Python object identity, not shared memory: {why} · "
+        + _advice(a, b),
+    )
+
+
+@check("AL402", Compare)
+def is_sharing_check(event: Compare, ctx: Context):
+    if event.operator not in ("is", "is not"):
+        return
+    if event.left.kind not in _TENSORISH or event.right.kind not in _TENSORISH:
+        return
+    a = _tensor_behind(event.left, event.left_node, ctx)
+    b = _tensor_behind(event.right, event.right_node, ctx)
+    if Kind.TENSOR in (event.left.kind, event.right.kind):
+        why = ("tests whether two names hold one Python object; views of one storage "
+               "(slices, `.t()`, `.view()`, `.detach()`) are distinct objects")
+    else:
+        outcome = "True" if event.operator == "is not" else "False"
+        why = f"is always {outcome}: each storage call returns a new wrapper object"
+    yield Finding(
+        "AL402",
+        event.node,
+        event.stmt,
+        f"`{event.operator}` between {'tensors' if Kind.TENSOR in (event.left.kind, event.right.kind) else 'storages'} {why} · "
+        + _advice(a, b),
+    )
+
+
+@check("AL403", Compare)
+def data_ptr_sharing_check(event: Compare, ctx: Context):
+    if event.operator not in ("==", "!="):
+        return
+    if _derived_operands(event, "data_ptr", (Kind.TENSOR,)) is None:
+        return
+    a = ctx.source(_inner(event.left_node))
+    b = ctx.source(_inner(event.right_node))
+    yield Finding(
+        "AL403",
+        event.node,
+        event.stmt,
+        "`data_ptr()` equality only tells whether two tensors start at the same address: "
+        f"a view at an offset (`{a}[1:]`) shares the storage with a different `data_ptr()` · "
+        + _advice(a, b),
+    )
+
+
+_TYPED_STORAGE_CLASS = re.compile(r"^torch\.(?:cuda\.)?(?:storage\.)?(?!Untyped)(\w+)Storage$")
+
+
+@check("AL404", Call)
+def typed_storage_call(event: Call, ctx: Context):
+    if event.qualname == "torch.Tensor.storage" and event.receiver is not None:
+        tensor = ctx.source(event.receiver_node)
+        yield Finding(
+            "AL404",
+            event.node,
+            event.stmt,
+            f"`{tensor}.storage()` returns a deprecated `TypedStorage` · use "
+            f"`{tensor}.untyped_storage()` (its sizes and offsets count bytes, not elements)",
+        )
+
+
+@check("AL404", Reference)
+def typed_storage_class(event: Reference, ctx: Context):
+    match = _TYPED_STORAGE_CLASS.match(event.qualname)
+    if match is None or match.group(1) == "_":
+        return
+    yield Finding(
+        "AL404",
+        event.node,
+        event.stmt,
+        f"`{event.qualname}` is a deprecated typed storage class · use "
+        "`torch.UntypedStorage` (or a tensor of the wanted dtype)",
+    )

@@ -1,0 +1,189 @@
+"""The command line: ``check``, ``rule``, ``rules``.
+
+Exit codes: 0 no findings, 1 findings, 2 a usage or configuration error or
+a file that could not be checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from aliaslint import __version__
+from aliaslint.catalog import load_rules
+from aliaslint.config import DEFAULT_MAX_FILE_SIZE, CliOptions, ConfigError, Resolver, Selection
+from aliaslint.config import validate_selectors, walk
+from aliaslint.engine import check_paths, decode, display_path
+from aliaslint.report import FORMATS, render, render_statistics
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _selectors(values: list[str] | None) -> list[str] | None:
+    """``--select AL401,AL402 --select AL403`` → one flat list."""
+    if values is None:
+        return None
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aliaslint",
+        description="Find PyTorch memory-aliasing bugs: in-place writes autograd needs, "
+        "writes through views, lost copies, NumPy-shared memory, snapshot references.",
+    )
+    parser.add_argument("--version", action="version", version=f"aliaslint {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    check = commands.add_parser("check", help="check files and directories (default: .)")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    rules = check.add_argument_group("rule selection")
+    rules.add_argument("--select", action="append", metavar="CODES",
+                       help="comma-separated codes or prefixes to enable, replacing the "
+                       "configured selection (ALL for every rule)")
+    rules.add_argument("--extend-select", action="append", metavar="CODES",
+                       help="codes or prefixes to enable in addition")
+    rules.add_argument("--ignore", action="append", metavar="CODES",
+                       help="codes or prefixes to disable")
+    rules.add_argument("--confidence", choices=("high", "low"),
+                       help="'low' also reports possible-but-unproven hazards")
+    rules.add_argument("--report-unused-suppressions", action="store_true",
+                       help="report noqa / aliaslint: ignore comments that silence nothing (AL901)")
+    output = check.add_argument_group("output")
+    output.add_argument("--output-format", choices=FORMATS, default="full")
+    output.add_argument("--statistics", action="store_true",
+                        help="print a count per rule instead of the findings")
+    output.add_argument("--show-files", action="store_true",
+                        help="list the files that would be checked, with their config, and exit")
+    output.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    output.add_argument("--exit-zero", action="store_true",
+                        help="exit 0 even when there are findings (errors still exit 2)")
+    config = check.add_argument_group("configuration")
+    config.add_argument("--config", type=Path, metavar="FILE",
+                        help="use this aliaslint.toml / pyproject.toml for every file")
+    config.add_argument("--isolated", action="store_true", help="ignore all config files")
+    config.add_argument("--max-file-size", type=int, metavar="BYTES",
+                        help=f"skip larger files with AL902 (default {DEFAULT_MAX_FILE_SIZE})")
+    config.add_argument("--jobs", "-j", type=int, metavar="N",
+                        help="worker processes (default: the number of cores)")
+
+    rule = commands.add_parser("rule", help="print a rule's documentation")
+    rule.add_argument("code", metavar="CODE")
+
+    listing = commands.add_parser("rules", help="list every rule")
+    listing.add_argument("--output-format", choices=("text", "json"), default="text")
+    return parser
+
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "check":
+            return _check(args)
+        if args.command == "rule":
+            return _rule(args.code)
+        return _rules(args.output_format)
+    except ConfigError as error:
+        print(f"aliaslint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:  # `aliaslint check | head`
+        sys.stderr.close()
+        return EXIT_FINDINGS
+
+
+def _check(args) -> int:
+    select = _selectors(args.select)
+    cli = CliOptions(
+        selection=Selection(
+            select=validate_selectors(select, "--select") if select is not None else None,
+            extend_select=validate_selectors(_selectors(args.extend_select) or [],
+                                             "--extend-select"),
+            ignore=validate_selectors(_selectors(args.ignore) or [], "--ignore",
+                                      allow_planned=True),
+        ),
+        config=args.config,
+        max_file_size=args.max_file_size,
+        confidence=args.confidence,
+        report_unused_suppressions=args.report_unused_suppressions,
+        isolated=args.isolated,
+    )
+    cwd = Path.cwd()
+    if args.show_files:
+        files, missing = walk(args.paths, Resolver(cli, cwd))
+        for path, settings in files:
+            source = display_path(settings.source, cwd) if settings.source else "defaults"
+            print(f"{display_path(path, cwd)}  ({source})")
+        for name in missing:
+            print(f"aliaslint: error: {name}: no such file or directory", file=sys.stderr)
+        return EXIT_ERROR if missing else EXIT_CLEAN
+    result = check_paths(args.paths, cli, jobs=args.jobs, cwd=cwd)
+    diagnostics = result.diagnostics
+    color = args.color == "always" or (
+        args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    )
+    if args.statistics:
+        sys.stdout.write(render_statistics(diagnostics))
+    else:
+        sys.stdout.write(render(args.output_format, diagnostics,
+                                source_lines=_source_lines(cwd), color=color, cwd=cwd))
+        if args.output_format in ("full", "concise"):
+            print(_summary(len(result.files), diagnostics, result.could_not_check))
+    if result.could_not_check:
+        return EXIT_ERROR
+    if diagnostics and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _summary(files: int, diagnostics, could_not_check: int) -> str:
+    findings = sum(1 for d in diagnostics if d.code not in ("AL902", "AL903"))
+    checked = f"{files} file{'s' if files != 1 else ''}"
+    if not diagnostics:
+        return f"All checks passed! ({checked} checked)"
+    parts = [f"Found {findings} finding{'s' if findings != 1 else ''} in {checked}"]
+    if could_not_check:
+        parts.append(f"{could_not_check} file{'s' if could_not_check != 1 else ''} "
+                     "could not be checked")
+    return "; ".join(parts) + "."
+
+
+def _source_lines(cwd: Path):
+    def read(filename: str) -> list[str] | None:
+        try:
+            data = (cwd / filename).read_bytes()
+        except OSError:
+            return None
+        text = decode(data, filename)
+        return text.splitlines() if isinstance(text, str) else None
+
+    return read
+
+
+def _rule(code: str) -> int:
+    rule = load_rules().get(code.strip().upper())
+    if rule is None:
+        print(f"aliaslint: error: unknown rule {code!r} (see `aliaslint rules`)", file=sys.stderr)
+        return EXIT_ERROR
+    sys.stdout.write(rule.text if rule.text.endswith("\n") else rule.text + "\n")
+    return EXIT_CLEAN
+
+
+def _rules(fmt: str) -> int:
+    rules = load_rules().values()
+    if fmt == "json":
+        data = [
+            {"code": r.code, "name": r.name, "summary": r.summary, "status": r.status,
+             "default": "on" if r.default_on else "off", "fix": r.fix}
+            for r in rules
+        ]
+        print(json.dumps(data, indent=2))
+        return EXIT_CLEAN
+    width = max(len(r.name) for r in rules)
+    for r in rules:
+        flag = "" if r.implemented else " (planned)"
+        print(f"{r.code}  {r.name:<{width}}  {r.summary}{flag}")
+    return EXIT_CLEAN

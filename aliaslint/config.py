@@ -1,0 +1,375 @@
+"""Settings: the nearest ``[tool.aliaslint]`` above each checked file, plus the command line.
+
+Rule selection follows ruff: a layer (the config file, then the command
+line) may replace the selection (``select``), add to it (``extend-select``)
+and remove from it (``ignore``); within a layer the most specific selector
+wins and ``ignore`` wins a tie.  ``per-file-ignores`` applies last.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from functools import cache
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on older Pythons only
+    import tomli as tomllib
+
+from aliaslint.catalog import load_rules
+
+DEFAULT_EXCLUDE = (
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
+    ".mypy_cache", ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache",
+    ".svn", ".tox", ".venv", ".vscode", "__pypackages__", "__pycache__", "_build",
+    "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
+)
+DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
+# Meta findings about the run itself: always reported, never deselected.
+ALWAYS_ON = frozenset({"AL902", "AL903"})
+
+_SELECTOR = re.compile(r"^(ALL|AL\d{0,3})$")
+
+
+class ConfigError(Exception):
+    """A configuration problem; its message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """One layer of rule selection (a config file or the command line)."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides how one file is checked."""
+
+    root: Path  # the directory relative paths in the config are resolved from
+    source: Path | None  # the config file, if any
+    layers: tuple[Selection, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    confidence: str = "high"
+    report_unused_suppressions: bool = False
+    rules: frozenset[str] = field(default=frozenset(), compare=False)
+
+    def rules_for(self, path: Path) -> frozenset[str]:
+        """The codes enabled for ``path`` once per-file-ignores apply."""
+        rules = self.rules
+        relative = _relative(path, self.root)
+        for pattern, selectors in self.per_file_ignores:
+            if _glob_match(pattern, relative, path.name):
+                rules = frozenset(
+                    code for code in rules if code in ALWAYS_ON or _specificity(code, selectors) < 0
+                )
+        return rules
+
+    def is_excluded(self, path: Path) -> bool:
+        relative = _relative(path, self.root)
+        return any(
+            _glob_match(pattern, relative, path.name)
+            for pattern in (*self.exclude, *self.extend_exclude)
+        )
+
+
+def selectable_codes() -> tuple[str, ...]:
+    return tuple(code for code, rule in load_rules().items() if rule.implemented)
+
+
+def _specificity(code: str, selectors) -> int:
+    best = -1
+    for selector in selectors:
+        if selector == "ALL":
+            best = max(best, 0)
+        elif code.startswith(selector):
+            best = max(best, len(selector))
+    return best
+
+
+def resolve_rules(layers: tuple[Selection, ...], report_unused: bool = False) -> frozenset[str]:
+    rules = load_rules()
+    enabled = {code for code in selectable_codes() if rules[code].default_on}
+    for layer in layers:
+        chosen = (*(layer.select or ()), *layer.extend_select)
+        for code in selectable_codes():
+            selected = _specificity(code, chosen)
+            ignored = _specificity(code, layer.ignore)
+            if selected >= 0 or ignored >= 0:
+                on = selected > ignored
+            else:
+                on = code in enabled and layer.select is None
+            if on:
+                enabled.add(code)
+            else:
+                enabled.discard(code)
+    if report_unused:
+        enabled.add("AL901")
+    return frozenset(enabled | ALWAYS_ON)
+
+
+def validate_selectors(selectors, where: str, *, allow_planned: bool = False) -> tuple[str, ...]:
+    """Check rule selectors; ``where`` names the file and key for the error."""
+    if isinstance(selectors, str) or not isinstance(selectors, (list, tuple)):
+        raise ConfigError(f"{where}: expected a list of rule codes, got {selectors!r}")
+    rules = load_rules()
+    result = []
+    for selector in selectors:
+        if not isinstance(selector, str):
+            raise ConfigError(f"{where}: expected a rule code, got {selector!r}")
+        selector = selector.strip().upper()
+        if not _SELECTOR.match(selector) or not any(
+            selector == "ALL" or code.startswith(selector) for code in rules
+        ):
+            raise ConfigError(f"{where}: unknown rule selector {selector!r}")
+        rule = rules.get(selector)
+        if rule is not None and not rule.implemented and not allow_planned:
+            raise ConfigError(
+                f"{where}: {selector} ({rule.name}) is not implemented yet and cannot be selected"
+            )
+        result.append(selector)
+    return tuple(result)
+
+
+# ---------------------------------------------------------------------------
+# Config files.
+
+_KEYS = {
+    "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
+    "max-file-size", "confidence", "report-unused-suppressions",
+}
+
+
+def find_config_file(directory: Path) -> Path | None:
+    """The nearest aliaslint.toml, or pyproject.toml with [tool.aliaslint], at or above."""
+    for folder in (directory, *directory.parents):
+        candidate = folder / "aliaslint.toml"
+        if candidate.is_file():
+            return candidate
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and _has_section(candidate):
+            return candidate
+    return None
+
+
+def _has_section(pyproject: Path) -> bool:
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    # Cheap test first; only a real [tool.aliaslint] table counts.
+    if "aliaslint" not in text:
+        return False
+    return "aliaslint" in _read_toml(pyproject).get("tool", {})
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+
+
+def load_config(path: Path) -> dict:
+    """The ``[tool.aliaslint]`` options of a config file, validated."""
+    data = _read_toml(path)
+    if path.name == "pyproject.toml":
+        options = data.get("tool", {}).get("aliaslint", {})
+        prefix = "[tool.aliaslint]"
+    else:
+        options = data.get("tool", {}).get("aliaslint", data)
+        prefix = "[tool.aliaslint]" if "tool" in data else "option"
+    if not isinstance(options, dict):
+        raise ConfigError(f"{path}: {prefix} must be a table")
+    for key in options:
+        if key not in _KEYS:
+            hint = _closest(key)
+            raise ConfigError(
+                f"{path}: {prefix} unknown key {key!r}" + (f" (did you mean {hint!r}?)" if hint else "")
+            )
+    return options
+
+
+def _closest(key: str) -> str | None:
+    import difflib
+
+    matches = difflib.get_close_matches(key, sorted(_KEYS), n=1)
+    return matches[0] if matches else None
+
+
+def settings_from_options(options: dict, source: Path | None, root: Path,
+                          cli: CliOptions) -> Settings:
+    where = f"{source}: [tool.aliaslint]" if source else "command line"
+
+    def selectors(key):
+        return validate_selectors(options[key], f"{where} {key}") if key in options else None
+
+    def strings(key, default):
+        value = options.get(key, default)
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where} {key}: expected a list of strings")
+        return tuple(value)
+
+    file_layer = Selection(
+        select=selectors("select"),
+        extend_select=selectors("extend-select") or (),
+        ignore=selectors("ignore") or (),
+    )
+    per_file = options.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f"{where} per-file-ignores: expected a table of glob = [codes]")
+    per_file_ignores = tuple(
+        (pattern, validate_selectors(codes, f"{where} per-file-ignores.{pattern!r}",
+                                     allow_planned=True))
+        for pattern, codes in per_file.items()
+    )
+    max_size = options.get("max-file-size", DEFAULT_MAX_FILE_SIZE)
+    if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size <= 0:
+        raise ConfigError(f"{where} max-file-size: expected a positive number of bytes")
+    confidence = options.get("confidence", "high")
+    if confidence not in ("high", "low"):
+        raise ConfigError(f"{where} confidence: expected 'high' or 'low', got {confidence!r}")
+    unused = options.get("report-unused-suppressions", False)
+    if not isinstance(unused, bool):
+        raise ConfigError(f"{where} report-unused-suppressions: expected true or false")
+    settings = Settings(
+        root=root,
+        source=source,
+        layers=(file_layer, cli.selection),
+        per_file_ignores=per_file_ignores,
+        exclude=strings("exclude", DEFAULT_EXCLUDE),
+        extend_exclude=strings("extend-exclude", ()),
+        max_file_size=cli.max_file_size or max_size,
+        confidence=cli.confidence or confidence,
+        report_unused_suppressions=cli.report_unused_suppressions or unused,
+    )
+    return replace(
+        settings,
+        rules=resolve_rules(settings.layers, settings.report_unused_suppressions),
+    )
+
+
+@dataclass(frozen=True)
+class CliOptions:
+    """Command-line options that override every config file."""
+
+    selection: Selection = Selection()
+    config: Path | None = None
+    max_file_size: int | None = None
+    confidence: str | None = None
+    report_unused_suppressions: bool = False
+    # Only the command line may name a directory as the project root for tests.
+    isolated: bool = False
+
+
+class Resolver:
+    """Finds and caches the settings for each directory."""
+
+    def __init__(self, cli: CliOptions = CliOptions(), cwd: Path | None = None):
+        self.cli = cli
+        self.cwd = cwd or Path.cwd()
+        self._fixed: Settings | None = None
+        if cli.config is not None:
+            path = cli.config.resolve()
+            if not path.is_file():
+                raise ConfigError(f"{cli.config}: config file not found")
+            self._fixed = settings_from_options(load_config(path), path, path.parent, cli)
+        elif cli.isolated:
+            self._fixed = settings_from_options({}, None, self.cwd, cli)
+        self._by_config = cache(self._load)
+        self._by_dir: dict[Path, Settings] = {}
+
+    def _load(self, config: Path | None) -> Settings:
+        if config is None:
+            return settings_from_options({}, None, self.cwd, self.cli)
+        return settings_from_options(load_config(config), config, config.parent, self.cli)
+
+    def for_directory(self, directory: Path) -> Settings:
+        if self._fixed is not None:
+            return self._fixed
+        settings = self._by_dir.get(directory)
+        if settings is None:
+            settings = self._by_config(find_config_file(directory))
+            self._by_dir[directory] = settings
+        return settings
+
+    def for_file(self, path: Path) -> Settings:
+        return self.for_directory(path.parent)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _glob_match(pattern: str, relative: str, name: str) -> bool:
+    """A pattern without a slash matches the file or directory name; one with a
+    slash matches the path relative to the config's directory (``*`` crosses
+    directories, as in ruff's globs)."""
+    pattern = pattern.rstrip("/")
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(name, pattern)
+    pattern = pattern.removeprefix("./")
+    if pattern.startswith("**/"):
+        pattern = pattern[3:]
+        return fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(
+            relative, "*/" + pattern
+        )
+    return fnmatch.fnmatchcase(relative, pattern)
+
+
+def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[str]]:
+    """Expand the paths into (file, settings) pairs; also returns paths that do not exist."""
+    files: list[tuple[Path, Settings]] = []
+    missing: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        absolute = path if path.is_absolute() else resolver.cwd / path
+        if absolute.is_file():
+            # A file named on the command line is checked even if excluded.
+            files.append((absolute, resolver.for_file(absolute)))
+        elif absolute.is_dir():
+            _walk_directory(absolute, resolver, files)
+        else:
+            missing.append(str(raw))
+    unique = {}
+    for path, settings in files:
+        unique.setdefault(os.path.normpath(path), (Path(os.path.normpath(path)), settings))
+    return sorted(unique.values(), key=lambda item: str(item[0])), missing
+
+
+SOURCE_SUFFIXES = (".py", ".pyi")
+
+
+def _walk_directory(directory: Path, resolver: Resolver, out: list) -> None:
+    settings = resolver.for_directory(directory)
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        path = Path(entry.path)
+        if settings.is_excluded(path):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                _walk_directory(path, resolver, out)
+            elif entry.name.endswith(SOURCE_SUFFIXES) and entry.is_file():
+                out.append((path, settings))
+        except OSError:
+            continue

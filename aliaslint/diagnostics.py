@@ -1,0 +1,126 @@
+"""The one finding type shared by the static checker and the runtime tracer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+Applicability = Literal["safe", "unsafe", "display-only"]
+Confidence = Literal["high", "low"]
+# Only runtime findings and confirmed/refuted static findings carry a status.
+Status = Literal["confirmed", "refuted", "not-reached", "runtime"]
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """A 1-based row and 1-based column, as editors and ruff's JSON count them."""
+
+    row: int
+    column: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"row": self.row, "column": self.column}
+
+
+@dataclass(frozen=True)
+class Related:
+    """A secondary location that explains a finding ("saved here", "read here")."""
+
+    message: str
+    filename: str
+    location: Position
+    end_location: Position
+
+    def to_json(self) -> dict:
+        return {
+            "message": self.message,
+            "filename": self.filename,
+            "location": self.location.to_json(),
+            "end_location": self.end_location.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Edit:
+    content: str
+    location: Position
+    end_location: Position
+
+    def to_json(self) -> dict:
+        return {
+            "content": self.content,
+            "location": self.location.to_json(),
+            "end_location": self.end_location.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Fix:
+    message: str
+    applicability: Applicability
+    edits: tuple[Edit, ...]
+
+    def to_json(self) -> dict:
+        return {
+            "message": self.message,
+            "applicability": self.applicability,
+            "edits": [edit.to_json() for edit in self.edits],
+        }
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding: a primary span, a message, and the spans that explain it."""
+
+    code: str
+    message: str
+    filename: str
+    location: Position
+    end_location: Position
+    related: tuple[Related, ...] = ()
+    fix: Fix | None = None
+    confidence: Confidence = "high"
+    status: Status | None = None
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.filename, self.location, self.code, self.message)
+
+    @property
+    def name(self) -> str:
+        from aliaslint.catalog import load_rules
+
+        rule = load_rules().get(self.code)
+        return rule.name if rule else self.code
+
+    @property
+    def url(self) -> str:
+        from aliaslint.catalog import rule_url
+
+        return rule_url(self.code)
+
+    def with_filename(self, filename: str) -> Diagnostic:
+        """The same finding with every path (primary and related) rewritten."""
+        old = self.filename
+        related = tuple(
+            replace(r, filename=filename if r.filename == old else r.filename)
+            for r in self.related
+        )
+        return replace(self, filename=filename, related=related)
+
+    def to_json(self) -> dict:
+        data = {
+            "code": self.code,
+            "name": self.name,
+            "message": self.message,
+            "filename": self.filename,
+            "location": self.location.to_json(),
+            "end_location": self.end_location.to_json(),
+            "related": [r.to_json() for r in self.related],
+            "fix": self.fix.to_json() if self.fix else None,
+            "url": self.url,
+            "confidence": self.confidence,
+        }
+        if self.status is not None:
+            data["status"] = self.status
+        return data

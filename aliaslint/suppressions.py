@@ -1,0 +1,103 @@
+"""Suppression comments: ``# noqa``, ``# noqa: AL401`` and ``# aliaslint: ignore[AL401]``.
+
+A comment on the reported line, or on the first line of the statement that
+contains it, silences the finding.  ``# aliaslint: ignore-file`` anywhere
+silences the whole file.  Comments are found with the tokenizer, so the
+words inside a string never count.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
+_IGNORE = re.compile(r"#\s*aliaslint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?(?!-)", re.I)
+_IGNORE_FILE = re.compile(r"#\s*aliaslint:\s*ignore-file\b", re.I)
+_CODE = re.compile(r"AL\d{3}")
+
+
+@dataclass
+class Directive:
+    row: int
+    column: int  # 1-based, of the comment
+    end_column: int
+    text: str
+    # None: every code ("# noqa", "# aliaslint: ignore").
+    codes: tuple[str, ...] | None
+    # A plain "# noqa" may belong to another linter: never reported as unused.
+    explicit: bool
+    used: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Suppressions:
+    by_row: dict[int, list[Directive]]
+    whole_file: bool = False
+
+    def suppresses(self, code: str, rows: tuple[int, ...]) -> bool:
+        if self.whole_file:
+            return True
+        for row in dict.fromkeys(rows):
+            for directive in self.by_row.get(row, ()):
+                if directive.codes is None or code in directive.codes:
+                    directive.used.add(code)
+                    return True
+        return False
+
+    def unused(self):
+        """(directive, code or None, reason) for each suppression that silenced nothing."""
+        for directives in self.by_row.values():
+            for directive in directives:
+                if not directive.explicit:
+                    continue
+                if directive.codes is None:
+                    if not directive.used:
+                        yield directive, None
+                    continue
+                for code in directive.codes:
+                    if code not in directive.used:
+                        yield directive, code
+
+
+def parse_suppressions(source: str) -> Suppressions:
+    lowered = source.lower()
+    if "noqa" not in lowered and "aliaslint:" not in lowered:
+        return Suppressions({})
+    by_row: dict[int, list[Directive]] = {}
+    whole_file = False
+    try:
+        tokens = [
+            token
+            for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            if token.type == tokenize.COMMENT
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return Suppressions({})
+    for token in tokens:
+        text = token.string
+        row, column = token.start
+        if _IGNORE_FILE.search(text):
+            whole_file = True
+            continue
+        for pattern, explicit_if_bare in ((_IGNORE, True), (_NOQA, False)):
+            match = pattern.search(text)
+            if match is None:
+                continue
+            listed = match.group("codes")
+            if listed is None:
+                codes, explicit = None, explicit_if_bare
+            else:
+                all_codes = re.findall(r"[A-Z]+[0-9]+", listed.upper())
+                codes = tuple(code for code in all_codes if _CODE.fullmatch(code))
+                if not codes:
+                    # "# noqa: E501" is another linter's business.
+                    continue
+                explicit = True
+            by_row.setdefault(row, []).append(
+                Directive(row, column + 1, column + 1 + len(text), text, codes, explicit)
+            )
+            break
+    return Suppressions(by_row, whole_file)
