@@ -1,0 +1,460 @@
+"""Turn diagnostics into text: one small renderer per output format.
+
+Diagnostics reach ``render`` filtered, sorted, and with paths already relative to
+the working directory; each renderer returns the whole text to print.  Summary
+lines ("Found N findings") belong to the command line, not to a format.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from urllib.parse import quote
+
+from aliaslint import catalog
+from aliaslint.diagnostics import Diagnostic, Position
+
+FORMATS = ("full", "concise", "json", "sarif", "github")
+
+HOMEPAGE = "https://github.com/aliaslint/aliaslint"
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+# Relative paths in SARIF are resolved against this base, which the log maps to the cwd.
+SRCROOT = "%SRCROOT%"
+# Source lines are shown with tabs widened to this many columns, so carets line up.
+TAB_WIDTH = 4
+
+SourceLines = Callable[[str], "list[str] | None"]
+
+
+def render(
+    fmt: str,
+    diagnostics: Sequence[Diagnostic],
+    *,
+    source_lines: SourceLines,
+    color: bool = False,
+    cwd: Path | None = None,
+) -> str:
+    """The text for ``diagnostics`` in output format ``fmt`` (one of ``FORMATS``)."""
+    if fmt == "full":
+        return _render_full(diagnostics, _remembering(source_lines), _Palette(color))
+    if fmt == "concise":
+        return _render_concise(diagnostics, _Palette(color))
+    if fmt == "json":
+        return json.dumps([d.to_json() for d in diagnostics], indent=2) + "\n"
+    if fmt == "sarif":
+        return _render_sarif(diagnostics, Path.cwd() if cwd is None else cwd)
+    if fmt == "github":
+        return "".join(_github_command(d) + "\n" for d in diagnostics)
+    raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def render_statistics(diagnostics: Sequence[Diagnostic]) -> str:
+    """A table of how often each code fired, most frequent first (like ``ruff --statistics``)."""
+    counts = Counter(d.code for d in diagnostics)
+    if not counts:
+        return ""
+    names = {d.code: d.name for d in diagnostics}
+    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    count_width = len(str(rows[0][1]))
+    code_width = max(len(code) for code in counts)
+    return "".join(
+        f"{count:>{count_width}}\t{code:<{code_width}}\t{names[code]}\n" for code, count in rows
+    )
+
+
+# --- shared pieces --------------------------------------------------------------------------
+
+
+def _where(filename: str, location: Position) -> str:
+    """``path:row:col``, or just ``path`` for findings about a whole file (row 0)."""
+    if location.row < 1:
+        return filename
+    return f"{filename}:{location.row}:{location.column}"
+
+
+def _message_lines(message: str) -> list[str]:
+    return [line.strip() for line in message.splitlines() if line.strip()]
+
+
+def _level(diagnostic: Diagnostic) -> str:
+    return "error" if diagnostic.confidence == "high" else "warning"
+
+
+def _remembering(source_lines: SourceLines) -> SourceLines:
+    """``source_lines`` asked at most once per file, however many findings it holds."""
+    seen: dict[str, list[str] | None] = {}
+
+    def lines(filename: str) -> list[str] | None:
+        if filename not in seen:
+            seen[filename] = source_lines(filename)
+        return seen[filename]
+
+    return lines
+
+
+class _Palette:
+    """ANSI styling that is the identity when color is off."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def _paint(self, text: str, sgr: str) -> str:
+        return f"\x1b[{sgr}m{text}\x1b[0m" if self.enabled and text else text
+
+    def strong(self, text: str) -> str:
+        return self._paint(text, "1")
+
+    def code(self, text: str) -> str:
+        return self._paint(text, "1;31")
+
+    def gutter(self, text: str) -> str:
+        return self._paint(text, "1;36")
+
+    def primary(self, text: str) -> str:
+        return self._paint(text, "1;31")
+
+    def secondary(self, text: str) -> str:
+        return self._paint(text, "1;34")
+
+
+# --- concise --------------------------------------------------------------------------------
+
+
+def _render_concise(diagnostics: Sequence[Diagnostic], palette: _Palette) -> str:
+    return "".join(
+        f"{palette.strong(_where(d.filename, d.location))}: {palette.code(d.code)} "
+        f"{' · '.join(_message_lines(d.message))}\n"
+        for d in diagnostics
+    )
+
+
+# --- full -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Span:
+    filename: str
+    location: Position
+    end_location: Position
+    label: str
+    primary: bool
+
+
+@dataclass(frozen=True)
+class _Mark:
+    """An underline on one row, from 1-based column ``start`` up to (not including) ``end``."""
+
+    row: int
+    start: int
+    end: int
+    label: str
+    primary: bool
+
+
+def _render_full(
+    diagnostics: Sequence[Diagnostic], source_lines: SourceLines, palette: _Palette
+) -> str:
+    # A blank line closes every finding, so the command's summary follows without its own.
+    return "".join(_full_block(d, source_lines, palette) + "\n\n" for d in diagnostics)
+
+
+def _full_block(d: Diagnostic, source_lines: SourceLines, palette: _Palette) -> str:
+    title, *explanation = _message_lines(d.message) or [""]
+    out = [
+        f"{palette.strong(_where(d.filename, d.location))}: {palette.code(d.code)} "
+        f"[{d.name}] {palette.strong(title)}"
+    ]
+    spans = [_Span(d.filename, d.location, d.end_location, d.code, True)]
+    spans += sorted(
+        (_Span(r.filename, r.location, r.end_location, r.message, False) for r in d.related),
+        key=lambda span: (span.location, span.end_location),
+    )
+    width = len(str(max(max(s.location.row, s.end_location.row) for s in spans)))
+    pad = " " * width
+
+    # The primary file first, then the other files a finding points into, by name.
+    files = sorted({s.filename for s in spans}, key=lambda name: (name != d.filename, name))
+    unshown: list[_Span] = []
+    for filename in files:
+        file_spans = [s for s in spans if s.filename == filename]
+        # A file reported only as a whole (row 0) may be unreadable or huge: leave it unread.
+        has_rows = any(s.location.row >= 1 for s in file_spans)
+        lines = (source_lines(filename) if has_rows else None) or []
+        shown: list[_Span] = []
+        marks: list[_Mark] = []
+        for span in file_spans:
+            span_marks = _marks(lines, span)
+            if span_marks is None:
+                unshown.append(span)
+            else:
+                shown.append(span)
+                marks += span_marks
+        if not shown:
+            continue
+        if filename != d.filename:
+            first = min(s.location for s in shown)
+            out.append(pad + palette.gutter("::: ") + _where(filename, first))
+        out.append(palette.gutter(pad + " |"))
+        out += _snippet(lines, marks, width, palette)
+        out.append(palette.gutter(pad + " |"))
+
+    # What no frame can show is still said, so a related location is never lost.
+    notes = [
+        ("note", f"{_where(s.filename, s.location)}: {s.label}") for s in unshown if not s.primary
+    ]
+    for line in explanation:
+        kind, colon, rest = line.partition(":")
+        notes.append((kind, rest.strip()) if colon and kind in ("help", "note") else ("note", line))
+    for kind, text in notes:
+        out.append(f"{pad} {palette.gutter('=')} {palette.strong(kind)}: {text}")
+    return "\n".join(line.rstrip() for line in out)
+
+
+def _marks(lines: list[str], span: _Span) -> list[_Mark] | None:
+    """The underlines for ``span``, or None when its lines are not in ``lines``.
+
+    A span over several rows underlines its first row to the end and its last row from
+    the indentation; the rows between are left to ``_snippet``.
+    """
+    start, end = span.location, max(span.end_location, span.location)
+    if not 1 <= start.row <= len(lines):  # row 0, a missing file, or a stale line number
+        return None
+    if end.row > len(lines):
+        end = Position(len(lines), len(lines[-1]) + 1)
+    if end.row > start.row and end.column == 1:
+        # A span that ends at the start of a row really ends with the row before.
+        end = Position(end.row - 1, len(lines[end.row - 2]) + 1)
+    if end.row == start.row:
+        return [_Mark(start.row, start.column, end.column, span.label, span.primary)]
+    last = lines[end.row - 1]
+    indent = len(last) - len(last.lstrip()) + 1
+    return [
+        _Mark(start.row, start.column, len(lines[start.row - 1]) + 1, "", span.primary),
+        _Mark(end.row, min(indent, end.column), end.column, span.label, span.primary),
+    ]
+
+
+def _snippet(lines: list[str], marks: list[_Mark], width: int, palette: _Palette) -> list[str]:
+    out: list[str] = []
+    previous = None
+    for row in sorted({mark.row for mark in marks}):
+        if previous is not None and row - previous == 2:
+            out.append(_source_row(previous + 1, lines[previous], width, palette))
+        elif previous is not None and row - previous > 2:
+            out.append(palette.gutter("..."))
+        out.append(_source_row(row, lines[row - 1], width, palette))
+        row_marks = sorted(
+            (m for m in marks if m.row == row), key=lambda m: (m.start, not m.primary)
+        )
+        out += [_underline(lines[row - 1], mark, width, palette) for mark in row_marks]
+        previous = row
+    return out
+
+
+def _source_row(row: int, line: str, width: int, palette: _Palette) -> str:
+    return palette.gutter(f"{row:>{width}} |") + " " + _printable(line)
+
+
+def _underline(line: str, mark: _Mark, width: int, palette: _Palette) -> str:
+    padded = line + " " * max(0, mark.end - 1 - len(line))
+    offset = _display_width(padded[: mark.start - 1])
+    length = max(1, _display_width(padded[mark.start - 1 : mark.end - 1]))
+    paint = palette.primary if mark.primary else palette.secondary
+    underline = ("^" if mark.primary else "-") * length
+    text = f"{underline} {mark.label}" if mark.label else underline
+    return palette.gutter(" " * width + " |") + " " * (offset + 1) + paint(text)
+
+
+def _printable(text: str) -> str:
+    """``text`` as the terminal is given it: tabs widened, and control characters, bidi
+    overrides, line separators and lone surrogates shown as U+FFFD so they cannot act."""
+    return "".join(
+        " " * TAB_WIDTH if ch == "\t"
+        else "\ufffd" if unicodedata.category(ch) in _UNSHOWABLE
+        else ch
+        for ch in text
+    )
+
+
+_UNSHOWABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def _display_width(text: str) -> int:
+    return sum(
+        0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        for ch in _printable(text)
+    )
+
+
+# --- github ---------------------------------------------------------------------------------
+
+
+def _github_command(d: Diagnostic) -> str:
+    """A GitHub Actions ``::error``/``::warning`` workflow command that annotates the diff."""
+    properties = {"title": f"aliaslint ({d.code})", "file": PurePath(d.filename).as_posix()}
+    if d.location.row >= 1:
+        end = max(d.end_location, d.location)
+        properties.update(
+            line=d.location.row, col=d.location.column, endLine=end.row, endColumn=end.column
+        )
+    # Annotations have no related locations, so they are spelled out under the message.
+    text = "\n".join(
+        [f"{d.code} {d.message}"]
+        + [f"{_where(r.filename, r.location)}: {r.message}" for r in d.related]
+    )
+    rendered = ",".join(
+        f"{key}={_github_escape(str(value), True)}" for key, value in properties.items()
+    )
+    return f"::{_level(d)} {rendered}::{_github_escape(text, False)}"
+
+
+def _github_escape(text: str, is_property: bool) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if is_property:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+# --- sarif ----------------------------------------------------------------------------------
+
+
+def _render_sarif(diagnostics: Sequence[Diagnostic], cwd: Path) -> str:
+    rules = catalog.load_rules()
+    # Only rules with results are described: each carries its whole documentation, and a
+    # log that lists every rule would grow with the catalog rather than with the findings.
+    codes = sorted({d.code for d in diagnostics})
+    rule_index = {code: index for index, code in enumerate(codes)}
+    root = Path(cwd).absolute().as_uri()
+    root = root if root.endswith("/") else root + "/"
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "aliaslint",
+                        "version": _tool_version(),
+                        "informationUri": HOMEPAGE,
+                        "rules": [_sarif_rule(code, rules.get(code)) for code in codes],
+                    }
+                },
+                "originalUriBaseIds": {SRCROOT: {"uri": root}},
+                # Columns count characters (code points), as Python strings do.
+                "columnKind": "unicodeCodePoints",
+                "results": [_sarif_result(d, rule_index[d.code]) for d in diagnostics],
+            }
+        ],
+    }
+    return json.dumps(log, indent=2) + "\n"
+
+
+def _tool_version() -> str:
+    try:
+        from aliaslint import __version__
+    except ImportError:
+        try:
+            return importlib.metadata.version("aliaslint")
+        except importlib.metadata.PackageNotFoundError:
+            return "0"
+    return __version__
+
+
+def _sarif_rule(code: str, rule: catalog.Rule | None) -> dict:
+    descriptor: dict = {"id": code}
+    if rule is not None:
+        descriptor.update(
+            name=rule.name,
+            shortDescription={"text": rule.summary},
+            fullDescription={"text": _lead_paragraph(rule)},
+            help={"text": rule.text, "markdown": rule.text},
+        )
+    descriptor.update(helpUri=catalog.rule_url(code), defaultConfiguration={"level": "error"})
+    return descriptor
+
+
+def _lead_paragraph(rule: catalog.Rule) -> str:
+    """The first paragraph of the rule's first section ("What it does"), else its summary."""
+    _, heading, body = rule.text.partition("\n## ")
+    if heading:
+        section = body.partition("\n")[2].strip()
+        paragraph = " ".join(section.partition("\n\n")[0].split())
+        if paragraph:
+            return paragraph
+    return rule.summary
+
+
+def _sarif_result(d: Diagnostic, rule_index: int) -> dict:
+    result: dict = {
+        "ruleId": d.code,
+        "ruleIndex": rule_index,
+        "level": _level(d),
+        "message": {"text": d.message},
+        "locations": [
+            {"physicalLocation": _sarif_physical(d.filename, d.location, d.end_location)}
+        ],
+    }
+    if d.related:
+        result["relatedLocations"] = [
+            {
+                "id": index,
+                "message": {"text": r.message},
+                "physicalLocation": _sarif_physical(r.filename, r.location, r.end_location),
+            }
+            for index, r in enumerate(d.related)
+        ]
+    if d.fix is not None and d.fix.edits:
+        result["fixes"] = [
+            {
+                "description": {"text": d.fix.message},
+                "artifactChanges": [
+                    {
+                        "artifactLocation": _sarif_artifact(d.filename),
+                        "replacements": [
+                            {
+                                "deletedRegion": _sarif_region(edit.location, edit.end_location),
+                                "insertedContent": {"text": edit.content},
+                            }
+                            for edit in d.fix.edits
+                        ],
+                    }
+                ],
+                "properties": {"applicability": d.fix.applicability},
+            }
+        ]
+    result["properties"] = {"confidence": d.confidence}
+    if d.status is not None:
+        result["properties"]["status"] = d.status
+    return result
+
+
+def _sarif_physical(filename: str, location: Position, end_location: Position) -> dict:
+    physical: dict = {"artifactLocation": _sarif_artifact(filename)}
+    if location.row >= 1:
+        physical["region"] = _sarif_region(location, end_location)
+    return physical
+
+
+def _sarif_artifact(filename: str) -> dict:
+    path = PurePath(filename)
+    if path.is_absolute():
+        return {"uri": Path(filename).as_uri()}
+    return {"uri": quote(path.as_posix()), "uriBaseId": SRCROOT}
+
+
+def _sarif_region(location: Position, end_location: Position) -> dict:
+    # Both count from 1 and end one past the last character, so positions map as they are.
+    end = max(end_location, location)
+    return {
+        "startLine": location.row,
+        "startColumn": location.column,
+        "endLine": end.row,
+        "endColumn": end.column,
+    }
