@@ -503,6 +503,7 @@ class Analysis:
             owner = self._eval(func.value, env)
             if owner.kind is Kind.REF:
                 qualname = f"{owner.qualname}.{func.attr.value}"
+                self.events.append(Reference(func, self._stmt, qualname))
             elif owner.is_tensor_like:
                 receiver, receiver_node = owner, func.value
                 prefix = "torch.Tensor" if owner.kind is Kind.TENSOR else "torch.UntypedStorage"

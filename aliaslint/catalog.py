@@ -117,3 +117,12 @@ def load_rules() -> dict[str, Rule]:
             raise ValueError(f"{path}: header names {rule.code}")
         rules[rule.code] = rule
     return rules
+
+
+def markdown_table() -> str:
+    """The rule list as the README shows it (`aliaslint rules --output-format markdown`)."""
+    rows = ["| code | name | summary | status |", "|---|---|---|---|"]
+    for rule in load_rules().values():
+        status = rule.status if rule.default_on or not rule.implemented else "off by default"
+        rows.append(f"| [{rule.code}](rules/{rule.code}.md) | {rule.name} | {rule.summary} | {status} |")
+    return "\n".join(rows) + "\n"

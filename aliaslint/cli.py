@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
 from aliaslint import __version__
-from aliaslint.catalog import load_rules
+from aliaslint.catalog import load_rules, markdown_table
 from aliaslint.config import DEFAULT_MAX_FILE_SIZE, CliOptions, ConfigError, Resolver, Selection
 from aliaslint.config import validate_selectors, walk
 from aliaslint.engine import check_paths, decode, display_path
@@ -65,6 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     config.add_argument("--config", type=Path, metavar="FILE",
                         help="use this aliaslint.toml / pyproject.toml for every file")
     config.add_argument("--isolated", action="store_true", help="ignore all config files")
+    config.add_argument("--force-exclude", action="store_true",
+                        help="apply exclude patterns to files named on the command line too")
     config.add_argument("--max-file-size", type=int, metavar="BYTES",
                         help=f"skip larger files with AL902 (default {DEFAULT_MAX_FILE_SIZE})")
     config.add_argument("--jobs", "-j", type=int, metavar="N",
@@ -74,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     rule.add_argument("code", metavar="CODE")
 
     listing = commands.add_parser("rules", help="list every rule")
-    listing.add_argument("--output-format", choices=("text", "json"), default="text")
+    listing.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
     return parser
 
 
@@ -110,6 +113,7 @@ def _check(args) -> int:
         confidence=args.confidence,
         report_unused_suppressions=args.report_unused_suppressions,
         isolated=args.isolated,
+        force_exclude=args.force_exclude,
     )
     cwd = Path.cwd()
     if args.show_files:
@@ -158,7 +162,8 @@ def _source_lines(cwd: Path):
         except OSError:
             return None
         text = decode(data, filename)
-        return text.splitlines() if isinstance(text, str) else None
+        # Only the line breaks Python itself counts, so rows match the parser's.
+        return re.split(r"\r\n|\r|\n", text) if isinstance(text, str) else None
 
     return read
 
@@ -181,6 +186,9 @@ def _rules(fmt: str) -> int:
             for r in rules
         ]
         print(json.dumps(data, indent=2))
+        return EXIT_CLEAN
+    if fmt == "markdown":
+        sys.stdout.write(markdown_table())
         return EXIT_CLEAN
     width = max(len(r.name) for r in rules)
     for r in rules:

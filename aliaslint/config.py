@@ -271,8 +271,8 @@ class CliOptions:
     max_file_size: int | None = None
     confidence: str | None = None
     report_unused_suppressions: bool = False
-    # Only the command line may name a directory as the project root for tests.
     isolated: bool = False
+    force_exclude: bool = False
 
 
 class Resolver:
@@ -341,8 +341,11 @@ def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[s
         path = Path(raw)
         absolute = path if path.is_absolute() else resolver.cwd / path
         if absolute.is_file():
-            # A file named on the command line is checked even if excluded.
-            files.append((absolute, resolver.for_file(absolute)))
+            # A file named on the command line is checked even if excluded,
+            # unless --force-exclude (pre-commit passes every staged file).
+            settings = resolver.for_file(absolute)
+            if not (resolver.cli.force_exclude and _excluded_anywhere(absolute, settings)):
+                files.append((absolute, settings))
         elif absolute.is_dir():
             _walk_directory(absolute, resolver, files)
         else:
@@ -351,6 +354,20 @@ def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[s
     for path, settings in files:
         unique.setdefault(os.path.normpath(path), (Path(os.path.normpath(path)), settings))
     return sorted(unique.values(), key=lambda item: str(item[0])), missing
+
+
+def _excluded_anywhere(path: Path, settings: Settings) -> bool:
+    """Is the file, or a directory between it and the config's root, excluded?"""
+    try:
+        parts = path.relative_to(settings.root).parts
+    except ValueError:
+        return settings.is_excluded(path)
+    candidate = settings.root
+    for part in parts:
+        candidate = candidate / part
+        if settings.is_excluded(candidate):
+            return True
+    return False
 
 
 SOURCE_SUFFIXES = (".py", ".pyi")
