@@ -1,0 +1,192 @@
+"""aliaslint.ops: the loader and a few facts of the shipped tables (no torch needed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from aliaslint import ops
+
+
+def test_no_torch_import():
+    code = "import sys, aliaslint.ops as o; o.lookup('torch.add'); o.module('torch.nn.ReLU'); print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_lazy_index_matches_json():
+    data = json.loads(ops.DATA_PATH.read_text())
+    assert set(ops.names()) == set(data["ops"])
+    assert set(ops.names("modules")) == set(data["modules"])
+    assert ops.meta() == data["meta"]
+    for name in ("torch.add", "torch.Tensor.T", "copy.deepcopy"):
+        assert ops.lookup(name).kind == data["ops"][name]["kind"]
+
+
+def test_meta():
+    m = ops.meta()
+    assert m["torch"].startswith("2.")
+    assert len(m["native_functions.yaml sha256"]) == 64
+    assert len(m["derivatives.yaml sha256"]) == 64
+
+
+def test_unknown_names():
+    assert ops.lookup("torch.no_such_op") is None
+    assert ops.method("no_such_method") is None
+    assert ops.module("torch.nn.NoSuchModule") is None
+
+
+def test_transpose_is_noncontiguous_view():
+    op = ops.lookup("torch.transpose")
+    assert op.kind == "view" and op.is_view
+    assert op.aliases == "input"
+    assert op.noncontiguous
+    assert op.params[:3] == ("input", "dim0", "dim1")
+    m = ops.method("transpose")
+    assert m.kind == "view" and m.aliases == "self" and m.noncontiguous
+    assert m.params[:2] == ("dim0", "dim1")
+
+
+@pytest.mark.parametrize("name", ["t", "permute", "expand", "diagonal", "unfold", "as_strided", "T", "mT", "movedim"])
+def test_known_noncontiguous_views(name):
+    op = ops.method(name)
+    assert op.kind == "view" and op.noncontiguous, name
+
+
+@pytest.mark.parametrize("name", ["view", "unsqueeze", "squeeze", "select", "narrow", "detach", "split", "chunk", "unbind"])
+def test_other_views(name):
+    op = ops.method(name)
+    assert op.kind == "view", (name, op.kind)
+
+
+def test_add_inplace_twin():
+    op = ops.method("add_")
+    assert op.kind == "inplace" and op.writes == ("self",) and op.aliases == "self"
+    assert op.twin == "add"
+    assert op.twin_op().kind == "functional"
+    assert ops.method("add").twin == "add_"
+    assert ops.method("__iadd__").kind == "inplace"
+    assert ops.method("__iadd__").aten == "add_"
+
+
+def test_out_overloads():
+    op = ops.lookup("torch.add")
+    assert op.kind == "functional" and op.has_out
+    assert not ops.method("add").has_out
+
+
+def test_saves():
+    assert ops.lookup("torch.relu").saves_must == {"result"}
+    assert ops.lookup("torch.sigmoid").saves_must == {"result"}
+    assert ops.lookup("torch.tanh").saves_must == {"result"}
+    assert ops.lookup("torch.exp").saves_must == {"result"}
+    mul = ops.method("mul")
+    assert mul.overloads["Tensor"].saves == {"self", "other"}
+    assert mul.saves_may == {"self", "other"}
+    assert ops.lookup("torch.mul").overloads["Tensor"].saves == {"input", "other"}
+    assert ops.lookup("torch.transpose").saves_must == frozenset()
+    assert {"input", "weight"} <= ops.lookup("torch.nn.functional.linear").saves_must
+    assert ops.lookup("torch.nn.functional.softmax").saves_must == {"result"}
+    # in-place: the original self is cloned by autograd, the result (= self after) is saved
+    assert ops.method("relu_").saves_must == {"result"}
+    assert ops.method("mul_").overloads["Tensor"].saves == {"other"}
+
+
+def test_sometimes_alias():
+    for name in ("reshape", "contiguous", "to", "flatten", "float", "double", "type_as", "cpu"):
+        op = ops.method(name)
+        assert op.kind == "sometimes_alias", (name, op.kind)
+        assert op.aliases == "self"
+    assert ops.lookup("torch.reshape").kind == "sometimes_alias"
+
+
+def test_properties():
+    t = ops.method("T")
+    assert t.kind == "view" and t.is_property and t.aliases == "self" and t.noncontiguous
+    for p in ("mT", "H", "mH", "real"):
+        assert ops.method(p).is_property, p
+    d = ops.method("data")
+    assert d.kind == "detached_alias" and d.aliases == "self"
+
+
+def test_returns():
+    assert ops.lookup("torch.zeros").returns == "tensor"
+    assert ops.lookup("torch.zeros").returns_tensor
+    assert ops.lookup("torch.split").returns == "tensors"
+    assert ops.method("add_").returns == "tensor"
+    assert ops.method("numel").returns == "other"
+    assert ops.method("__setitem__").returns == "none"
+
+
+def test_getitem_setitem():
+    g = ops.method("__getitem__")
+    assert g.kind == "indexing" and g.aliases == "self"
+    s = ops.method("__setitem__")
+    assert s.kind == "inplace" and s.writes == ("self",)
+
+
+def test_functional_inplace_kwarg():
+    r = ops.lookup("torch.nn.functional.relu")
+    assert r.inplace_kwarg == "inplace" and r.twin == "relu_"
+    assert r.params == ("input", "inplace")
+    assert ops.lookup("torch.nn.functional.dropout").inplace_kwarg == "inplace"
+    assert ops.lookup("torch.nn.functional.conv2d").inplace_kwarg is None
+
+
+def test_modules():
+    m = ops.module("torch.nn.ReLU")
+    assert m.op == "relu" and m.inplace_kwarg == "inplace" and m.inplace_op == "relu_"
+    assert m.saves == {"result"}
+    assert m.inplace().kind == "inplace"
+    lin = ops.module("torch.nn.Linear")
+    assert lin.op == "linear" and "input" in lin.saves and lin.inplace_kwarg is None
+    assert ops.module("torch.nn.Sequential").container
+    assert ops.module("torch.nn.LSTM").opaque
+    assert ops.module("torch.nn.Identity").identity
+    assert ops.module("torch.nn.Sigmoid").saves == {"result"}
+    assert ops.module("torch.nn.Conv2d").saves >= {"input", "weight"}
+    assert ops.module("torch.nn.BatchNorm2d").writes == ("running_mean", "running_var")
+
+
+def test_hand_apis():
+    assert ops.lookup("torch.from_numpy").kind == "numpy_share"
+    assert ops.lookup("numpy.asarray").kind == "numpy_share"
+    assert ops.method("numpy").kind == "numpy_share"
+    assert ops.lookup("copy.deepcopy").kind == "deepcopy"
+    assert ops.lookup("torch.nn.Module.state_dict").kind == "reference"
+    assert ops.lookup("torch.optim.Optimizer.step").kind == "optimizer_step"
+    assert ops.method("backward").extra["retain_kwarg"] == "retain_graph"
+    assert ops.lookup("torch.autograd.grad").kind == "backward"
+    assert ops.lookup("torch.no_grad").extra["grad_enabled"] is False
+    assert ops.lookup("torch.set_grad_enabled").extra["mode_arg"] == "mode"
+
+
+def test_kinds_are_known():
+    for name in ops.names():
+        op = ops.lookup(name)
+        assert op.kind in ops.KINDS, (name, op.kind)
+        assert op.returns in ("tensor", "tensors", "none", "other"), name
+        if op.kind == "inplace":
+            assert op.writes, name
+        if op.saves_must is not None and op.saves_may is not None:
+            assert op.saves_must <= op.saves_may, name
+
+
+def test_frozen():
+    op = ops.lookup("torch.add")
+    with pytest.raises(Exception):
+        op.kind = "view"  # type: ignore[misc]
+    assert ops.lookup("torch.add") is op  # cached
+
+
+def test_load_time():
+    code = (
+        "import time, aliaslint.ops as o; t=time.perf_counter(); o.lookup('torch.add'); "
+        "o.method('transpose'); o.module('torch.nn.ReLU'); print(time.perf_counter()-t)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert float(out.stdout) < 0.1  # measured ~4 ms (read + index); generous bound for loaded machines
