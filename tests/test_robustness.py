@@ -1,0 +1,31 @@
+"""`check` never raises, whatever valid Python it is given."""
+
+import hypothesmith
+from hypothesis import HealthCheck, given, settings
+
+from aliaslint import check_source
+from aliaslint.checks import CHECKS
+
+RULES = {check.code for check in CHECKS}
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(hypothesmith.from_grammar())
+def test_check_never_raises_on_generated_modules(source):
+    # The prefilter would skip most generated code: make every module look like torch code.
+    diagnostics = check_source("import torch\n" + source, "generated.py", RULES)
+    assert all(d.code != "AL903" for d in diagnostics), diagnostics
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hypothesmith.from_node())
+def test_check_never_raises_on_generated_syntax_trees(source):
+    diagnostics = check_source("import torch\n" + source, "generated.py", RULES)
+    assert all(d.code != "AL903" for d in diagnostics), diagnostics
+
+
+def test_deeply_nested_code_is_a_file_error_not_a_crash():
+    source = "import torch\nx = " + "(" * 400 + "1" + ")" * 400 + "\n"
+    diagnostics = check_source(source, "deep.py", RULES)
+    assert [d.code for d in diagnostics] in ([], ["AL902"])
