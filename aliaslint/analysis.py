@@ -1,21 +1,30 @@
 """The abstract interpreter: what each name holds, statement by statement.
 
 One pass over a libcst module evaluates every expression to an abstract
-``Value`` (a tensor, a storage, a module, a reference to an importable name,
-…) and records ``Event``s at the points rules care about (comparisons,
-calls, attribute references).  Rules read the events; they never walk the
-tree themselves.
+``Value`` and keeps, per path through the code, the facts the rules need:
+which storage each tensor lives in (one token per allocation site; views keep
+their base's token), which version counter it bumps (``.data`` gets its own),
+whether it requires grad, which storages autograd saved for a backward pass
+that has not run yet, and which in-place writes dirtied those saves.  It
+records ``Event``s at the points rules care about; rules read the events and
+never walk the tree themselves.
 
-Precision comes first: a value is a tensor only when local code proves it
+Precision comes first.  A value is a tensor only when local code proves it
 (a torch factory, a Tensor method's result, an annotation, a parameter of a
-module's ``forward``).  Anything the interpreter cannot prove is ``UNKNOWN``,
-and rules stay quiet about unknowns.
+module's ``forward``), two values share a storage only when they provably
+do, and a tensor requires grad only when a parameter or ``requires_grad=True``
+says so.  What the interpreter cannot prove is unknown, and rules stay quiet
+about unknowns.  A hazard becomes an event only when it is complete on one
+path: saved, then written, then reached by a backward pass (or returned to
+the caller, who will run it).
 """
 
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass, field
+import itertools
+from dataclasses import dataclass, field, replace
+from functools import cache
 from enum import Enum
 from typing import Iterator
 
@@ -26,9 +35,12 @@ from aliaslint import ops
 
 class Kind(Enum):
     TENSOR = "tensor"
-    STORAGE = "storage"  # torch.UntypedStorage
-    TYPED_STORAGE = "typed storage"  # the deprecated torch.TypedStorage
+    STORAGE = "storage"  # torch.UntypedStorage: one Python object per storage
+    TYPED_STORAGE = "typed storage"  # the deprecated torch.TypedStorage: a new object per call
     MODULE = "module"  # an nn.Module instance
+    PARAMS = "params"  # model.parameters()
+    OPTIMIZER = "optimizer"
+    GRAD_MODE = "grad mode"  # torch.no_grad() and friends, before `with`
     REF = "ref"  # a reference to an importable name (module, class, function)
     FUNCTION = "function"  # a function defined in the checked file
     CLASS = "class"  # a class defined in the checked file
@@ -36,16 +48,40 @@ class Kind(Enum):
     UNKNOWN = "unknown"
 
 
+@dataclass(eq=False)
+class ModuleInfo:
+    """What calling a module does: a known torch.nn class, a container, or a local class."""
+
+    spec: ops.ModuleOp | None = None
+    inplace: bool = False
+    children: tuple[Value, ...] | None = None  # containers, in call order
+    cls: ClassInfo | None = None  # a module class defined in the checked file
+    params: frozenset = frozenset()  # storage tokens of every parameter it holds
+    label: str = "module"  # how messages name it: "nn.ReLU(inplace=True)", "D"
+
+
 @dataclass(frozen=True)
 class Value:
     kind: Kind
-    # For REF: the dotted name ("torch.nn.functional.relu"); for MODULE: its class.
+    # For REF: the dotted name ("torch.nn.functional.relu").
     qualname: str | None = None
     # For values computed from another one: (how, what), e.g. ("id", <tensor>),
     # ("data_ptr", <tensor>).  Lets a rule see what a number stands for.
     derived: tuple[str, Value] | None = None
     # Where the value was made, for related spans.
     origin: cst.CSTNode | None = field(default=None, compare=False)
+    # -- tensors --
+    storage: object = None  # token: equal tokens are one storage; None: not known
+    counter: object = None  # version-counter token (`.data` has its own)
+    requires_grad: bool | None = None
+    leaf: bool = False
+    # How it reaches its storage: None (owns it), "view", "detach", "data".
+    via: str | None = None
+    # Ids of the saves made by the graph that produced it: a backward pass
+    # through this value reads them.
+    graph: frozenset = frozenset()
+    module: ModuleInfo | None = field(default=None, compare=False)
+    params: frozenset = frozenset()  # PARAMS / OPTIMIZER: parameter storage tokens
 
     @property
     def is_tensor_like(self) -> bool:
@@ -57,12 +93,62 @@ OTHER = Value(Kind.OTHER)
 
 
 def join(a: Value, b: Value) -> Value:
-    """The value a name holds after two paths meet: what both agree on."""
+    """The value a name holds after two paths meet: only what both agree on."""
     if a == b:
+        if a.module is not b.module:
+            return replace(a, module=None) if a.kind is not Kind.MODULE else UNKNOWN
         return a
-    if a.kind == b.kind and a.kind not in (Kind.REF, Kind.MODULE, Kind.FUNCTION, Kind.CLASS):
-        return Value(a.kind, origin=a.origin)
-    return UNKNOWN
+    if a.kind is not b.kind or a.kind in (Kind.REF, Kind.FUNCTION, Kind.CLASS, Kind.MODULE):
+        return UNKNOWN
+    if a.kind is Kind.TENSOR:
+        same_storage = a.storage == b.storage
+        return Value(
+            Kind.TENSOR,
+            origin=a.origin,
+            storage=a.storage if same_storage else None,
+            counter=a.counter if same_storage and a.counter == b.counter else None,
+            requires_grad=a.requires_grad if a.requires_grad == b.requires_grad else None,
+            leaf=a.leaf and b.leaf,
+            via=a.via if a.via == b.via else None,
+            graph=a.graph | b.graph,
+        )
+    return Value(a.kind, origin=a.origin)
+
+
+# ---------------------------------------------------------------------------
+# Facts about saves and writes.
+
+
+@dataclass(frozen=True)
+class Save:
+    """Autograd saved a tensor at ``node`` for the backward pass of its graph."""
+
+    id: int
+    storage: object
+    counter: object
+    node: cst.CSTNode
+    # What saved it, when the call's source does not say: "`nn.Sigmoid()`"
+    # for a module run inside `self.net(x)`; None: the call at ``node`` itself.
+    label: str | None
+    what: str  # "its result", "its input `x`", "its parameters"
+
+
+@dataclass(frozen=True)
+class Write:
+    """An in-place write to a storage."""
+
+    node: cst.CSTNode
+    stmt: cst.CSTNode
+    target: Value | None  # None for optimizer.step() (many parameters)
+    target_node: cst.CSTNode | None
+    # What writes, when the source at ``node`` does not say it: the module
+    # "`nn.ReLU(inplace=True)`" run by `self.relu(x)`; None: ``node`` itself.
+    label: str | None
+    via: str | None  # the target's `via`: None, "view", "detach" or "data"
+    activation: bool  # an in-place activation (`inplace=True`, `relu_`)
+    grad_enabled: bool | None
+    # Where the write was configured, e.g. the nn.ReLU(inplace=True) constructor.
+    defined_at: cst.CSTNode | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -99,6 +185,32 @@ class Reference(Event):
     qualname: str  # an importable name used in the code: "torch.FloatStorage"
 
 
+@dataclass(frozen=True)
+class InplaceWrite(Event):
+    write: Write
+
+
+@dataclass(frozen=True)
+class SavedWrite(Event):
+    """A storage saved for backward was written in place, and a backward pass
+    (or the caller, through a returned tensor) will read the saved value."""
+
+    write: Write
+    save: Save
+    consumer: cst.CSTNode
+    consumer_label: str | None  # None: the call at ``consumer``; or "the tensor returned here"
+    returned: bool
+
+
+@dataclass(frozen=True)
+class StaleRead(Event):
+    """A name still holding a tensor that an in-place op overwrote, read later."""
+
+    write: Write
+    name: str
+    read: cst.CSTNode
+
+
 # ---------------------------------------------------------------------------
 
 _COMPARE_OPS = {
@@ -114,25 +226,83 @@ _COMPARE_OPS = {
     cst.GreaterThanEqual: ">=",
 }
 _NON_TENSOR_COMPARE = {"is", "is not", "in", "not in"}
+_BINARY_DUNDERS = {
+    cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "truediv",
+    cst.FloorDivide: "floordiv", cst.Modulo: "mod", cst.Power: "pow",
+    cst.MatrixMultiply: "matmul", cst.BitAnd: "and", cst.BitOr: "or", cst.BitXor: "xor",
+    cst.LeftShift: "lshift", cst.RightShift: "rshift",
+}
+_AUG_DUNDERS = {
+    cst.AddAssign: "add", cst.SubtractAssign: "sub", cst.MultiplyAssign: "mul",
+    cst.DivideAssign: "truediv", cst.FloorDivideAssign: "floordiv", cst.ModuloAssign: "mod",
+    cst.PowerAssign: "pow", cst.MatrixMultiplyAssign: "matmul", cst.BitAndAssign: "and",
+    cst.BitOrAssign: "or", cst.BitXorAssign: "xor", cst.LeftShiftAssign: "lshift",
+    cst.RightShiftAssign: "rshift",
+}
 _BUILTINS = frozenset(dir(builtins))
 _MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
 _TENSOR_TYPES = {"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"}
-# Methods of tensors whose results are storages (not in the op tables:
-# they are Python-level methods of torch.Tensor, not ATen ops).
+_PARAMETER_TYPES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
+# Python-level Tensor methods (not ATen ops, so not in the op tables).
 _STORAGE_METHODS = {"untyped_storage": Kind.STORAGE, "storage": Kind.TYPED_STORAGE}
-# Python-level Tensor methods returning plain Python values.
 _SCALAR_METHODS = {"data_ptr", "item", "tolist", "dim", "numel", "size", "stride",
                    "storage_offset", "is_contiguous", "element_size", "nelement"}
+_PARAMETER_METHODS = {"parameters", "named_parameters"}
+
+_TRUE, _FALSE = "True", "False"
+
+
+def _is_literal(node: cst.CSTNode | None, text: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == text
+
+
+def _metadata_only(op: ops.Op) -> bool:
+    """In-place ops that only change a tensor's metadata (t_, unsqueeze_, detach_):
+    their functional twins are views.  They neither write data nor bump versions."""
+    twin = op.twin_op() if op.twin else None
+    return twin is not None and twin.kind == "view"
+
+
+# ---------------------------------------------------------------------------
+# The state of one path through a scope.
+
+
+@dataclass
+class Flow:
+    """Facts that hold on one path; copied at branches, joined where paths meet."""
+
+    grad: bool | None = True  # grad mode: enabled / disabled / not known
+    # Saves whose backward has not run yet, by the storage they hold.
+    saves: dict = field(default_factory=dict)  # storage token -> tuple[Save, ...]
+    # (write, save) pairs: a saved storage written before its backward.
+    dirty: tuple = ()
+    # Names still bound to a tensor an in-place activation overwrote.
+    stale: dict = field(default_factory=dict)  # name -> Write
+
+    def copy(self) -> Flow:
+        return Flow(self.grad, dict(self.saves), self.dirty, dict(self.stale))
+
+    def merge(self, other: Flow) -> None:
+        # Each fact held on some path, and a finding needs only one path.
+        self.grad = self.grad if self.grad == other.grad else None
+        for token, saves in other.saves.items():
+            mine = self.saves.get(token, ())
+            self.saves[token] = mine + tuple(s for s in saves if s not in mine)
+        self.dirty = self.dirty + tuple(d for d in other.dirty if d not in self.dirty)
+        for name, write in other.stale.items():
+            self.stale.setdefault(name, write)
 
 
 class Env:
-    """Name → Value for one scope, with a fallback to enclosing scopes."""
+    """Name → Value for one scope, with a fallback to enclosing scopes, and the path's facts."""
 
-    __slots__ = ("names", "parent")
+    __slots__ = ("names", "parent", "flow")
 
-    def __init__(self, parent: Env | None = None, names: dict[str, Value] | None = None):
+    def __init__(self, parent: Env | None = None, names: dict[str, Value] | None = None,
+                 flow: Flow | None = None):
         self.names = dict(names) if names else {}
         self.parent = parent
+        self.flow = flow if flow is not None else Flow()
 
     def lookup(self, name: str) -> Value:
         env: Env | None = self
@@ -146,7 +316,7 @@ class Env:
         return UNKNOWN
 
     def copy(self) -> Env:
-        return Env(self.parent, self.names)
+        return Env(self.parent, self.names, self.flow.copy())
 
     def merge(self, other: Env) -> None:
         """Join ``other`` (a sibling path of the same scope) into this env."""
@@ -154,21 +324,43 @@ class Env:
             a = self.names.get(name)
             b = other.names.get(name)
             if a is None or b is None:
-                # Bound on one path only: after the join it may be unbound or
-                # an outer value; nothing is proven.
+                # Bound on one path only: nothing is proven after the join.
                 self.names[name] = UNKNOWN
             else:
                 self.names[name] = join(a, b)
+        self.flow.merge(other.flow)
+
+    def adopt(self, other: Env) -> None:
+        self.names = other.names
+        self.flow = other.flow
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    name: str
+    node: cst.ClassDef
+    is_module: bool
+    methods: dict = field(default_factory=dict)  # name -> FunctionDef
+    attrs: dict = field(default_factory=dict)  # self.<attr> after __init__
+    params: frozenset = frozenset()  # parameter tokens its __init__ creates
+    self_token: object = None
 
 
 @dataclass
 class _Deferred:
     function: cst.FunctionDef
     parent: Env
-    # The enclosing class when the function is a method, and whether that
-    # class is an nn.Module.
-    in_module_class: bool
-    is_method: bool
+    cls: ClassInfo | None
+
+
+@dataclass
+class _Summary:
+    """What calling a function does, seen from its caller."""
+
+    result: Value
+    writes: dict  # argument index -> Write (inside the callee)
+    saves: tuple  # (token, Save) pending at return
+    returns_arg: int | None  # the result is argument i itself
 
 
 class Analysis:
@@ -179,6 +371,14 @@ class Analysis:
         self.events: list[Event] = []
         self._stmt: cst.CSTNode = module
         self._deferred: list[_Deferred] = []
+        self._ids = itertools.count(1)
+        self._silent = 0  # > 0 while summarising a callee: its events are not reported
+        self._summaries: dict = {}
+        self._in_progress: set = set()
+        self._returns: list | None = None  # values returned in the current function
+        self._function: cst.FunctionDef | None = None
+        self._top = Env()
+        self._write_log: list[Write] | None = None  # writes made while summarising
         self._expr_dispatch = {
             cst.Name: self._name,
             cst.Attribute: self._attribute,
@@ -218,10 +418,15 @@ class Analysis:
             cst.ClassDef: self._class_def,
         }
 
+    def _emit(self, event: Event) -> None:
+        if not self._silent:
+            self.events.append(event)
+
     # -- driver -------------------------------------------------------------
 
     def run(self) -> Analysis:
         env = Env()
+        self._top = env
         self._block(self.module.body, env)
         # Function bodies run after the scope that defines them is complete,
         # so they see every module-level import (as pyflakes does).
@@ -247,7 +452,7 @@ class Analysis:
             for expr in _expressions_in(stmt):
                 self._eval(expr, env)
             for name in _names_bound_in(stmt):
-                env.names[name] = UNKNOWN
+                self._assign_name(name, UNKNOWN, env)
 
     def _simple_line(self, line: cst.SimpleStatementLine, env: Env) -> None:
         self._stmt = line
@@ -262,74 +467,89 @@ class Analysis:
         elif isinstance(small, cst.AnnAssign):
             declared = self._annotation(small.annotation, env)
             value = self._eval(small.value, env) if small.value is not None else declared
-            if declared.kind is not Kind.UNKNOWN and small.value is not None:
-                value = declared if value.kind is Kind.UNKNOWN else value
+            if value.kind is Kind.UNKNOWN:
+                value = declared
             self._bind(small.target, value, env)
         elif isinstance(small, cst.AugAssign):
-            target = self._eval(small.target, env)
-            self._eval(small.value, env)
-            # `t += x` on a tensor is in place and keeps its kind; on anything
-            # else the result type is not proven.
-            result = target if target.kind is Kind.TENSOR else UNKNOWN
-            self._bind(small.target, result, env, evaluate_base=False)
+            self._aug_assign(small, env)
         elif isinstance(small, cst.Expr):
             self._eval(small.value, env)
         elif isinstance(small, cst.Return):
-            if small.value is not None:
-                self._eval(small.value, env)
+            value = self._eval(small.value, env) if small.value is not None else OTHER
+            self._return(value, small, env)
         elif isinstance(small, cst.Import):
             for alias in small.names:
                 dotted = _dotted(alias.name)
                 if alias.asname is not None:
-                    env.names[_alias_name(alias)] = Value(Kind.REF, qualname=dotted)
+                    self._assign_name(_alias_name(alias), Value(Kind.REF, qualname=dotted), env)
                 else:
                     top = dotted.split(".")[0]
-                    env.names[top] = Value(Kind.REF, qualname=top)
+                    self._assign_name(top, Value(Kind.REF, qualname=top), env)
         elif isinstance(small, cst.ImportFrom):
-            if small.relative or small.module is None:
-                base = None
-            else:
-                base = _dotted(small.module)
+            base = None if small.relative or small.module is None else _dotted(small.module)
             if isinstance(small.names, cst.ImportStar):
                 return
             for alias in small.names:
                 name = _alias_name(alias)
                 if base is None:
-                    env.names[name] = UNKNOWN
+                    self._assign_name(name, UNKNOWN, env)
                 else:
                     qualname = f"{base}.{_dotted(alias.name)}"
-                    env.names[name] = Value(Kind.REF, qualname=qualname)
-                    self.events.append(Reference(alias, self._stmt, qualname))
+                    self._assign_name(name, Value(Kind.REF, qualname=qualname), env)
+                    self._emit(Reference(alias, self._stmt, qualname))
         elif isinstance(small, cst.Del):
             self._forget(small.target, env)
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             for item in small.names:
-                env.names[item.name.value] = UNKNOWN
+                self._assign_name(item.name.value, UNKNOWN, env)
         else:
             for expr in _expressions_in(small):
                 self._eval(expr, env)
 
+    def _assign_name(self, name: str, value: Value, env: Env) -> None:
+        env.names[name] = value
+        env.flow.stale.pop(name, None)
+
     def _bind(self, target, value: Value, env: Env, evaluate_base: bool = True) -> None:
         if isinstance(target, cst.Name):
-            env.names[target.value] = value
+            self._assign_name(target.value, value, env)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
-                inner = element.value
-                self._bind(inner, UNKNOWN, env, evaluate_base)
+                self._bind(element.value, UNKNOWN, env, evaluate_base)
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value, OTHER, env, evaluate_base)
-        elif evaluate_base and isinstance(target, cst.Attribute):
-            self._eval(target.value, env)
-        elif evaluate_base and isinstance(target, cst.Subscript):
-            self._eval(target.value, env)
+        elif isinstance(target, cst.Attribute):
+            key = _attr_key(target)
+            if evaluate_base:
+                self._eval(target.value, env)
+            if key is not None:
+                self._assign_name(key, value, env)
+        elif isinstance(target, cst.Subscript):
+            base = self._eval(target.value, env) if evaluate_base else UNKNOWN
             self._slices(target, env)
+            if evaluate_base and base.kind is Kind.TENSOR:
+                self._write(base, target.value, self._stmt, None, env)
 
     def _forget(self, target, env: Env) -> None:
         if isinstance(target, cst.Name):
-            env.names[target.value] = UNKNOWN
+            self._assign_name(target.value, UNKNOWN, env)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._forget(element.value, env)
+
+    def _aug_assign(self, node: cst.AugAssign, env: Env) -> None:
+        target = self._eval(node.target, env)
+        other = self._eval(node.value, env)
+        if target.kind is not Kind.TENSOR:
+            self._bind(node.target, UNKNOWN, env, evaluate_base=False)
+            return
+        # `t += x` on a tensor is the in-place `__iadd__`: it writes t's storage.
+        dunder = _AUG_DUNDERS.get(type(node.operator))
+        op = ops.method(f"__i{dunder}__") if dunder else None
+        result = self._write(target, node.target, node, None, env)
+        if op is not None:
+            result = self._record_saves(op, {"self": result, "other": other}, result, node, env)
+        self._bind(node.target, result, env, evaluate_base=False)
 
     def _if(self, node: cst.If, env: Env) -> None:
         self._stmt = node
@@ -342,17 +562,18 @@ class Analysis:
         elif isinstance(node.orelse, cst.Else):
             self._block(node.orelse.body.body, other)
         taken.merge(other)
-        env.names = taken.names
+        env.adopt(taken)
 
     def _loop(self, node, env: Env) -> None:
         # Two passes reach the fixed point of this small lattice: the second
-        # pass starts from the join of "before the loop" and "after one turn".
+        # pass starts from the join of "before the loop" and "after one turn",
+        # so a hazard carried around the loop is seen.
         before = env.copy()
         for _ in range(2):
             self._stmt = node
             if isinstance(node, cst.For):
-                self._eval(node.iter, env)
-                self._bind(node.target, UNKNOWN, env)
+                iterable = self._eval(node.iter, env)
+                self._bind(node.target, self._element_of(iterable, node), env)
             else:
                 self._eval(node.test, env)
             self._block(node.body.body, env)
@@ -360,13 +581,27 @@ class Analysis:
         if node.orelse is not None:
             self._block(node.orelse.body.body, env)
 
+    def _element_of(self, iterable: Value, node) -> Value:
+        if iterable.kind is Kind.PARAMS and iterable.params:
+            return self._parameter(iterable.params, node)
+        return UNKNOWN
+
+    def _parameter(self, tokens: frozenset, origin) -> Value:
+        token = next(iter(tokens)) if len(tokens) == 1 else None
+        return Value(Kind.TENSOR, origin=origin, storage=token, counter=token,
+                     requires_grad=True, leaf=True)
+
     def _with(self, node: cst.With, env: Env) -> None:
         self._stmt = node
+        saved_grad = env.flow.grad
         for item in node.items:
-            self._eval(item.item, env)
+            value = self._eval(item.item, env)
+            if value.kind is Kind.GRAD_MODE:
+                env.flow.grad = value.derived[0] if value.derived else None
             if item.asname is not None:
                 self._bind(item.asname.name, UNKNOWN, env)
         self._block(node.body.body, env)
+        env.flow.grad = saved_grad
 
     def _try(self, node, env: Env) -> None:
         before = env.copy()
@@ -374,7 +609,7 @@ class Analysis:
         # A handler may start anywhere in the body: from what both ends agree on.
         start = before.copy()
         start.merge(env)
-        outcomes = [env]
+        outcomes = []
         for handler in node.handlers:
             handler_env = start.copy()
             self._stmt = handler
@@ -386,13 +621,13 @@ class Analysis:
             outcomes.append(handler_env)
         if node.orelse is not None:
             self._block(node.orelse.body.body, env)
-        for outcome in outcomes[1:]:
+        for outcome in outcomes:
             env.merge(outcome)
         if node.finalbody is not None:
             self._block(node.finalbody.body.body, env)
 
-    def _function_def(self, node: cst.FunctionDef, env: Env, *, in_module_class=False,
-                      is_method=False, scope: Env | None = None) -> None:
+    def _function_def(self, node: cst.FunctionDef, env: Env, *, cls: ClassInfo | None = None,
+                      scope: Env | None = None) -> None:
         """Bind the function in ``env``; its body later sees ``scope`` (default ``env``)."""
         self._stmt = node
         for decorator in node.decorators:
@@ -401,34 +636,86 @@ class Analysis:
             if param.default is not None:
                 self._eval(param.default, env)
         env.names[node.name.value] = Value(Kind.FUNCTION, qualname=node.name.value, origin=node)
-        self._deferred.append(_Deferred(node, scope or env, in_module_class, is_method))
+        if cls is not None:
+            cls.methods[node.name.value] = node
+        self._deferred.append(_Deferred(node, scope or env, cls))
 
     def _function_body(self, deferred: _Deferred) -> None:
         node = deferred.function
+        cls = deferred.cls
         env = Env(_outer_env(deferred.parent))
+        env.flow.grad = self._decorated_grad_mode(node, env)
         params = _all_params(node.params)
         for index, param in enumerate(params):
             value = UNKNOWN
             if param.annotation is not None:
                 value = self._annotation(param.annotation, env)
-            elif (deferred.in_module_class and node.name.value == "forward" and index > 0
-                  and param.default is None and param.star == ""
+            elif (cls is not None and cls.is_module and node.name.value == "forward"
+                  and index > 0 and param.default is None and param.star == ""
                   and param in node.params.params):
                 # nn.Module.forward receives tensors unless it says otherwise.
-                value = Value(Kind.TENSOR, origin=param)
-            if deferred.is_method and index == 0 and param in node.params.params:
-                value = Value(Kind.MODULE) if deferred.in_module_class else UNKNOWN
+                value = Value(Kind.TENSOR, origin=param, storage=("arg", index),
+                              counter=("arg", index))
+            if cls is not None and index == 0 and param in node.params.params:
+                value = self._self_value(cls)
+            if value.kind is Kind.TENSOR and value.storage is None:
+                value = replace(value, storage=("arg", index), counter=("arg", index))
             env.names[param.name.value] = value
+        self._run_body(node, env)
+        if cls is not None and node.name.value == "__init__":
+            self._learn_class(cls, env)
+
+    def _run_body(self, node: cst.FunctionDef, env: Env) -> list:
+        outer_returns, outer_function = self._returns, self._function
+        self._returns, self._function = [], node
         body = node.body
         if isinstance(body, cst.IndentedBlock):
             self._block(body.body, env)
         else:
-            self._simple_line_like(body, env)
+            self._stmt = body
+            for small in body.body:
+                self._small(small, env)
+        returns = self._returns
+        self._returns, self._function = outer_returns, outer_function
+        return returns
 
-    def _simple_line_like(self, body: cst.SimpleStatementSuite, env: Env) -> None:
-        self._stmt = body
-        for small in body.body:
-            self._small(small, env)
+    def _decorated_grad_mode(self, node: cst.FunctionDef, env: Env) -> bool | None:
+        grad: bool | None = True
+        for decorator in node.decorators:
+            value = self._eval_silently(decorator.decorator, env)
+            if value.kind is Kind.GRAD_MODE:
+                grad = value.derived[0] if value.derived else None
+            elif value.kind is Kind.REF and value.qualname:
+                op = ops.lookup(value.qualname)
+                if op is not None and op.kind == "grad_mode":
+                    grad = op.extra.get("grad_enabled")
+        return grad
+
+    def _eval_silently(self, node, env: Env) -> Value:
+        self._silent += 1
+        try:
+            return self._eval(node, env)
+        finally:
+            self._silent -= 1
+
+    def _self_value(self, cls: ClassInfo) -> Value:
+        if not cls.is_module:
+            return Value(Kind.UNKNOWN, qualname=cls.name)
+        info = ModuleInfo(cls=cls, params=frozenset({cls.self_token}), label=f"`{cls.name}`")
+        return Value(Kind.MODULE, module=info, origin=cls.node)
+
+    def _learn_class(self, cls: ClassInfo, env: Env) -> None:
+        """After __init__: what `self.<attr>` holds in the other methods."""
+        params = set()
+        for key, value in env.names.items():
+            if not key.startswith("self."):
+                continue
+            cls.attrs[key] = value
+            if value.kind is Kind.MODULE and value.module is not None:
+                params |= value.module.params
+            elif value.kind is Kind.TENSOR and value.leaf and value.requires_grad:
+                params.add(value.storage)
+        cls.params = frozenset(params)
 
     def _class_def(self, node: cst.ClassDef, env: Env) -> None:
         self._stmt = node
@@ -437,20 +724,132 @@ class Analysis:
             value = self._eval(base.value, env)
             if value.kind is Kind.REF and value.qualname in _MODULE_BASES:
                 is_module = True
-            elif value.kind is Kind.CLASS and value.qualname == "nn.Module":
+            elif value.kind is Kind.CLASS and value.module is not None:
                 is_module = True
+            elif value.kind is Kind.REF and value.qualname and value.qualname.startswith(
+                    "torch.nn.") and ops.module(value.qualname) is not None:
+                is_module = True
+        cls = ClassInfo(node.name.value, node, is_module, self_token=("self", id(node)))
         class_env = Env(env)
-        for stmt in node.body.body:
-            if isinstance(stmt, cst.FunctionDef):
-                # Methods do not see the class body's names (Python's scoping).
-                self._function_def(stmt, class_env, in_module_class=is_module, is_method=True,
-                                   scope=env)
-            else:
-                self._statement(stmt, class_env)
-        # A subclass of a local nn.Module subclass is a module too.
-        env.names[node.name.value] = Value(
-            Kind.CLASS, qualname="nn.Module" if is_module else node.name.value, origin=node
+        # __init__ first: the other methods need to know the attributes it sets.
+        methods = sorted(
+            (stmt for stmt in node.body.body if isinstance(stmt, cst.FunctionDef)),
+            key=lambda f: f.name.value != "__init__",
         )
+        for stmt in node.body.body:
+            if not isinstance(stmt, cst.FunctionDef):
+                self._statement(stmt, class_env)
+        for stmt in methods:
+            # Methods do not see the class body's names (Python's scoping).
+            self._function_def(stmt, class_env, cls=cls, scope=env)
+        info = ModuleInfo(cls=cls) if is_module else None
+        env.names[node.name.value] = Value(Kind.CLASS, qualname=node.name.value, origin=node,
+                                           module=info)
+
+    # -- returns, writes, saves, backward ------------------------------------
+
+    def _return(self, value: Value, node, env: Env) -> None:
+        if self._returns is not None:
+            self._returns.append((value, env.flow.copy()))
+        # The caller will run backward through a returned tensor: a dirty save
+        # in its graph makes that backward raise.
+        if value.kind is Kind.TENSOR and self._function is not None:
+            self._consume(value, node, "the tensor returned here", env, returned=True,
+                          retain=True)
+
+    def _write(self, target: Value, target_node, node, label: str | None, env: Env, *,
+               activation: bool = False, defined_at=None, visible: bool = True) -> Value:
+        """An in-place write to ``target``'s storage; returns the written tensor's value.
+
+        ``visible``: the call itself says it writes ``target_node`` (`x.relu_()`,
+        `inplace=True` at the call), so reading that name later is intended; a
+        module built with `inplace=True` elsewhere gives no such hint.
+        """
+        write = Write(node, self._stmt, target, target_node, label, target.via, activation,
+                      env.flow.grad, defined_at)
+        self._emit(InplaceWrite(node, self._stmt, write))
+        if self._write_log is not None:
+            self._write_log.append(write)
+        self._dirty(target.storage, write, env)
+        if activation and target.storage is not None:
+            written = _names_assigned_by(self._stmt)
+            if visible:
+                written |= _names_of(target_node)
+            for name, value in env.names.items():
+                if (value.kind is Kind.TENSOR and value.storage == target.storage
+                        and name not in written):
+                    env.flow.stale[name] = write
+        return target
+
+    def _dirty(self, token, write: Write, env: Env) -> None:
+        if token is None:
+            return
+        for save in env.flow.saves.get(token, ()):
+            pair = (write, save)
+            if pair not in env.flow.dirty:
+                env.flow.dirty = env.flow.dirty + (pair,)
+
+    def _new_save(self, value: Value, node, label: str | None, what: str,
+                  env: Env) -> Save | None:
+        if value.kind is not Kind.TENSOR or value.storage is None:
+            return None
+        save = Save(next(self._ids), value.storage, value.counter, node, label, what)
+        env.flow.saves[value.storage] = env.flow.saves.get(value.storage, ()) + (save,)
+        return save
+
+    def _consume(self, value: Value, node, label: str | None, env: Env, *,
+                 returned: bool = False,
+                 retain: bool = False) -> None:
+        """A backward pass through ``value``'s graph (or its return to the caller)."""
+        graph = value.graph
+        if not graph:
+            return
+        for write, save in env.flow.dirty:
+            if save.id in graph:
+                self._emit(SavedWrite(write.node, write.stmt, write, save, node, label, returned))
+        if retain:
+            return
+        env.flow.dirty = tuple(d for d in env.flow.dirty if d[1].id not in graph)
+        for token in list(env.flow.saves):
+            kept = tuple(s for s in env.flow.saves[token] if s.id not in graph)
+            if kept:
+                env.flow.saves[token] = kept
+            else:
+                del env.flow.saves[token]
+
+    def _requires_grad(self, inputs: list[Value], env: Env) -> bool | None:
+        if env.flow.grad is False:
+            return False
+        tensors = [v for v in inputs if v.kind is Kind.TENSOR]
+        if any(v.requires_grad for v in tensors):
+            return True if env.flow.grad else None
+        if all(v.requires_grad is False for v in tensors):
+            return False
+        return None
+
+    def _record_saves(self, op: ops.Op, bound: dict[str, Value], result: Value, node,
+                      env: Env, label: str | None = None) -> Value:
+        """Autograd's saves for ``op`` at ``node``; returns ``result`` with its graph."""
+        inputs = [v for v in bound.values() if v.kind is Kind.TENSOR]
+        graph = frozenset().union(*(v.graph for v in inputs)) if inputs else frozenset()
+        requires = self._requires_grad(inputs, env)
+        result = replace(result, requires_grad=requires, graph=graph | result.graph)
+        if requires is not True:
+            return result
+        saves = _chosen_saves(op, bound)
+        if not saves:
+            return result
+        new = set()
+        for name in sorted(saves):
+            if name == "result":
+                save = self._new_save(result, node, label, "its result", env)
+            elif name in bound and _input_saved(name, bound):
+                save = self._new_save(bound[name], node, label, f"its input `{name}`", env)
+            else:
+                save = None
+            if save is not None:
+                new.add(save.id)
+        return replace(result, graph=result.graph | new)
 
     # -- expressions --------------------------------------------------------
 
@@ -478,49 +877,108 @@ class Analysis:
     def _name(self, node: cst.Name, env: Env) -> Value:
         if node.value in ("None", "True", "False"):
             return OTHER
+        write = env.flow.stale.pop(node.value, None)
+        if write is not None:
+            self._emit(StaleRead(write.node, write.stmt, write, node.value, node))
         return env.lookup(node.value)
 
     def _attribute(self, node: cst.Attribute, env: Env) -> Value:
+        key = _attr_key(node)
+        if key is not None and key in env.names:
+            write = env.flow.stale.pop(key, None)
+            if write is not None:
+                self._emit(StaleRead(write.node, write.stmt, write, key, node))
+            self._eval(node.value, env)
+            return env.names[key]
         base = self._eval(node.value, env)
         attr = node.attr.value
         if base.kind is Kind.REF:
             qualname = f"{base.qualname}.{attr}"
-            self.events.append(Reference(node, self._stmt, qualname))
+            self._emit(Reference(node, self._stmt, qualname))
             return Value(Kind.REF, qualname=qualname, origin=node)
+        if base.kind is Kind.MODULE and base.module is not None and base.module.cls is not None:
+            value = base.module.cls.attrs.get(f"self.{attr}")
+            if value is not None:
+                return value
+            return UNKNOWN
         if base.kind is Kind.TENSOR:
             op = ops.lookup(f"torch.Tensor.{attr}")
-            if op is not None and op.returns == "tensor":
-                return Value(Kind.TENSOR, derived=(attr, base), origin=node)
-            return UNKNOWN
+            if op is None or op.returns != "tensor":
+                return OTHER if attr in ("shape", "dtype", "device", "ndim") else UNKNOWN
+            if op.kind == "detached_alias":  # .data: same storage, its own version counter
+                return Value(Kind.TENSOR, derived=(attr, base), origin=node, storage=base.storage,
+                             counter=("data", id(node)), requires_grad=False, via="data")
+            if op.kind == "view":
+                return self._view(base, node, op)
+            if op.kind == "reference":  # .grad
+                return Value(Kind.TENSOR, derived=(attr, base), origin=node, requires_grad=False)
+            return Value(Kind.TENSOR, derived=(attr, base), origin=node)
         return UNKNOWN
+
+    def _view(self, base: Value, node, op: ops.Op | None) -> Value:
+        detach = op is not None and _short(op.name) == "detach"
+        return Value(
+            Kind.TENSOR, origin=node, storage=base.storage, counter=base.counter,
+            requires_grad=False if detach else base.requires_grad,
+            via="detach" if detach else (base.via or "view"),
+            graph=frozenset() if detach else base.graph,
+            derived=("detach", base) if detach else None,
+        )
 
     def _call(self, node: cst.Call, env: Env) -> Value:
         func = node.func
         receiver = None
         receiver_node = None
         qualname = None
+        callee = None
         if isinstance(func, cst.Attribute):
             owner = self._eval(func.value, env)
+            attr = func.attr.value
             if owner.kind is Kind.REF:
-                qualname = f"{owner.qualname}.{func.attr.value}"
-                self.events.append(Reference(func, self._stmt, qualname))
+                qualname = f"{owner.qualname}.{attr}"
+                self._emit(Reference(func, self._stmt, qualname))
             elif owner.is_tensor_like:
                 receiver, receiver_node = owner, func.value
                 prefix = "torch.Tensor" if owner.kind is Kind.TENSOR else "torch.UntypedStorage"
-                qualname = f"{prefix}.{func.attr.value}"
+                qualname = f"{prefix}.{attr}"
+            elif owner.kind in (Kind.MODULE, Kind.OPTIMIZER, Kind.PARAMS):
+                receiver, receiver_node = owner, func.value
+                key = _attr_key(func)
+                callee = env.names.get(key) if key else None
+                if callee is None and owner.module is not None and owner.module.cls is not None:
+                    callee = owner.module.cls.attrs.get(f"self.{attr}")
+                    method = owner.module.cls.methods.get(attr)
+                    if callee is None and method is not None:
+                        callee = Value(Kind.FUNCTION, qualname=attr, origin=method)
         else:
             callee = self._eval(func, env)
             if callee.kind is Kind.REF:
                 qualname = callee.qualname
-            elif callee.kind is Kind.CLASS and callee.qualname == "nn.Module":
-                qualname = "torch.nn.Module"
-        args = [self._eval(arg.value, env) for arg in node.args]
-        result = self._call_result(qualname, receiver, args, node)
-        self.events.append(Call(node, self._stmt, qualname, receiver, receiver_node, result))
+        args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+        result = self._call_result(node, qualname, callee, receiver, receiver_node, args, env)
+        self._emit(Call(node, self._stmt, qualname, receiver, receiver_node, result))
         return result
 
-    def _call_result(self, qualname, receiver, args, node) -> Value:
+    def _call_result(self, node, qualname, callee, receiver, receiver_node, args, env) -> Value:
+        positional = [value for arg, value in args if arg.keyword is None and not arg.star]
+        keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
+                    if arg.keyword is not None}
+        if callee is not None and callee.kind is Kind.MODULE:
+            return self._call_module(callee, node, positional, args, env)
+        if callee is not None and callee.kind is Kind.CLASS and callee.module is not None:
+            return self._construct_local_module(callee, node)
+        if callee is not None and callee.kind is Kind.FUNCTION:
+            return self._call_function(callee, receiver, node, args, env)
+        if receiver is not None and receiver.kind is Kind.MODULE and qualname is None:
+            return self._module_method(receiver, node, args, env)
+        if receiver is not None and receiver.kind is Kind.OPTIMIZER:
+            attr = node.func.attr.value
+            op = ops.lookup(f"torch.optim.Optimizer.{attr}")
+            if op is not None and op.kind == "optimizer_step" and "params" in op.writes:
+                self._optimizer_step(receiver, node, env)
+            return UNKNOWN
         if qualname is None:
+            self._unknown_call(args, env)
             return UNKNOWN
         method = qualname.rpartition(".")[2]
         if receiver is not None and receiver.kind is not Kind.TENSOR:
@@ -531,14 +989,404 @@ class Analysis:
                 return Value(_STORAGE_METHODS[method], derived=(method, receiver), origin=node)
             if method in _SCALAR_METHODS:
                 return Value(Kind.OTHER, derived=(method, receiver), origin=node)
-        if qualname == "builtins.id" and len(args) == 1:
-            return Value(Kind.OTHER, derived=("id", args[0]), origin=node)
+            if method == "requires_grad_":
+                flag = positional[0] if positional else keywords.get("requires_grad", (None,))[0]
+                on = flag is None or flag is OTHER
+                return replace(receiver, requires_grad=True if on else None, origin=node)
+        if qualname == "builtins.id" and len(positional) == 1:
+            return Value(Kind.OTHER, derived=("id", positional[0]), origin=node)
         if qualname in _TENSOR_TYPES:
-            return Value(Kind.TENSOR, origin=node)
+            data = positional[0] if positional else UNKNOWN
+            if qualname in _PARAMETER_TYPES:
+                no_grad = "requires_grad" in keywords and _is_literal(
+                    keywords["requires_grad"][1], _FALSE)
+                token = ("alloc", id(node))
+                return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                             requires_grad=not no_grad, leaf=True)
+            return Value(Kind.TENSOR, origin=node, storage=data.storage, counter=data.counter)
+        module_spec = ops.module(qualname)
+        if module_spec is not None:
+            return self._construct_module(module_spec, qualname, node, positional, keywords)
+        if _is_nn_class(qualname) and ops.lookup(qualname) is None:
+            label = f"`{qualname.removeprefix('torch.')}()`"
+            return Value(Kind.MODULE, origin=node, module=ModuleInfo(label=label))
+        if qualname.startswith("torch.optim.") and positional and \
+                positional[0].kind is Kind.PARAMS:
+            return Value(Kind.OPTIMIZER, origin=node, params=positional[0].params)
         op = ops.lookup(qualname)
-        if op is not None and op.returns == "tensor":
-            return Value(Kind.TENSOR, origin=node)
+        if op is None:
+            return UNKNOWN
+        return self._apply(op, qualname, receiver, receiver_node, args, node, env)
+
+    def _apply(self, op: ops.Op, qualname: str, receiver, receiver_node, args, node,
+               env: Env) -> Value:
+        kind = op.kind
+        if kind == "grad_mode":
+            return self._grad_mode(op, args)
+        if kind == "backward":
+            self._backward(op, receiver, args, node, env)
+            return UNKNOWN if op.returns != "none" else OTHER
+        bound, nodes = _bind_arguments(op, receiver, receiver_node, args)
+        inplace_flag = op.inplace_kwarg and _is_literal(nodes.get(op.inplace_kwarg), _TRUE)
+        if inplace_flag:
+            twin = op.twin_op() or ops.lookup(f"torch.{op.twin}") if op.twin else None
+            first = op.params[0] if op.params else None
+            target = bound.get(first) if first else None
+            if target is not None and target.kind is Kind.TENSOR:
+                result = self._write(target, nodes.get(first), node, None, env,
+                                     activation=True)
+                return self._record_saves(twin or op, bound, result, node, env)
+        if kind == "inplace":
+            if _metadata_only(op):
+                target = bound.get("self") if receiver is not None else bound.get(
+                    op.params[0] if op.params else "")
+                return target if target is not None and \
+                    target.kind is Kind.TENSOR else UNKNOWN
+            name = op.writes[0] if op.writes else None
+            target = bound.get(name) if name else None
+            if target is None or target.kind is not Kind.TENSOR:
+                return UNKNOWN
+            result = self._write(target, nodes.get(name), node, None, env,
+                                 activation=_is_activation(op))
+            if op.returns == "none":
+                return OTHER
+            return self._record_saves(op, {**bound, name: result}, result, node, env)
+        out = nodes.get("out")
+        if out is not None and op.has_out:
+            target = bound.get("out")
+            if target is not None and target.kind is Kind.TENSOR:
+                result = self._write(target, out, node, None, env)
+                return self._record_saves(op, bound, result, node, env)
+            return UNKNOWN
+        if op.returns != "tensor":
+            if op.returns == "tensors" or kind in ("numpy_share", "reference"):
+                return UNKNOWN
+            return OTHER if op.returns in ("none", "other") and kind == "functional" else UNKNOWN
+        if kind == "view":
+            base = bound.get(op.aliases or "self")
+            if base is None or base.kind is not Kind.TENSOR:
+                return Value(Kind.TENSOR, origin=node)
+            return self._view(base, node, op)
+        if kind == "functional":
+            token = ("alloc", id(node))
+            inputs = [v for v in bound.values() if v.kind is Kind.TENSOR]
+            requires = None
+            if not inputs:
+                flag = nodes.get("requires_grad")
+                requires = _is_literal(flag, _TRUE) if flag is not None else False
+                if flag is not None and not _is_literal(flag, _TRUE) and not _is_literal(
+                        flag, _FALSE):
+                    requires = None
+            result = Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                           requires_grad=requires, leaf=bool(requires) and not inputs)
+            if not inputs:
+                return result
+            return self._record_saves(op, bound, result, node, env)
+        # Sometimes-alias ops, indexing, NumPy sharing: a tensor, storage not proven.
+        return Value(Kind.TENSOR, origin=node,
+                     requires_grad=self._requires_grad(list(bound.values()), env))
+
+    def _grad_mode(self, op: ops.Op, args) -> Value:
+        enabled = op.extra.get("grad_enabled")
+        if enabled is None and args:
+            # set_grad_enabled(flag) / inference_mode(mode): a literal says which.
+            node = args[0][0].value
+            enabled = True if _is_literal(node, _TRUE) else False if _is_literal(
+                node, _FALSE) else None
+            if op.extra.get("mode_arg") and enabled is not None:
+                enabled = not enabled  # inference_mode(True) disables grad
+        elif enabled is False and args and op.extra.get("mode_arg"):
+            node = args[0][0].value
+            enabled = False if not _is_literal(node, _FALSE) else True
+        return Value(Kind.GRAD_MODE, derived=(enabled, OTHER))
+
+    def _backward(self, op: ops.Op, receiver, args, node, env: Env) -> None:
+        retain_kwarg = op.extra.get("retain_kwarg", "retain_graph")
+        retain = False
+        targets = []
+        if receiver is not None:
+            targets.append(receiver)
+        elif args:
+            targets.append(args[0][1])
+        for arg, value in args:
+            if arg.keyword is not None and arg.keyword.value in (retain_kwarg, "create_graph"):
+                retain = retain or not _is_literal(arg.value, _FALSE)
+        for target in targets:
+            if target.kind is Kind.TENSOR:
+                self._consume(target, node, None, env, retain=retain)
+
+    def _optimizer_step(self, optimizer: Value, node, env: Env) -> None:
+        for token in optimizer.params:
+            write = Write(node, self._stmt, None, None, None, None, False, env.flow.grad)
+            self._dirty(token, write, env)
+
+    def _unknown_call(self, args, env: Env) -> None:
+        # An unknown function given a tensor may run its backward: forget the
+        # hazards of that graph rather than report them later.
+        for _, value in args:
+            if value.kind is Kind.TENSOR and value.graph:
+                env.flow.dirty = tuple(d for d in env.flow.dirty if d[1].id not in value.graph)
+
+    # -- modules --------------------------------------------------------------
+
+    def _construct_module(self, spec: ops.ModuleOp, qualname: str, node, positional,
+                          keywords) -> Value:
+        short = qualname.removeprefix("torch.nn.modules.").removeprefix("torch.")
+        inplace = False
+        if spec.inplace_kwarg:
+            flag = keywords.get(spec.inplace_kwarg, (None, None))[1]
+            index = getattr(spec, "inplace_index", None)
+            if flag is None and index is not None and len(node.args) > index \
+                    and node.args[index].keyword is None:
+                flag = node.args[index].value
+            inplace = _is_literal(flag, _TRUE)
+        children = None
+        params: frozenset = frozenset()
+        if spec.container:
+            if all(v.kind is Kind.MODULE for v in positional) and "ModuleDict" not in qualname:
+                children = tuple(positional)
+                if len(positional) == 1 and "List" in qualname:
+                    children = None
+            for child in positional:
+                if child.kind is Kind.MODULE and child.module is not None:
+                    params |= child.module.params
+        elif _has_params(spec):
+            params = frozenset({("params", id(node))})
+        label = f"`{short}(inplace=True)`" if inplace else f"`{short}()`"
+        info = ModuleInfo(spec=spec, inplace=inplace, children=children, params=params,
+                          label=label)
+        return Value(Kind.MODULE, origin=node, module=info)
+
+    def _construct_local_module(self, cls_value: Value, node) -> Value:
+        cls = cls_value.module.cls if cls_value.module is not None else None
+        if cls is None:
+            return UNKNOWN
+        token = ("instance", id(node))
+        info = ModuleInfo(cls=cls, params=frozenset({token}), label=f"`{cls.name}`")
+        return Value(Kind.MODULE, origin=node, module=info)
+
+    def _module_method(self, module: Value, node, args, env: Env) -> Value:
+        attr = node.func.attr.value
+        info = module.module
+        if attr in _PARAMETER_METHODS and info is not None and info.params:
+            return Value(Kind.PARAMS, origin=node, params=info.params)
+        if info is not None and info.cls is not None and attr in info.cls.methods:
+            return UNKNOWN
+        self._unknown_call(args, env)
         return UNKNOWN
+
+    def _call_module(self, module: Value, node, positional, args, env: Env) -> Value:
+        info = module.module
+        if info is None or not positional or len(positional) != len(args):
+            return UNKNOWN
+        arg_node = args[0][0].value
+        if info.cls is None and info.spec is not None and len(positional) != 1:
+            return UNKNOWN
+        return self._run_module(module, positional, arg_node, node, env)
+
+    def _run_module(self, module: Value, inputs: list[Value], arg_node, node,
+                    env: Env) -> Value:
+        """Call ``module`` on ``inputs``; ``arg_node`` is the first argument's expression."""
+        info = module.module
+        x = inputs[0]
+        if info.children is not None:
+            value = x
+            for child in info.children:
+                if child.module is None:
+                    return UNKNOWN
+                value = self._run_module(child, [value], arg_node, node, env)
+                arg_node = None
+            return value
+        if info.cls is not None:
+            return self._call_local_module(module, inputs, arg_node, node, env)
+        tensors = [v for v in inputs if v.kind is Kind.TENSOR]
+        graph = frozenset().union(*(v.graph for v in tensors)) if tensors else frozenset()
+        spec = info.spec
+        token = ("alloc", id(node), id(module.origin))
+        fresh = Value(Kind.TENSOR, origin=node, storage=token, counter=token, graph=graph)
+        if spec is None:
+            # A torch.nn class the tables do not describe: its output is a
+            # differentiable function of its inputs, nothing more is known.
+            if not tensors:
+                return UNKNOWN
+            return replace(fresh, requires_grad=True if any(
+                v.requires_grad for v in tensors) else None)
+        if x.kind is not Kind.TENSOR or spec.returns != "tensor":
+            return UNKNOWN
+        if spec.identity:
+            return x
+        params = self._parameter(info.params, module.origin) if info.params else None
+        bound = {"input": x}
+        if params is not None:
+            bound["weight"] = params
+        if info.inplace:
+            result = self._write(x, arg_node, node, info.label, env, activation=True,
+                                 defined_at=module.origin, visible=False)
+            result = replace(result, graph=graph)
+        else:
+            result = fresh
+        requires = self._requires_grad(list(bound.values()), env)
+        result = replace(result, requires_grad=requires)
+        if requires is not True or not spec.saves:
+            return result
+        new = set()
+        for name in sorted(spec.saves):
+            if name == "result":
+                saved = [self._new_save(result, node, info.label, "its result", env)]
+            elif name == "input" and _input_saved("input", bound):
+                saved = [self._new_save(x, node, info.label, "its input", env)]
+            elif name == "weight" and params is not None and _input_saved("weight", bound):
+                saved = [self._new_save(replace(params, storage=t, counter=t), node,
+                                        info.label, "its parameters", env)
+                         for t in info.params]
+            else:
+                saved = []
+            new.update(save.id for save in saved if save is not None)
+        return replace(result, graph=result.graph | new)
+
+    def _call_local_module(self, module: Value, inputs, arg_node, node, env: Env) -> Value:
+        cls = module.module.cls
+        forward = cls.methods.get("forward")
+        if forward is None:
+            return UNKNOWN
+        summary = self._summary(forward, cls, tuple(inputs))
+        if summary is None:
+            return UNKNOWN
+        arg_nodes = [arg.value for arg in node.args] if isinstance(node, cst.Call) else []
+        if len(arg_nodes) != len(inputs):
+            arg_nodes = [arg_node] + [None] * (len(inputs) - 1)
+        return self._apply_summary(summary, list(zip(inputs, arg_nodes)),
+                                   self._param_mapping(cls, module.module.params), node,
+                                   None, env)
+
+    @staticmethod
+    def _param_mapping(cls: ClassInfo, params: frozenset) -> dict:
+        """Parameter tokens seen inside a class's methods → the instance's tokens."""
+        mapping = {cls.self_token: params}
+        for token in cls.params:
+            mapping[token] = params
+        return mapping
+
+    def _call_function(self, function: Value, receiver, node, args, env: Env) -> Value:
+        definition = function.origin
+        if not isinstance(definition, cst.FunctionDef):
+            return UNKNOWN
+        positional = [(value, arg.value) for arg, value in args
+                      if arg.keyword is None and not arg.star]
+        if len(positional) != len(args):
+            self._unknown_call(args, env)
+            return UNKNOWN
+        cls = receiver.module.cls if receiver is not None and receiver.module is not None \
+            else None
+        summary = self._summary(definition, cls, tuple(v for v, _ in positional))
+        if summary is None:
+            self._unknown_call(args, env)
+            return UNKNOWN
+        mapping = self._param_mapping(cls, receiver.module.params) if cls is not None else {}
+        return self._apply_summary(summary, positional, mapping, node, None, env)
+
+    # -- summaries of functions defined in the file ---------------------------
+
+    def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
+                 args: tuple[Value, ...]) -> _Summary | None:
+        key = (id(function), id(cls), tuple(a.requires_grad if a.kind is Kind.TENSOR else a.kind
+                                            for a in args))
+        if key in self._summaries:
+            return self._summaries[key]
+        if key in self._in_progress or len(self._in_progress) > 8:
+            return None
+        self._in_progress.add(key)
+        self._silent += 1
+        outer_stmt = self._stmt
+        try:
+            summary = self._summarise(function, cls, args)
+        finally:
+            self._silent -= 1
+            self._in_progress.discard(key)
+            self._stmt = outer_stmt
+        self._summaries[key] = summary
+        return summary
+
+    def _summarise(self, function: cst.FunctionDef, cls, args) -> _Summary | None:
+        env = Env(_outer_env(self._top))
+        env.flow.grad = self._decorated_grad_mode(function, env)
+        params = list(function.params.params)
+        offset = 1 if cls is not None else 0
+        if cls is not None and params:
+            env.names[params[0].name.value] = self._self_value(cls)
+        if len(params) - offset < len(args) or any(
+                p.default is None for p in params[offset + len(args):]):
+            return None
+        for index, (param, value) in enumerate(zip(params[offset:], args)):
+            if value.kind is Kind.TENSOR:
+                value = Value(Kind.TENSOR, storage=("arg", index), counter=("arg", index),
+                              requires_grad=value.requires_grad, origin=param)
+            env.names[param.name.value] = value
+        for param in params[offset + len(args):]:
+            env.names[param.name.value] = UNKNOWN
+        outer_log, self._write_log = self._write_log, []
+        try:
+            returns = self._run_body(function, env)
+            log = self._write_log
+        finally:
+            self._write_log = outer_log
+        if not returns:
+            returns = [(OTHER, env.flow)]
+        result, flow = returns[0][0], returns[0][1].copy()
+        for value, other in returns[1:]:
+            result = join(result, value)
+            flow.merge(other)
+        writes = {}
+        for write in log:
+            token = write.target.storage if write.target is not None else None
+            if isinstance(token, tuple) and token[0] == "arg":
+                writes.setdefault(token[1], write)
+        saves = tuple((token, save) for token, pending in flow.saves.items() for save in pending)
+        returns_arg = None
+        if result.kind is Kind.TENSOR and isinstance(result.storage, tuple) \
+                and result.storage[0] == "arg" and result.via is None:
+            returns_arg = result.storage[1]
+        return _Summary(result, writes, saves, returns_arg)
+
+    def _apply_summary(self, summary: _Summary, args, mapping, node, label: str | None,
+                       env: Env) -> Value:
+        for index, write in summary.writes.items():
+            if index < len(args) and args[index][0].kind is Kind.TENSOR:
+                value, arg_node = args[index]
+                self._write(value, arg_node, node, label, env, activation=write.activation,
+                            defined_at=write.node, visible=False)
+        graph = frozenset().union(*(v.graph for v, _ in args if v.kind is Kind.TENSOR))
+        result = summary.result
+        if summary.returns_arg is not None and summary.returns_arg < len(args):
+            result = args[summary.returns_arg][0]
+        elif result.kind is Kind.TENSOR:
+            token = ("alloc", id(node))
+            result = Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                           requires_grad=result.requires_grad)
+        elif result.kind is not Kind.OTHER:
+            return UNKNOWN
+        new = set()
+        for token, save in summary.saves:
+            targets = []
+            if isinstance(token, tuple) and token[0] == "arg" and token[1] < len(args):
+                value = args[token[1]][0]
+                if value.kind is Kind.TENSOR and value.storage is not None:
+                    source = self.module.code_for_node(args[token[1]][1]).strip()
+                    targets.append((value.storage, value.counter, f"`{source}`"))
+            elif token in mapping:
+                targets.extend((t, t, "its parameters") for t in mapping[token])
+            elif summary.result.kind is Kind.TENSOR and token == summary.result.storage \
+                    and result.kind is Kind.TENSOR:
+                targets.append((result.storage, result.counter, "its result"))
+            for storage, counter, what in targets:
+                moved = Save(next(self._ids), storage, counter, node, label, what)
+                env.flow.saves[storage] = env.flow.saves.get(storage, ()) + (moved,)
+                new.add(moved.id)
+        if result.kind is Kind.TENSOR:
+            result = replace(result, graph=result.graph | graph | frozenset(new))
+        return result
+
+    # -- the rest of the expressions --------------------------------------------
 
     def _comparison(self, node: cst.Comparison, env: Env) -> Value:
         left_node = node.left
@@ -547,7 +1395,7 @@ class Analysis:
         for target in node.comparisons:
             right = self._eval(target.comparator, env)
             operator = _COMPARE_OPS.get(type(target.operator), "?")
-            self.events.append(
+            self._emit(
                 Compare(node, self._stmt, operator, left, right, left_node, target.comparator)
             )
             if operator not in _NON_TENSOR_COMPARE and Kind.TENSOR in (left.kind, right.kind):
@@ -556,30 +1404,46 @@ class Analysis:
         # Element-wise comparison of a tensor is a tensor (only when chained once:
         # `a < b < c` is `(a < b) and (b < c)`).
         if any_tensor and len(node.comparisons) == 1:
-            return Value(Kind.TENSOR, origin=node)
+            token = ("alloc", id(node))
+            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                         requires_grad=False)
         return UNKNOWN
 
     def _binary(self, node: cst.BinaryOperation, env: Env) -> Value:
         left = self._eval(node.left, env)
         right = self._eval(node.right, env)
-        if Kind.TENSOR in (left.kind, right.kind):
-            return Value(Kind.TENSOR, origin=node)
-        if left.kind is Kind.OTHER and right.kind is Kind.OTHER:
-            return OTHER
-        return UNKNOWN
+        if Kind.TENSOR not in (left.kind, right.kind):
+            if left.kind is Kind.OTHER and right.kind is Kind.OTHER:
+                return OTHER
+            return UNKNOWN
+        token = ("alloc", id(node))
+        result = Value(Kind.TENSOR, origin=node, storage=token, counter=token)
+        dunder = _BINARY_DUNDERS.get(type(node.operator))
+        op = ops.method(f"__{dunder}__") if dunder else None
+        if op is None:
+            return replace(result, requires_grad=self._requires_grad([left, right], env))
+        bound = {"self": left, "other": right} if left.kind is Kind.TENSOR else \
+            {"self": right, "other": left}
+        return self._record_saves(op, bound, result, node, env)
 
     def _unary(self, node: cst.UnaryOperation, env: Env) -> Value:
         operand = self._eval(node.expression, env)
         if isinstance(node.operator, cst.Not):
             return OTHER
-        return Value(Kind.TENSOR, origin=node) if operand.kind is Kind.TENSOR else UNKNOWN
+        if operand.kind is not Kind.TENSOR:
+            return UNKNOWN
+        token = ("alloc", id(node))
+        return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                     requires_grad=operand.requires_grad, graph=operand.graph)
 
     def _subscript(self, node: cst.Subscript, env: Env) -> Value:
         base = self._eval(node.value, env)
         self._slices(node, env)
-        if base.kind is Kind.TENSOR:
-            return Value(Kind.TENSOR, origin=node)
-        return UNKNOWN
+        if base.kind is not Kind.TENSOR:
+            return UNKNOWN
+        if _basic_index(node):
+            return self._view(base, node, None)
+        return Value(Kind.TENSOR, origin=node, requires_grad=base.requires_grad, graph=base.graph)
 
     def _slices(self, node: cst.Subscript, env: Env) -> None:
         for element in node.slice:
@@ -595,23 +1459,23 @@ class Analysis:
         return value
 
     def _lambda(self, node: cst.Lambda, env: Env) -> Value:
-        inner = Env(env)
+        inner = Env(env, flow=env.flow.copy())
         for param in _all_params(node.params):
             if param.default is not None:
                 self._eval(param.default, env)
             inner.names[param.name.value] = UNKNOWN
-        self._eval(node.body, inner)
+        self._eval_silently(node.body, inner)
         return OTHER
 
     def _comprehension(self, node, env: Env) -> Value:
         # The first iterable runs in the enclosing scope; targets, later
         # iterables, conditions and the element run in the comprehension's own.
-        inner = Env(env)
+        inner = Env(env, flow=env.flow)
         clause = node.for_in
         scope = env
         while clause is not None:
-            self._eval(clause.iter, scope)
-            self._bind(clause.target, UNKNOWN, inner)
+            iterable = self._eval(clause.iter, scope)
+            self._bind(clause.target, self._element_of(iterable, clause), inner)
             for condition in clause.ifs:
                 self._eval(condition.test, inner)
             clause, scope = clause.inner_for_in, inner
@@ -630,7 +1494,143 @@ class Analysis:
 
 
 # ---------------------------------------------------------------------------
-# Small helpers over libcst nodes.
+# Small helpers over op tables and libcst nodes.
+
+
+def _short(qualname: str) -> str:
+    for prefix in ("torch.Tensor.", "torch.nn.functional.", "torch.nn."):
+        if qualname.startswith(prefix):
+            return qualname[len(prefix):]
+    return qualname
+
+
+def _is_activation(op: ops.Op) -> bool:
+    return _short(op.name) in _activation_names()
+
+
+@cache
+def _activation_names() -> frozenset[str]:
+    """In-place ops a module's or function's `inplace=True` turns into (relu_, elu_, …)."""
+    names = set()
+    for name in ops.names("modules"):
+        spec = ops.module(name)
+        if spec is not None and spec.inplace_op:
+            names.add(spec.inplace_op)
+    for name in ops.names("ops"):
+        if name.startswith("torch.nn.functional."):
+            op = ops.lookup(name)
+            if op is not None and op.inplace_kwarg and op.twin:
+                names.add(op.twin)
+    return frozenset(names)
+
+
+def _is_nn_class(qualname: str) -> bool:
+    """`torch.nn.BCELoss`, `torch.nn.modules.loss.MSELoss`: a class of torch.nn."""
+    head, _, last = qualname.rpartition(".")
+    return (head == "torch.nn" or head.startswith("torch.nn.modules")) and last[:1].isupper()
+
+
+def _has_params(spec: ops.ModuleOp) -> bool:
+    explicit = getattr(spec, "has_params", None)
+    if explicit is not None:
+        return bool(explicit)
+    return bool(spec.opaque or (spec.saves and {"weight", "bias"} & set(spec.saves)))
+
+
+def _chosen_saves(op: ops.Op, bound: dict[str, Value]) -> frozenset:
+    """What ``op``'s backward saves for these arguments: the overloads the
+    argument kinds allow, and only what all of them save."""
+    if op.saves_must == op.saves_may or not op.overloads:
+        return op.saves_must or frozenset()
+    candidates = []
+    for overload in op.overloads.values():
+        if overload.saves is None:
+            return op.saves_must or frozenset()
+        other = bound.get("other")
+        if other is not None and other.kind is Kind.TENSOR and "Scalar" in overload.name:
+            continue
+        if other is not None and other.kind is Kind.OTHER and overload.name == "Tensor":
+            continue
+        candidates.append(overload.saves)
+    if not candidates:
+        return op.saves_must or frozenset()
+    return frozenset.intersection(*candidates)
+
+
+def _input_saved(name: str, bound: dict[str, Value]) -> bool:
+    """Autograd keeps an input only when a gradient formula that reads it runs:
+    proven when another tensor input requires grad, or for an op's only input."""
+    tensors = {key: v for key, v in bound.items() if v.kind is Kind.TENSOR}
+    if name not in tensors:
+        return False
+    others = [v for key, v in tensors.items() if key != name]
+    if not others:
+        return tensors[name].requires_grad is True
+    return any(v.requires_grad is True for v in others)
+
+
+def _bind_arguments(op: ops.Op, receiver, receiver_node, args):
+    """Argument values and nodes by parameter name, as the op's signature names them."""
+    bound: dict[str, Value] = {}
+    nodes: dict[str, cst.CSTNode] = {}
+    if receiver is not None:
+        bound["self"], nodes["self"] = receiver, receiver_node
+    position = 0
+    for arg, value in args:
+        if arg.star:
+            continue
+        if arg.keyword is not None:
+            bound[arg.keyword.value], nodes[arg.keyword.value] = value, arg.value
+        elif position < len(op.params):
+            name = op.params[position]
+            bound[name], nodes[name] = value, arg.value
+            position += 1
+    return bound, nodes
+
+
+def _basic_index(node: cst.Subscript) -> bool:
+    """Basic indexing (ints, slices, None, ...) gives a view; anything else may copy."""
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        value = index.value
+        if isinstance(value, (cst.Integer, cst.Ellipsis)) or _is_literal(value, "None"):
+            continue
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
+            continue
+        return False
+    return True
+
+
+def _attr_key(node) -> str | None:
+    """`self.h` → "self.h": attributes of `self` are tracked like names."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+            and node.value.value == "self":
+        return f"self.{node.attr.value}"
+    return None
+
+
+def _names_of(node) -> set[str]:
+    if isinstance(node, cst.Name):
+        return {node.value}
+    key = _attr_key(node)
+    return {key} if key else set()
+
+
+def _names_assigned_by(stmt) -> set[str]:
+    """Names that receive a statement's result: its assignment targets."""
+    names: set[str] = set()
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            targets = []
+            if isinstance(small, cst.Assign):
+                targets = [t.target for t in small.targets]
+            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                targets = [small.target]
+            for target in targets:
+                names |= _names_of(target)
+    return names
 
 
 def _dotted(node) -> str:

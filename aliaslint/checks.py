@@ -12,7 +12,20 @@ from typing import Callable, Iterator
 
 import libcst as cst
 
-from aliaslint.analysis import Call, Compare, Event, Kind, Reference, Value
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from aliaslint.analysis import (
+    Call,
+    Compare,
+    Event,
+    InplaceWrite,
+    Kind,
+    Reference,
+    SavedWrite,
+    StaleRead,
+    Value,
+    Write,
+)
 
 
 @dataclass(frozen=True)
@@ -29,6 +42,18 @@ class Context:
 
     def __init__(self, module: cst.Module):
         self.module = module
+        self._positions = None
+
+    @property
+    def positions(self):
+        """Node → CodeRange, computed on first use: only files with findings pay for it."""
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._positions = wrapper.resolve(PositionProvider)
+        return self._positions
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.positions[node].start.line
 
     def source(self, node: cst.CSTNode) -> str:
         """The node's source text on one line, for messages."""
@@ -198,4 +223,147 @@ def typed_storage_class(event: Reference, ctx: Context):
         event.stmt,
         f"`{event.qualname}` is a deprecated typed storage class · use "
         "`torch.UntypedStorage` (or a tensor of the wanted dtype)",
+    )
+
+
+# ---------------------------------------------------------------------------
+# AL1xx: in-place writes autograd needs to know about.
+
+
+def _code(node: cst.CSTNode, ctx: Context, limit: int = 60) -> str:
+    text = ctx.source(node)
+    return f"`{text if len(text) <= limit else text[:limit - 1] + '…'}`"
+
+
+def _actor(label: str | None, node: cst.CSTNode, ctx: Context) -> str:
+    """How a message names what saved or wrote: the call, or the module it ran."""
+    if label is None:
+        return _code(node, ctx)
+    return f"{label} in {_code(node, ctx)}"
+
+
+def _written(write: Write, ctx: Context) -> str:
+    if write.target_node is not None:
+        return _code(write.target_node, ctx)
+    return "its input"
+
+
+def _saved(save, ctx: Context) -> str:
+    return f"{_actor(save.label, save.node, ctx)} ({save.what}, line {ctx.line(save.node)})"
+
+
+def _outcome(event: SavedWrite, ctx: Context, what: str) -> str:
+    if event.returned:
+        return f"backward through the tensor returned at line {ctx.line(event.consumer)} {what}"
+    return f"{_code(event.consumer, ctx)} at line {ctx.line(event.consumer)} {what}"
+
+
+def _related(event: SavedWrite) -> tuple:
+    write, save = event.write, event.save
+    related = [("saved for backward here", save.node)]
+    if write.defined_at is not None:
+        related.append(("the in-place write happens here", write.defined_at))
+    related.append(("returned here: backward through it fails" if event.returned
+                    else "backward runs here", event.consumer))
+    return tuple(related)
+
+
+@check("AL101", SavedWrite)
+def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
+    write, save = event.write, event.save
+    if write.via not in (None, "view") or write.activation:
+        return
+    if write.target is None:  # optimizer.step()
+        message = (f"{_code(write.node, ctx)} updates in place parameters that "
+                   f"{_saved(save, ctx)} saved for backward · "
+                   f"{_outcome(event, ctx, 'will raise')} · step after that backward pass")
+    else:
+        message = (f"{_written(write, ctx)} was saved for backward by {_saved(save, ctx)} · "
+                   f"written in place by {_actor(write.label, write.node, ctx)} at line "
+                   f"{ctx.line(write.node)} · {_outcome(event, ctx, 'will raise')} · use the "
+                   "out-of-place op, or `.clone()` before writing")
+    yield Finding("AL101", write.node, write.stmt, message, _related(event))
+
+
+@check("AL103", SavedWrite)
+def data_bypasses_autograd(event: SavedWrite, ctx: Context):
+    write, save = event.write, event.save
+    if write.via != "data":
+        return
+    yield Finding(
+        "AL103", write.node, write.stmt,
+        f"{_written(write, ctx)} writes through `.data` into a tensor {_saved(save, ctx)} "
+        "saved for backward; `.data` has its own version counter, so autograd cannot notice · "
+        f"{_outcome(event, ctx, 'will silently use the new values (wrong gradients)')} · "
+        "write after the backward pass, or under `torch.no_grad()` without `.data` so autograd "
+        "can check it",
+        _related(event),
+    )
+
+
+@check("AL104", SavedWrite)
+def detached_alias_write(event: SavedWrite, ctx: Context):
+    write, save = event.write, event.save
+    if write.via != "detach" or write.activation:
+        return
+    yield Finding(
+        "AL104", write.node, write.stmt,
+        f"{_written(write, ctx)} is a `.detach()` alias of a tensor {_saved(save, ctx)} saved "
+        "for backward; it shares that tensor's storage and version counter, so writing it in "
+        f"place at line {ctx.line(write.node)} invalidates the saved value · "
+        f"{_outcome(event, ctx, 'will raise')} · `.clone()` the detached tensor before writing",
+        _related(event),
+    )
+
+
+@check("AL105", SavedWrite)
+def inplace_activation_clobbers_saved(event: SavedWrite, ctx: Context):
+    write, save = event.write, event.save
+    if not write.activation or write.via == "data":
+        return
+    yield Finding(
+        "AL105", write.node, write.stmt,
+        f"{_actor(write.label, write.node, ctx)} overwrites in place a tensor that "
+        f"{_saved(save, ctx)} saved for backward · {_outcome(event, ctx, 'will raise')} · "
+        "use `inplace=False` or the out-of-place op",
+        _related(event),
+    )
+
+
+@check("AL105", StaleRead)
+def inplace_activation_clobbers_alias(event: StaleRead, ctx: Context):
+    write = event.write
+    if not write.activation:
+        return
+    related = [(f"`{event.name}` is read here and sees the overwritten values", event.read)]
+    if write.defined_at is not None:
+        related.append(("the in-place write happens here", write.defined_at))
+    yield Finding(
+        "AL105", write.node, write.stmt,
+        f"{_actor(write.label, write.node, ctx)} overwrites {_written(write, ctx)} in place, "
+        f"but `{event.name}` still holds that tensor and is read at line {ctx.line(event.read)} "
+        "· use `inplace=False`, or `.clone()` what must keep the old values",
+        tuple(related),
+    )
+
+
+@check("AL102", InplaceWrite)
+def inplace_on_leaf(event: InplaceWrite, ctx: Context):
+    write = event.write
+    target = write.target
+    if target is None or not target.leaf or target.requires_grad is not True:
+        return
+    if write.via not in (None, "view") or write.grad_enabled is not True:
+        return
+    related = ()
+    if target.origin is not None:
+        related = (("created here as a leaf that requires grad", target.origin),)
+    what = "a view of a leaf" if write.via == "view" else "a leaf"
+    yield Finding(
+        "AL102", write.node, write.stmt,
+        f"{_written(write, ctx)} is {what} tensor that requires grad: the in-place "
+        f"{_actor(write.label, write.node, ctx)} outside `torch.no_grad()` raises \"a leaf "
+        "Variable that requires grad is being used in an in-place operation\" · wrap the "
+        "update in `with torch.no_grad():`",
+        related,
     )
