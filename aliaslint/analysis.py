@@ -82,6 +82,8 @@ class Value:
     graph: frozenset = frozenset()
     module: ModuleInfo | None = field(default=None, compare=False)
     params: frozenset = frozenset()  # PARAMS / OPTIMIZER: parameter storage tokens
+    # A tuple or list whose every element is this value (`q, k, v = x.chunk(3)`).
+    each: Value | None = None
 
     @property
     def is_tensor_like(self) -> bool:
@@ -130,7 +132,8 @@ class Save:
     # What saved it, when the call's source does not say: "`nn.Sigmoid()`"
     # for a module run inside `self.net(x)`; None: the call at ``node`` itself.
     label: str | None
-    what: str  # "its result", "its input `x`", "its parameters"
+    what: str  # "its result", "its input", "its parameters"
+    what_node: cst.CSTNode | None = None  # the input's expression, for messages
 
 
 @dataclass(frozen=True)
@@ -344,6 +347,29 @@ class ClassInfo:
     attrs: dict = field(default_factory=dict)  # self.<attr> after __init__
     params: frozenset = frozenset()  # parameter tokens its __init__ creates
     self_token: object = None
+    bases: tuple = ()  # local base classes, in order
+
+    def attr(self, key: str) -> Value | None:
+        """`self.<attr>` as __init__ (its own or a local base's) left it."""
+        if key in self.attrs:
+            return self.attrs[key]
+        for base in self.bases:
+            value = base.attr(key)
+            if value is not None:
+                return value
+        return None
+
+    def method(self, name: str) -> cst.FunctionDef | None:
+        if name in self.methods:
+            return self.methods[name]
+        for base in self.bases:
+            found = base.method(name)
+            if found is not None:
+                return found
+        return None
+
+    def all_params(self) -> frozenset:
+        return self.params.union(*(base.all_params() for base in self.bases))
 
 
 @dataclass
@@ -378,6 +404,11 @@ class Analysis:
         self._returns: list | None = None  # values returned in the current function
         self._function: cst.FunctionDef | None = None
         self._top = Env()
+        # Module-level names: the statements that bind each, and names some
+        # function rebinds with `global`.  A name bound once and never
+        # rebound holds the same value whenever a function runs.
+        self._bindings: dict[str, set[int]] = {}
+        self._rebound: set[str] = set()
         self._write_log: list[Write] | None = None  # writes made while summarising
         self._expr_dispatch = {
             cst.Name: self._name,
@@ -501,6 +532,7 @@ class Analysis:
             self._forget(small.target, env)
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             for item in small.names:
+                self._rebound.add(item.name.value)
                 self._assign_name(item.name.value, UNKNOWN, env)
         else:
             for expr in _expressions_in(small):
@@ -509,13 +541,16 @@ class Analysis:
     def _assign_name(self, name: str, value: Value, env: Env) -> None:
         env.names[name] = value
         env.flow.stale.pop(name, None)
+        if env is self._top:
+            self._bindings.setdefault(name, set()).add(id(self._stmt))
 
     def _bind(self, target, value: Value, env: Env, evaluate_base: bool = True) -> None:
         if isinstance(target, cst.Name):
             self._assign_name(target.value, value, env)
         elif isinstance(target, (cst.Tuple, cst.List)):
+            element_value = value.each or UNKNOWN
             for element in target.elements:
-                self._bind(element.value, UNKNOWN, env, evaluate_base)
+                self._bind(element.value, element_value, env, evaluate_base)
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value, OTHER, env, evaluate_base)
         elif isinstance(target, cst.Attribute):
@@ -548,7 +583,8 @@ class Analysis:
         op = ops.method(f"__i{dunder}__") if dunder else None
         result = self._write(target, node.target, node, None, env)
         if op is not None:
-            result = self._record_saves(op, {"self": result, "other": other}, result, node, env)
+            result = self._record_saves(op, {"self": result, "other": other}, result, node, env,
+                                        {"self": node.target, "other": node.value})
         self._bind(node.target, result, env, evaluate_base=False)
 
     def _if(self, node: cst.If, env: Env) -> None:
@@ -584,7 +620,7 @@ class Analysis:
     def _element_of(self, iterable: Value, node) -> Value:
         if iterable.kind is Kind.PARAMS and iterable.params:
             return self._parameter(iterable.params, node)
-        return UNKNOWN
+        return iterable.each or UNKNOWN
 
     def _parameter(self, tokens: frozenset, origin) -> Value:
         token = next(iter(tokens)) if len(tokens) == 1 else None
@@ -640,10 +676,36 @@ class Analysis:
             cls.methods[node.name.value] = node
         self._deferred.append(_Deferred(node, scope or env, cls))
 
+    def _stable(self, name: str, env: Env) -> bool:
+        return env is self._top and len(self._bindings.get(name, ())) == 1 \
+            and name not in self._rebound
+
+    def _outer_env(self, env: Env) -> Env:
+        """Names a function body sees from its definition scope.
+
+        Imports, functions and classes are stable, and so is a module-level
+        name bound once; other variables may change before the function runs,
+        so they are not trusted.
+        """
+        chain = []
+        scope: Env | None = env
+        while scope is not None:
+            chain.append(scope)
+            scope = scope.parent
+        visible = {}
+        for scope in reversed(chain):
+            for name, value in scope.names.items():
+                if value.kind in (Kind.REF, Kind.FUNCTION, Kind.CLASS) or self._stable(
+                        name, scope):
+                    visible[name] = value
+                else:
+                    visible[name] = UNKNOWN
+        return Env(None, visible)
+
     def _function_body(self, deferred: _Deferred) -> None:
         node = deferred.function
         cls = deferred.cls
-        env = Env(_outer_env(deferred.parent))
+        env = Env(self._outer_env(deferred.parent))
         env.flow.grad = self._decorated_grad_mode(node, env)
         params = _all_params(node.params)
         for index, param in enumerate(params):
@@ -720,16 +782,20 @@ class Analysis:
     def _class_def(self, node: cst.ClassDef, env: Env) -> None:
         self._stmt = node
         is_module = False
+        local_bases = []
         for base in node.bases:
             value = self._eval(base.value, env)
             if value.kind is Kind.REF and value.qualname in _MODULE_BASES:
                 is_module = True
             elif value.kind is Kind.CLASS and value.module is not None:
                 is_module = True
+                local_bases.append(value)
             elif value.kind is Kind.REF and value.qualname and value.qualname.startswith(
                     "torch.nn.") and ops.module(value.qualname) is not None:
                 is_module = True
-        cls = ClassInfo(node.name.value, node, is_module, self_token=("self", id(node)))
+        bases = tuple(value.module.cls for value in local_bases)
+        cls = ClassInfo(node.name.value, node, is_module, self_token=("self", id(node)),
+                        bases=bases)
         class_env = Env(env)
         # __init__ first: the other methods need to know the attributes it sets.
         methods = sorted(
@@ -790,10 +856,10 @@ class Analysis:
                 env.flow.dirty = env.flow.dirty + (pair,)
 
     def _new_save(self, value: Value, node, label: str | None, what: str,
-                  env: Env) -> Save | None:
+                  env: Env, what_node=None) -> Save | None:
         if value.kind is not Kind.TENSOR or value.storage is None:
             return None
-        save = Save(next(self._ids), value.storage, value.counter, node, label, what)
+        save = Save(next(self._ids), value.storage, value.counter, node, label, what, what_node)
         env.flow.saves[value.storage] = env.flow.saves.get(value.storage, ()) + (save,)
         return save
 
@@ -828,7 +894,7 @@ class Analysis:
         return None
 
     def _record_saves(self, op: ops.Op, bound: dict[str, Value], result: Value, node,
-                      env: Env, label: str | None = None) -> Value:
+                      env: Env, nodes: dict | None = None) -> Value:
         """Autograd's saves for ``op`` at ``node``; returns ``result`` with its graph."""
         inputs = [v for v in bound.values() if v.kind is Kind.TENSOR]
         graph = frozenset().union(*(v.graph for v in inputs)) if inputs else frozenset()
@@ -842,9 +908,10 @@ class Analysis:
         new = set()
         for name in sorted(saves):
             if name == "result":
-                save = self._new_save(result, node, label, "its result", env)
+                save = self._new_save(result, node, None, "its result", env)
             elif name in bound and _input_saved(name, bound):
-                save = self._new_save(bound[name], node, label, f"its input `{name}`", env)
+                save = self._new_save(bound[name], node, None, "its input", env,
+                                      (nodes or {}).get(name))
             else:
                 save = None
             if save is not None:
@@ -897,7 +964,7 @@ class Analysis:
             self._emit(Reference(node, self._stmt, qualname))
             return Value(Kind.REF, qualname=qualname, origin=node)
         if base.kind is Kind.MODULE and base.module is not None and base.module.cls is not None:
-            value = base.module.cls.attrs.get(f"self.{attr}")
+            value = base.module.cls.attr(f"self.{attr}")
             if value is not None:
                 return value
             return UNKNOWN
@@ -946,8 +1013,8 @@ class Analysis:
                 key = _attr_key(func)
                 callee = env.names.get(key) if key else None
                 if callee is None and owner.module is not None and owner.module.cls is not None:
-                    callee = owner.module.cls.attrs.get(f"self.{attr}")
-                    method = owner.module.cls.methods.get(attr)
+                    callee = owner.module.cls.attr(f"self.{attr}")
+                    method = owner.module.cls.method(attr)
                     if callee is None and method is not None:
                         callee = Value(Kind.FUNCTION, qualname=attr, origin=method)
         else:
@@ -1035,7 +1102,7 @@ class Analysis:
             if target is not None and target.kind is Kind.TENSOR:
                 result = self._write(target, nodes.get(first), node, None, env,
                                      activation=True)
-                return self._record_saves(twin or op, bound, result, node, env)
+                return self._record_saves(twin or op, bound, result, node, env, nodes)
         if kind == "inplace":
             if _metadata_only(op):
                 target = bound.get("self") if receiver is not None else bound.get(
@@ -1050,15 +1117,19 @@ class Analysis:
                                  activation=_is_activation(op))
             if op.returns == "none":
                 return OTHER
-            return self._record_saves(op, {**bound, name: result}, result, node, env)
+            return self._record_saves(op, {**bound, name: result}, result, node, env, nodes)
         out = nodes.get("out")
         if out is not None and op.has_out:
             target = bound.get("out")
             if target is not None and target.kind is Kind.TENSOR:
                 result = self._write(target, out, node, None, env)
-                return self._record_saves(op, bound, result, node, env)
+                return self._record_saves(op, bound, result, node, env, nodes)
             return UNKNOWN
         if op.returns != "tensor":
+            if op.returns == "tensors" and kind == "view":
+                base = bound.get(op.aliases or "self")
+                if base is not None and base.kind is Kind.TENSOR:
+                    return Value(Kind.OTHER, origin=node, each=self._view(base, node, op))
             if op.returns == "tensors" or kind in ("numpy_share", "reference"):
                 return UNKNOWN
             return OTHER if op.returns in ("none", "other") and kind == "functional" else UNKNOWN
@@ -1081,7 +1152,7 @@ class Analysis:
                            requires_grad=requires, leaf=bool(requires) and not inputs)
             if not inputs:
                 return result
-            return self._record_saves(op, bound, result, node, env)
+            return self._record_saves(op, bound, result, node, env, nodes)
         # Sometimes-alias ops, indexing, NumPy sharing: a tensor, storage not proven.
         return Value(Kind.TENSOR, origin=node,
                      requires_grad=self._requires_grad(list(bound.values()), env))
@@ -1170,7 +1241,7 @@ class Analysis:
         info = module.module
         if attr in _PARAMETER_METHODS and info is not None and info.params:
             return Value(Kind.PARAMS, origin=node, params=info.params)
-        if info is not None and info.cls is not None and attr in info.cls.methods:
+        if info is not None and info.cls is not None and info.cls.method(attr) is not None:
             return UNKNOWN
         self._unknown_call(args, env)
         return UNKNOWN
@@ -1246,7 +1317,7 @@ class Analysis:
 
     def _call_local_module(self, module: Value, inputs, arg_node, node, env: Env) -> Value:
         cls = module.module.cls
-        forward = cls.methods.get("forward")
+        forward = cls.method("forward")
         if forward is None:
             return UNKNOWN
         summary = self._summary(forward, cls, tuple(inputs))
@@ -1263,8 +1334,10 @@ class Analysis:
     def _param_mapping(cls: ClassInfo, params: frozenset) -> dict:
         """Parameter tokens seen inside a class's methods → the instance's tokens."""
         mapping = {cls.self_token: params}
-        for token in cls.params:
+        for token in cls.all_params():
             mapping[token] = params
+        for base in cls.bases:
+            mapping[base.self_token] = params
         return mapping
 
     def _call_function(self, function: Value, receiver, node, args, env: Env) -> Value:
@@ -1308,7 +1381,7 @@ class Analysis:
         return summary
 
     def _summarise(self, function: cst.FunctionDef, cls, args) -> _Summary | None:
-        env = Env(_outer_env(self._top))
+        env = Env(self._outer_env(self._top))
         env.flow.grad = self._decorated_grad_mode(function, env)
         params = list(function.params.params)
         offset = 1 if cls is not None else 0
@@ -1422,9 +1495,11 @@ class Analysis:
         op = ops.method(f"__{dunder}__") if dunder else None
         if op is None:
             return replace(result, requires_grad=self._requires_grad([left, right], env))
-        bound = {"self": left, "other": right} if left.kind is Kind.TENSOR else \
-            {"self": right, "other": left}
-        return self._record_saves(op, bound, result, node, env)
+        if left.kind is Kind.TENSOR:
+            bound, nodes = {"self": left, "other": right}, {"self": node.left, "other": node.right}
+        else:  # `2 * x` runs x.__rmul__(2)
+            bound, nodes = {"self": right, "other": left}, {"self": node.right, "other": node.left}
+        return self._record_saves(op, bound, result, node, env, nodes)
 
     def _unary(self, node: cst.UnaryOperation, env: Env) -> Value:
         operand = self._eval(node.expression, env)
@@ -1655,27 +1730,6 @@ def _all_params(params: cst.Parameters) -> list[cst.Param]:
     if params.star_kwarg is not None:
         result.append(params.star_kwarg)
     return result
-
-
-def _outer_env(env: Env) -> Env:
-    """Names a function body sees from its definition scope.
-
-    Imports, functions and classes are stable; other variables may change
-    before the function runs, so they are not trusted.
-    """
-    chain = []
-    scope: Env | None = env
-    while scope is not None:
-        chain.append(scope)
-        scope = scope.parent
-    stable = {}
-    for scope in reversed(chain):
-        for name, value in scope.names.items():
-            if value.kind in (Kind.REF, Kind.FUNCTION, Kind.CLASS):
-                stable[name] = value
-            else:
-                stable[name] = UNKNOWN
-    return Env(None, stable)
 
 
 def _child_expressions(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:

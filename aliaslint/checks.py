@@ -249,7 +249,8 @@ def _written(write: Write, ctx: Context) -> str:
 
 
 def _saved(save, ctx: Context) -> str:
-    return f"{_actor(save.label, save.node, ctx)} ({save.what}, line {ctx.line(save.node)})"
+    what = save.what if save.what_node is None else f"{save.what} {_code(save.what_node, ctx)}"
+    return f"{_actor(save.label, save.node, ctx)} ({what}, line {ctx.line(save.node)})"
 
 
 def _outcome(event: SavedWrite, ctx: Context, what: str) -> str:

@@ -122,6 +122,17 @@ FIRES = [
     ),
 ]
 
+FIRES.append(pytest.param(
+    """
+    import torch
+    x = torch.zeros(3)
+    def later():
+        return id(x) == id(x[1:])
+    """,
+    [(5, "AL401")],
+    id="global-bound-once",
+))
+
 QUIET = [
     pytest.param(
         """
@@ -193,8 +204,9 @@ QUIET = [
         x = torch.zeros(3)
         def later():
             return id(x) == id(x[1:])
+        x = None
         """,
-        id="global-may-change-before-call",
+        id="global-rebound-before-call",
     ),
     pytest.param(
         """
