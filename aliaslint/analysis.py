@@ -506,8 +506,18 @@ class Analysis:
         elif isinstance(small, cst.Expr):
             self._eval(small.value, env)
         elif isinstance(small, cst.Return):
-            value = self._eval(small.value, env) if small.value is not None else OTHER
-            self._return(value, small, env)
+            returned = small.value
+            if isinstance(returned, cst.Tuple):
+                # `return h, codes`: the caller gets each tensor.
+                for element in returned.elements:
+                    value = self._eval(element.value, env)
+                    if value.kind is Kind.TENSOR:
+                        self._consume(value, small, "the tensor returned here", env,
+                                      returned=True, retain=True)
+                self._return(OTHER, small, env)
+            else:
+                self._return(self._eval(returned, env) if returned is not None else OTHER,
+                             small, env)
         elif isinstance(small, cst.Import):
             for alias in small.names:
                 dotted = _dotted(alias.name)
@@ -1298,10 +1308,15 @@ class Analysis:
             result = fresh
         requires = self._requires_grad(list(bound.values()), env)
         result = replace(result, requires_grad=requires)
-        if requires is not True or not spec.saves:
+        # In place, the module runs the in-place op, whose saves may differ
+        # (hardswish_ decomposes; its saves are unknown, so none are assumed).
+        inplace_op = spec.inplace() if info.inplace else None
+        saves = spec.saves if not info.inplace else (
+            inplace_op.saves_must if inplace_op is not None else None)
+        if requires is not True or not saves:
             return result
         new = set()
-        for name in sorted(spec.saves):
+        for name in sorted(saves):
             if name == "result":
                 saved = [self._new_save(result, node, info.label, "its result", env)]
             elif name == "input" and _input_saved("input", bound):

@@ -128,7 +128,9 @@ def _advice(a: str | None, b: str | None) -> str:
     return _ADVICE.format(a=a or "a", b=b or "b")
 
 
-_TENSORISH = (Kind.TENSOR, Kind.STORAGE, Kind.TYPED_STORAGE)
+# `.storage()` makes a new TypedStorage object per call; untyped storages keep
+# one Python object per storage (torch >= 2.2), so their identity is meaningful.
+_TENSORISH = (Kind.TENSOR, Kind.TYPED_STORAGE)
 
 
 @check("AL401", Compare)
@@ -144,7 +146,7 @@ def id_sharing_check(event: Compare, ctx: Context):
     if Kind.TENSOR in (operands[0].kind, operands[1].kind):
         why = "views of one storage are distinct objects with distinct ids"
     else:
-        why = ("each storage call returns a new wrapper object that dies at once, "
+        why = ("each `.storage()` call returns a new wrapper object that dies at once, "
                "so the ids say nothing and may even coincide")
     yield Finding(
         "AL401",
@@ -168,7 +170,7 @@ def is_sharing_check(event: Compare, ctx: Context):
                "(slices, `.t()`, `.view()`, `.detach()`) are distinct objects")
     else:
         outcome = "True" if event.operator == "is not" else "False"
-        why = f"is always {outcome}: each storage call returns a new wrapper object"
+        why = f"is always {outcome}: each `.storage()` call returns a new wrapper object"
     yield Finding(
         "AL402",
         event.node,

@@ -64,8 +64,9 @@ def test_implemented_examples_fire_exactly_where_marked(rule, index, example):
     implemented = {check.code for check in CHECKS}
     found = lint(example.source)
     if example.kind == "bad":
+        # Marks name each code once per line, however often it fires there.
         expected = sorted((row, code) for row, code in example.expected if code in implemented)
-        assert sorted(found) == expected
+        assert sorted(set(found)) == expected
     else:
         assert found == []
 
