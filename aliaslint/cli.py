@@ -76,6 +76,10 @@ def _parser() -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", metavar="CODE")
 
+    # Listed for --help only: `trace` takes the program's own arguments, parsed by _trace.
+    commands.add_parser("trace", add_help=False,
+                        help="run a program or test suite and report alias hazards as they happen")
+
     listing = commands.add_parser("rules", help="list every rule")
     listing.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
     return parser
@@ -83,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["trace"]:
+        return _trace(argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.command == "check":
@@ -195,3 +202,101 @@ def _rules(fmt: str) -> int:
         flag = "" if r.implemented else " (planned)"
         print(f"{r.code}  {r.name:<{width}}  {r.summary}{flag}")
     return EXIT_CLEAN
+
+
+# --- trace ----------------------------------------------------------------------------------
+
+_TRACE_OPTIONS_WITH_VALUE = ("--output-format", "--fail-on", "--color", "--output", "-o")
+
+
+def _trace_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aliaslint trace",
+        usage="aliaslint trace [OPTIONS] (SCRIPT | -m MODULE) [ARGS...]",
+        description="Run a Python program under the runtime tracer (torch is required) and "
+        "report the alias hazards it hits, with their source lines.",
+        epilog="Everything after SCRIPT or -m MODULE goes to the program, e.g. "
+        "`aliaslint trace -m pytest -x tests/`.",
+    )
+    parser.add_argument("-m", dest="module", metavar="MODULE",
+                        help="run a library module as a script, like `python -m`")
+    parser.add_argument("--output-format", choices=FORMATS, default="full")
+    parser.add_argument("--output", "-o", type=Path, metavar="FILE",
+                        help="write the report to FILE instead of standard error")
+    parser.add_argument("--fail-on", choices=("never", "any"), default="any",
+                        help="exit 1 when the program succeeded but runtime findings exist "
+                        "('any', the default); 'never' keeps the program's exit code")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    return parser
+
+
+def _split_trace_argv(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(aliaslint's options, the program and its arguments): the program starts at the
+    first argument that is not one of ours, or right after ``-m MODULE``."""
+    ours = []
+    rest = list(argv)
+    while rest:
+        arg = rest[0]
+        if arg == "--":
+            rest.pop(0)
+            break
+        if arg == "-m":
+            ours += rest[:2]
+            return ours, rest[2:]
+        if arg.startswith("-m") and not arg.startswith("--"):
+            ours.append(arg)
+            return ours, rest[1:]
+        if not arg.startswith("-"):
+            break
+        ours.append(rest.pop(0))
+        if arg in _TRACE_OPTIONS_WITH_VALUE and rest:
+            ours.append(rest.pop(0))
+    return ours, rest
+
+
+def _trace(argv: list[str]) -> int:
+    parser = _trace_parser()
+    ours, program = _split_trace_argv(argv)
+    args = parser.parse_args(ours)
+    if args.module is None and not program:
+        parser.error("give a script to run, or -m MODULE")
+    try:
+        from aliaslint.tracer import run_program, trace
+        tracer = trace()
+    except ImportError as error:
+        print(f"aliaslint: error: `trace` needs torch ({error})", file=sys.stderr)
+        return EXIT_ERROR
+    if args.module is not None:
+        status = run_program(tracer, module=args.module, args=program)
+    else:
+        status = run_program(tracer, script=program[0], args=program[1:])
+    cwd = Path.cwd()
+    diagnostics = [_relative(d, cwd) for d in tracer.findings]
+    stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stderr
+    try:
+        color = args.color == "always" or (
+            args.color == "auto" and not args.output and stream.isatty()
+            and "NO_COLOR" not in os.environ
+        )
+        stream.write(render(args.output_format, diagnostics, source_lines=_source_lines(cwd),
+                            color=color, cwd=cwd))
+        if args.output_format in ("full", "concise"):
+            count = len(diagnostics)
+            stream.write(f"aliaslint trace: {count} runtime finding{'s' if count != 1 else ''}"
+                         f"{'.' if count else ' (no alias hazard was hit).'}\n")
+    finally:
+        if args.output:
+            stream.close()
+    if status == 0 and diagnostics and args.fail_on == "any":
+        return EXIT_FINDINGS
+    return status
+
+
+def _relative(diagnostic, cwd: Path):
+    """The finding with every path shown relative to the working directory."""
+    from dataclasses import replace
+
+    related = tuple(replace(r, filename=display_path(Path(r.filename), cwd))
+                    for r in diagnostic.related)
+    return replace(diagnostic, filename=display_path(Path(diagnostic.filename), cwd),
+                   related=related)

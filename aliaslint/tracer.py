@@ -1,0 +1,947 @@
+"""The runtime half: run code under observation and report alias hazards as they happen.
+
+``trace()`` is a context manager.  While it is open, a ``TorchDispatchMode`` sees
+every ATen operation together with its schema, whose alias annotations say which
+arguments it writes (``Tensor(a!)``) and which outputs are views of an input
+(``Tensor(a)``); no operator list is written by hand.  Saved-tensor hooks
+(``torch.autograd.graph.saved_tensors_hooks``) record, for every tensor autograd
+saves, its storage, its version counter and the user line that saved it.
+Storages are identified by ``untyped_storage().data_ptr()``; tensors the user
+made are only ever held through weak references, and no tensor data is read,
+copied or synchronised.
+
+While saved-tensor hooks are installed autograd skips its own version check when
+backward unpacks a saved tensor, so the unpack hook performs that check and raises
+the very ``RuntimeError`` autograd would, with the saving and the writing line
+appended.
+
+Findings are ``Diagnostic``s with ``status="runtime"``, one per (code, location).
+torch is imported when a trace starts, never when this module is imported.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import runpy
+import sys
+import sysconfig
+import threading
+import traceback
+import weakref
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import CodeType
+from typing import Any, NamedTuple
+
+from aliaslint.diagnostics import Diagnostic, Position, Related
+
+# --- where an operation comes from ----------------------------------------------------------
+
+
+class Site(NamedTuple):
+    """A point in user code: the file, the line, and the instruction that was running."""
+
+    filename: str  # absolute
+    line: int
+    code: CodeType
+    lasti: int
+
+    def span(self) -> tuple[Position, Position]:
+        """The source range of the running expression (the call, ``x += 1``, ``t[i] = v``)."""
+        return _instruction_span(self.code, self.lasti, self.line)
+
+    def describe(self, cwd: str | None = None) -> str:
+        return f"{display_filename(self.filename, cwd)}:{self.line}"
+
+
+def display_filename(filename: str, cwd: str | None = None) -> str:
+    """``filename`` relative to ``cwd`` when it lies below it, else unchanged."""
+    cwd = cwd or os.getcwd()
+    try:
+        relative = os.path.relpath(filename, cwd)
+    except ValueError:  # another drive on Windows
+        return filename
+    return filename if relative.startswith("..") else relative.replace(os.sep, "/")
+
+
+@functools.cache
+def _instruction_span(code: CodeType, lasti: int, line: int) -> tuple[Position, Position]:
+    positions = getattr(code, "co_positions", None)
+    if positions is not None:
+        for index, (start, end, column, end_column) in enumerate(positions()):
+            if index == lasti // 2:
+                if start is not None and column is not None and end is not None:
+                    return Position(start, column + 1), Position(end, (end_column or column) + 1)
+                break
+    import linecache
+
+    text = linecache.getline(code.co_filename, line).rstrip()
+    first = len(text) - len(text.lstrip()) + 1
+    return Position(line, first), Position(line, len(text) + 1)
+
+
+def _library_roots() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(torch-family and aliaslint dirs, third-party dirs, standard-library dirs)."""
+    paths = sysconfig.get_paths()
+    site_dirs = {os.path.realpath(paths[key]) for key in ("purelib", "platlib")}
+    site_dirs.update(os.path.realpath(p) for p in sys.path if p.endswith("-packages"))
+    ours = [os.path.dirname(os.path.realpath(__file__))]
+    for site in site_dirs:
+        try:
+            names = os.listdir(site)
+        except OSError:
+            continue
+        ours += [os.path.join(site, name) for name in names
+                 if (name.startswith("torch") or name == "functorch")
+                 and os.path.isdir(os.path.join(site, name))]
+    stdlib = {os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib")}
+    return (
+        tuple(p + os.sep for p in ours),
+        tuple(p + os.sep for p in site_dirs),
+        tuple(p + os.sep for p in stdlib),
+    )
+
+
+_ROOTS: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None
+# id(code) → (code, its absolute filename when it is user code, else "").  Keyed by
+# identity: equal code objects (the same source in two files) compare equal, and
+# holding the code keeps its id from being reused.
+_USER_FILE: dict[int, tuple[CodeType, str]] = {}
+
+
+def _user_filename(code: CodeType) -> str:
+    global _ROOTS
+    if _ROOTS is None:
+        _ROOTS = _library_roots()
+    ours, site_dirs, stdlib = _ROOTS
+    name = code.co_filename
+    if name.startswith("<"):
+        # Frozen modules are the standard library; <string>, <stdin>, cells are the user's.
+        return "" if name.startswith("<frozen") else name
+    path = os.path.realpath(name)
+    if path.startswith(ours):
+        return ""
+    if path.startswith(site_dirs) or not path.startswith(stdlib):
+        return os.path.abspath(name)
+    return ""
+
+
+def user_site() -> Site | None:
+    """The innermost frame outside torch, aliaslint and the standard library."""
+    frame = sys._getframe(1)
+    known = _USER_FILE
+    while frame is not None:
+        code = frame.f_code
+        entry = known.get(id(code))
+        if entry is None:
+            entry = known[id(code)] = (code, _user_filename(code))
+        filename = entry[1]
+        if filename:
+            return Site(filename, frame.f_lineno, code, frame.f_lasti)
+        frame = frame.f_back
+    return None
+
+
+# --- what autograd saved ---------------------------------------------------------------------
+
+
+class _Saved:
+    """The object autograd stores instead of a saved tensor while a trace is open.
+
+    It lives exactly as long as autograd's saved variable (the graph owns it), so
+    "this record is alive" means "a backward pass may still read this tensor".
+    """
+
+    __slots__ = ("tensor", "version", "site", "requires_grad", "is_output", "node_name",
+                 "output_nr", "modified_at", "__weakref__")
+
+    def __init__(self, tensor, version, site, requires_grad, is_output, node_name, output_nr):
+        # For an input this is the original tensor, which autograd holds anyway; for an
+        # output it is a detached alias (same storage and version counter), because the
+        # original refers to the node that owns this record and would make a cycle.
+        self.tensor = tensor
+        self.version = version
+        self.site: Site | None = site
+        self.requires_grad = requires_grad
+        self.is_output = is_output
+        self.node_name = node_name
+        self.output_nr = output_nr
+        self.modified_at: Site | None = None
+
+
+def forward_op_name(node_name: str) -> str:
+    """``SigmoidBackward0`` → ``Sigmoid``, ``AddBackward1`` → ``Add1``, as autograd names them."""
+    position = node_name.rfind("Backward")
+    if position < 0:
+        return node_name
+    suffix = node_name[position + len("Backward"):]
+    if not suffix.isdigit() and suffix:
+        return node_name
+    return node_name[:position] + ("" if suffix in ("", "0") else suffix)
+
+
+@dataclass
+class _PendingWrite:
+    """A write to a saved storage; whether autograd saw it is known once the op returns."""
+
+    record: _Saved
+    version_before: int
+    writer_requires_grad: bool
+    overlaps: bool
+    op: str
+    site: Site | None
+    writer_layout: tuple
+
+
+@dataclass
+class _ViewWrite:
+    """A write through a named view whose base has not been read since."""
+
+    base: weakref.ref
+    view: weakref.ref
+    op: str
+    site: Site
+    view_site: Site
+
+
+@dataclass
+class _NumpyShare:
+    array: weakref.ref
+    site: Site | None
+    # References torch's own storages hold on the array (one per torch.from_numpy call);
+    # None for arrays made by Tensor.numpy(), which torch does not hold.
+    torch_refs: int | None
+
+    def user_holds_array(self) -> bool:
+        array = self.array()
+        if array is None:
+            return False
+        if self.torch_refs is None:
+            return True
+        # getrefcount's argument and the local name, then torch's storages.
+        if sys.getrefcount(array) - 2 - self.torch_refs > 0:
+            return True
+        base = getattr(array, "base", None)
+        while base is not None and hasattr(base, "__array_interface__"):
+            # The argument, the local name and the child's ``.base``.
+            if sys.getrefcount(base) - 3 > 0:
+                return True
+            base = getattr(base, "base", None)
+        return False
+
+
+@dataclass(frozen=True)
+class OpEvent:
+    """One ATen operation that ran at a watched line (see ``Tracer.watch``)."""
+
+    op: Any  # torch._ops.OpOverload
+    args: tuple
+    kwargs: dict
+    result: Any
+    site: Site
+
+
+LineCallback = Callable[[OpEvent], None]
+
+
+# --- per-operator facts from the schema ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _OpFacts:
+    name: str
+    # (position, name, keyword-only) of every argument the schema marks as written.
+    writes: tuple[tuple[int, str, bool], ...]
+    makes_view: bool
+
+
+def _learn(op) -> _OpFacts | None:
+    """What the schema says; None for an op that neither writes nor makes a view."""
+    schema = op._schema
+    writes = tuple(
+        (index, argument.name, argument.kwarg_only)
+        for index, argument in enumerate(schema.arguments)
+        if argument.alias_info is not None and argument.alias_info.is_write
+    )
+    makes_view = any(
+        ret.alias_info is not None and not ret.alias_info.is_write for ret in schema.returns
+    )
+    if not writes and not makes_view:
+        return None
+    return _OpFacts(op.overloadpacket.__name__, writes, makes_view)
+
+
+def _tensors_in(values, tensor_type) -> Iterator:
+    for value in values:
+        if isinstance(value, tensor_type):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, tensor_type):
+                    yield item
+
+
+class _OpSite:
+    """The user site of the running op, found only if some check needs it."""
+
+    __slots__ = ("site", "known")
+
+    def __init__(self) -> None:
+        self.known = False
+        self.site: Site | None = None
+
+    def __call__(self) -> Site | None:
+        if not self.known:
+            self.site, self.known = user_site(), True
+        return self.site
+
+
+class _OpInputs:
+    """The tensors an op reads besides those it writes; grouped by storage only on demand."""
+
+    __slots__ = ("tensors", "_by_storage", "_any_view")
+
+    def __init__(self, tensors: list) -> None:
+        self.tensors = tensors
+        self._by_storage: dict[int, list] | None = None
+        self._any_view: bool | None = None
+
+    def any_view(self) -> bool:
+        if self._any_view is None:
+            self._any_view = any(t._is_view() for t in self.tensors)
+        return self._any_view
+
+    def on_storage(self, storage: int) -> list:
+        if self._by_storage is None:
+            self._by_storage = {}
+            for tensor in self.tensors:
+                try:
+                    key = tensor.untyped_storage().data_ptr()
+                except (RuntimeError, NotImplementedError, TypeError):
+                    continue
+                self._by_storage.setdefault(key, []).append(tensor)
+        return self._by_storage.get(storage, [])
+
+
+def _layout(tensor) -> tuple:
+    return (tensor.untyped_storage().data_ptr(), tensor.storage_offset(),
+            tuple(tensor.shape), tensor.stride())
+
+
+# A trace of a long program makes many views; their creation sites are kept for the
+# most recent ones only.
+_MAX_VIEW_SITES = 1 << 14
+
+
+# --- the tracer ------------------------------------------------------------------------------
+
+
+_ACTIVE: list[Tracer] = []
+_ACTIVE_LOCK = threading.Lock()
+
+
+class Tracer:
+    """Observes the code run inside ``with trace() as t:``; ``t.findings`` lists the hazards."""
+
+    def __init__(self) -> None:
+        self._findings: dict[tuple, Diagnostic] = {}
+        self._facts: dict[Any, _OpFacts | None] = {}
+        self._saved: dict[int, dict[int, weakref.ref]] = {}
+        self._leaves: dict[int, weakref.ref] = {}
+        self._numpy: dict[int, _NumpyShare] = {}
+        self._view_sites: dict[tuple, tuple[Site | None, str]] = {}
+        self._view_writes: dict[int, _ViewWrite] = {}
+        self._unresolved: list[_PendingWrite] = []
+        self._watches: dict[tuple[str, int], list[LineCallback]] = {}
+        self._local = threading.local()
+        self._lock = threading.RLock()
+        # True while any pending state asks every op (not just writes and views) to be looked at.
+        self._attentive = False
+        self._state = "new"
+        self._mode = None
+        self._hooks = None
+        self._previous_thread_profile = None
+
+    # -- public ---------------------------------------------------------------------------
+
+    @property
+    def findings(self) -> list[Diagnostic]:
+        """The runtime findings so far, one per (code, location), in source order."""
+        with self._lock:
+            self._resolve()
+            return sorted(self._findings.values(), key=lambda d: d.sort_key)
+
+    def watch(self, filename: str, line: int, callback: LineCallback) -> None:
+        """Call ``callback(event)`` for every ATen op that user code runs at ``filename:line``.
+
+        The hook a static finding's witness is evaluated through: the finding names a
+        line and a predicate, and the callback checks the predicate on the live tensors.
+        Every op is attributed while any watch is set, so tracing is slower then.
+        """
+        key = (os.path.abspath(filename), line)
+        with self._lock:
+            self._watches.setdefault(key, []).append(callback)
+            self._update_attention()
+
+    def __enter__(self) -> Tracer:
+        if self._state != "new":
+            raise RuntimeError("a Tracer can be entered only once; call aliaslint.trace() again")
+        import torch
+        from torch.utils._python_dispatch import TorchDispatchMode  # noqa: F401
+
+        self._torch = torch
+        self._tensor_type = torch.Tensor
+        self._mode = _mode_type()(self)
+        self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
+        self._hooks.__enter__()
+        try:
+            self._mode.__enter__()
+        except BaseException:
+            self._hooks.__exit__(None, None, None)
+            raise
+        self._state = "open"
+        _activate(self)
+        self._previous_thread_profile = threading.getprofile()
+        threading.setprofile(self._start_thread)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        threading.setprofile(self._previous_thread_profile)
+        _deactivate(self)
+        self._state = "closed"
+        try:
+            self._mode.__exit__(*exc_info)
+        finally:
+            self._hooks.__exit__(*exc_info)
+        with self._lock:
+            self._resolve()
+
+    # -- threads --------------------------------------------------------------------------
+
+    def _start_thread(self, frame, event, arg) -> None:
+        """Runs once in each thread started while the trace is open and joins it to the trace."""
+        sys.setprofile(self._previous_thread_profile)
+        if self._state != "open":
+            return
+        from torch.utils._python_dispatch import _push_mode
+
+        self._torch._C._autograd._push_saved_tensors_default_hooks(self._pack, self._unpack)
+        # Threads outlive the trace sometimes; a closed tracer passes every op through.
+        _push_mode(self._mode)
+
+    # -- findings -------------------------------------------------------------------------
+
+    def _report(self, code: str, site: Site | None, message: str,
+                related: list[tuple[str, Site | None]] = ()) -> None:
+        if site is None:
+            return
+        start, end = site.span()
+        key = (code, site.filename, start)
+        if key in self._findings:
+            return
+        spans = []
+        for label, where in related:
+            if where is None:
+                continue
+            where_start, where_end = where.span()
+            spans.append(Related(message=label, filename=where.filename,
+                                 location=where_start, end_location=where_end))
+        self._findings[key] = Diagnostic(
+            code=code, message=message, filename=site.filename, location=start,
+            end_location=end, related=tuple(spans), status="runtime",
+        )
+
+    def _reported(self, code: str, site: Site | None) -> bool:
+        return site is None or (code, site.filename, site.span()[0]) in self._findings
+
+    def _update_attention(self) -> None:
+        self._attentive = bool(self._view_writes or self._unresolved or self._watches)
+
+    # -- the dispatch mode's work ---------------------------------------------------------
+
+    def _observe(self, op, facts: _OpFacts | None, args: tuple, kwargs: dict):
+        """Everything but the fast path: writes, views, pending reads, watches."""
+        torch = self._torch
+        if self._state != "open" or torch.compiler.is_compiling():
+            return op(*args, **kwargs)
+        tensor_type = self._tensor_type
+        with self._lock:
+            if self._unresolved:
+                self._resolve()
+            written = []
+            if facts is not None and facts.writes:
+                for index, name, keyword_only in facts.writes:
+                    if keyword_only or index >= len(args):
+                        value = kwargs.get(name)
+                    else:
+                        value = args[index]
+                    if isinstance(value, tensor_type):
+                        written.append(value)
+                    elif isinstance(value, (list, tuple)):
+                        written += [v for v in value if isinstance(v, tensor_type)]
+            written_ids = {id(w) for w in written}
+            if self._view_writes and not (facts is not None and facts.makes_view):
+                self._check_reads(args, kwargs, written_ids)
+            if written:
+                site = _OpSite()
+                inputs = _OpInputs([t for t in _tensors_in((*args, *kwargs.values()), tensor_type)
+                                    if id(t) not in written_ids])
+                for tensor in written:
+                    try:
+                        self._before_write(facts.name, tensor, inputs, site)
+                    except (RuntimeError, NotImplementedError, TypeError, ValueError):
+                        # Tensors without plain storage (sparse, nested, subclasses) are skipped.
+                        pass
+            self._update_attention()
+        result = op(*args, **kwargs)
+        if facts is not None and facts.makes_view:
+            self._record_views(facts.name, args, result)
+        if self._watches:
+            site = user_site()
+            if site is not None:
+                for callback in self._watches.get((site.filename, site.line), ()):
+                    callback(OpEvent(op, args, kwargs, result, site))
+        return result
+
+    def _check_reads(self, args, kwargs, written_ids) -> None:
+        """AL201: does this op read the base of a view written earlier?"""
+        from aliaslint.memory import shares_memory
+
+        for tensor in _tensors_in((*args, *kwargs.values()), self._tensor_type):
+            if id(tensor) in written_ids:
+                continue
+            pending = self._view_writes.get(id(tensor))
+            if pending is not None and pending.base() is tensor:
+                self._report_view_write(id(tensor), pending)
+                continue
+            if not tensor._is_view():
+                continue
+            base = tensor._base
+            pending = self._view_writes.get(id(base))
+            if pending is None or pending.base() is not base:
+                continue
+            view = pending.view()
+            if view is not None and view is not tensor and shares_memory(view, tensor):
+                self._report_view_write(id(base), pending)
+
+    def _report_view_write(self, key: int, pending: _ViewWrite) -> None:
+        del self._view_writes[key]
+        self._report(
+            "AL201", pending.site,
+            f"in-place `{pending.op}` through a view also changes its base, "
+            "which is read afterwards",
+            [("view created here", pending.view_site), ("base read here", user_site())],
+        )
+
+    def _before_write(self, op: str, tensor, inputs: _OpInputs, site: _OpSite) -> None:
+        torch = self._torch
+        storage = tensor.untyped_storage().data_ptr()
+        if storage == 0:
+            return
+        self._check_overlap(op, tensor, storage, inputs, site)
+
+        records = [r for r in (ref() for ref in tuple(self._saved.get(storage, {}).values()))
+                   if r is not None]
+        if records:
+            from aliaslint.memory import shares_memory
+
+            layout = _layout(tensor)
+            for record in records:
+                self._unresolved.append(_PendingWrite(
+                    record, record.tensor._version, tensor.requires_grad,
+                    shares_memory(tensor, record.tensor), op, site(), layout,
+                ))
+
+        share = self._numpy.get(storage)
+        if share is not None and share.user_holds_array() and not self._reported("AL301", site()):
+            self._report(
+                "AL301", site(),
+                f"in-place `{op}` writes memory shared with a NumPy array that is still alive; "
+                "the array changes too",
+                [("shared with NumPy here", share.site)],
+            )
+
+        if tensor.requires_grad:
+            if tensor.is_leaf:
+                self._leaves[storage] = weakref.ref(tensor)
+        elif (not records and storage in self._leaves and torch.is_grad_enabled()
+              and not torch.is_inference_mode_enabled()):
+            leaf = self._leaves[storage]()
+            if (leaf is not None and leaf is not tensor and leaf.requires_grad
+                    and leaf.untyped_storage().data_ptr() == storage):
+                detach = self._view_sites.get(_layout(tensor))
+                self._report(
+                    "AL102", site(),
+                    f"in-place `{op}` writes a leaf tensor that requires grad through an alias "
+                    "autograd does not track (`.data` or `.detach()`) while grad mode is on; "
+                    "write it inside `torch.no_grad()`",
+                    [("detached here", detach[0])] if detach and detach[1] == "detach" else [],
+                )
+
+        if tensor._is_view():
+            self._remember_view_write(op, tensor, site)
+        # A write through the base itself replaces what the view wrote: nothing left to warn.
+        self._view_writes.pop(id(tensor), None)
+
+    def _remember_view_write(self, op: str, view, site: _OpSite) -> None:
+        """AL201, first half: a write through a view kept under a name of its own."""
+        created = self._view_sites.get(_layout(view))
+        base = view._base
+        if created is None or created[0] is None or base is None:
+            return
+        where = site()
+        # A view made and written on one line (`x[:, 0] = 0`, `x[i].zero_()`) is how code
+        # updates part of a tensor on purpose; a view made on another line was given a name.
+        if where is None or (created[0].filename, created[0].line) == (where.filename, where.line):
+            return
+        if self._reported("AL201", where):
+            return
+        key = id(base)
+        self._view_writes[key] = _ViewWrite(
+            weakref.ref(base, functools.partial(self._forget_view_write, key)),
+            weakref.ref(view), op, where, created[0],
+        )
+
+    def _forget_view_write(self, key: int, _ref) -> None:
+        pending = self._view_writes.get(key)
+        if pending is not None and pending.base() is None:
+            del self._view_writes[key]
+
+    def _check_overlap(self, op: str, tensor, storage: int, inputs: _OpInputs,
+                       site: _OpSite) -> None:
+        """AL203: the destination overlaps itself, or an input overlaps it partially."""
+        torch = self._torch
+        if torch._debug_has_internal_overlap(tensor) == 1:
+            if self._reported("AL203", site()):
+                return
+            created = self._view_sites.get(_layout(tensor))
+            self._report(
+                "AL203", site(),
+                f"in-place `{op}` writes a tensor in which several elements share one memory "
+                "location (a stride of 0, as `expand` makes); clone it first",
+                [(f"`{created[1]}` made it here", created[0])] if created else [],
+            )
+            return
+        # Two distinct tensors overlap partially only if one of them is a view.
+        if not inputs.tensors or not (tensor._is_view() or inputs.any_view()):
+            return
+        from aliaslint.memory import shares_memory
+
+        layout = None
+        for other in inputs.on_storage(storage):
+            layout = layout or _layout(tensor)
+            if _layout(other) == layout or not shares_memory(other, tensor):
+                continue
+            if self._reported("AL203", site()):
+                return
+            created = self._view_sites.get(_layout(other))
+            self._report(
+                "AL203", site(),
+                f"in-place `{op}` reads an input that partially overlaps the memory it "
+                "writes; the result depends on the order elements are visited",
+                [("overlapping view created here", created[0])] if created else [],
+            )
+            return
+
+    def _record_views(self, op: str, args: tuple, result) -> None:
+        # Views autograd makes while running backward cannot be named by user code, and a
+        # detached alias matters only for a tensor that requires grad.
+        if (self._torch._C._current_autograd_node() is not None
+                or op == "detach" and not (args and getattr(args[0], "requires_grad", False))
+                or getattr(self._local, "packing", False)):
+            return
+        outputs = result if isinstance(result, (list, tuple)) else (result,)
+        site = None
+        for output in outputs:
+            if not isinstance(output, self._tensor_type):
+                continue
+            try:
+                key = _layout(output)
+            except (RuntimeError, NotImplementedError):
+                continue
+            if site is None:
+                site = user_site()
+            sites = self._view_sites
+            if len(sites) >= _MAX_VIEW_SITES:
+                sites.clear()
+            sites[key] = (site, op)
+
+    def _resolve(self) -> None:
+        """Classify the writes to saved storages, now that autograd has bumped versions."""
+        pending, self._unresolved = self._unresolved, []
+        for write in pending:
+            record = write.record
+            if record.tensor._version != write.version_before:
+                if record.modified_at is None:
+                    record.modified_at = write.site
+                if record.requires_grad and not write.writer_requires_grad:
+                    detach = self._view_sites.get(write.writer_layout)
+                    self._report(
+                        "AL104", write.site,
+                        f"in-place `{write.op}` on a `.detach()` alias changes a tensor that "
+                        "autograd saved for backward; backward will raise \"modified by an "
+                        "inplace operation\"",
+                        [("saved for backward here", record.site),
+                         ("detached here", detach[0] if detach and detach[1] == "detach"
+                          else None)],
+                    )
+                else:
+                    saver = f" by `{forward_op_name(record.node_name)}`" if record.is_output else ""
+                    self._report(
+                        "AL101", write.site,
+                        f"in-place `{write.op}` writes a tensor that autograd saved for "
+                        f"backward{saver}; backward will raise \"modified by an inplace "
+                        "operation\"",
+                        [("saved for backward here", record.site)],
+                    )
+            elif write.overlaps:
+                self._report(
+                    "AL103", write.site,
+                    f"in-place `{write.op}` through an alias with its own version counter "
+                    "(`.data`) changes a tensor saved for backward; autograd cannot notice "
+                    "and computes the gradient from the new values",
+                    [("saved for backward here", record.site)],
+                )
+        self._update_attention()
+
+    # -- saved-tensor hooks ---------------------------------------------------------------
+
+    def _pack(self, tensor):
+        if self._state != "open":
+            return tensor
+        try:
+            storage = tensor.untyped_storage().data_ptr()
+            version = tensor._version
+        except (RuntimeError, NotImplementedError):
+            return tensor
+        autograd = self._torch._C._autograd
+        node = tensor.grad_fn
+        # Autograd creates an op's node before it saves the inputs and saves the outputs
+        # right after; an output is thus a tensor whose node is the newest one.
+        is_output = node is not None and node._sequence_nr() == autograd._get_sequence_nr() - 1
+        if is_output:
+            self._local.packing = True
+            try:
+                kept = tensor.detach()
+            finally:
+                self._local.packing = False
+        else:
+            kept = tensor
+        record = _Saved(kept, version, user_site(), tensor.requires_grad, is_output,
+                        node.name() if node is not None else "", tensor.output_nr)
+        with self._lock:
+            records = self._saved.setdefault(storage, {})
+            records[id(record)] = weakref.ref(
+                record, functools.partial(self._forget_saved, storage, id(record)))
+            if tensor.is_leaf and tensor.requires_grad:
+                self._leaves[storage] = weakref.ref(tensor)
+        return record
+
+    def _forget_saved(self, storage: int, key: int, _ref) -> None:
+        records = self._saved.get(storage)
+        if records is not None:
+            records.pop(key, None)
+            if not records:
+                self._saved.pop(storage, None)
+
+    def _unpack(self, record):
+        if type(record) is not _Saved:
+            return record
+        if self._unresolved:
+            with self._lock:
+                self._resolve()
+        tensor = record.tensor
+        if tensor._version != record.version:
+            raise RuntimeError(self._version_error(record))
+        return tensor
+
+    def _version_error(self, record: _Saved) -> str:
+        """Autograd's own message (torch/csrc/autograd/saved_variable.cpp), then the lines."""
+        tensor = record.tensor
+        shape = ", ".join(str(size) for size in tensor.shape)
+        message = ("one of the variables needed for gradient computation has been modified "
+                   f"by an inplace operation: [{tensor.type()} [{shape}]]")
+        if record.is_output:
+            node_name = record.node_name
+        else:
+            node = tensor.grad_fn
+            node_name = node.name() if node is not None else ""
+        if node_name:
+            message += f", which is output {record.output_nr} of {forward_op_name(node_name)},"
+        message += (f" is at version {tensor._version}; expected version {record.version} "
+                    "instead.")
+        if self._torch.is_anomaly_enabled():
+            message += (" Hint: the backtrace further above shows the operation that failed "
+                        "to compute its gradient. The variable in question was changed in "
+                        "there or anywhere later. Good luck!")
+        else:
+            message += (" Hint: enable anomaly detection to find the operation that failed to "
+                        "compute its gradient, with torch.autograd.set_detect_anomaly(True, "
+                        "check_nan=False).")
+        saved = record.site.describe() if record.site else "an unknown location"
+        modified = record.modified_at.describe() if record.modified_at else "an unknown location"
+        return f"{message} aliaslint: saved at {saved}; modified at {modified}."
+
+    # -- NumPy ----------------------------------------------------------------------------
+
+    def _shared_with_numpy(self, tensor, array, site: Site | None, from_numpy: bool) -> None:
+        if self._state != "open":
+            return
+        try:
+            storage = tensor.untyped_storage().data_ptr()
+        except (RuntimeError, NotImplementedError):
+            return
+        with self._lock:
+            share = self._numpy.get(storage)
+            if from_numpy and share is not None and share.array() is array and share.torch_refs:
+                share.torch_refs += 1
+                return
+            self._numpy[storage] = _NumpyShare(weakref.ref(array), site,
+                                               1 if from_numpy else None)
+
+
+@functools.cache
+def _mode_type():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class AliasMode(TorchDispatchMode):
+        """Hands writes and views to the tracer; every other op passes straight through."""
+
+        def __init__(self, tracer: Tracer) -> None:
+            super().__init__()
+            self.tracer = tracer
+            self.facts = tracer._facts
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if kwargs is None:
+                kwargs = {}
+            facts = self.facts.get(func, False)
+            if facts is False:
+                facts = self.facts[func] = _learn(func)
+            if facts is None and not self.tracer._attentive:
+                return func(*args, **kwargs)
+            return self.tracer._observe(func, facts, args, kwargs)
+
+    return AliasMode
+
+
+# --- NumPy interop: torch.from_numpy and Tensor.numpy are wrapped while a trace is open ---
+
+
+_ORIGINALS: dict[str, Any] = {}
+
+
+def _activate(tracer: Tracer) -> None:
+    with _ACTIVE_LOCK:
+        _ACTIVE.append(tracer)
+        if len(_ACTIVE) > 1:
+            return
+        import torch
+
+        from_numpy, numpy = torch.from_numpy, torch.Tensor.numpy
+        _ORIGINALS.update(from_numpy=from_numpy, numpy=numpy)
+
+        @functools.wraps(from_numpy)
+        def traced_from_numpy(array):
+            tensor = from_numpy(array)
+            if not torch.compiler.is_compiling():
+                site = user_site()
+                for active in list(_ACTIVE):
+                    active._shared_with_numpy(tensor, array, site, from_numpy=True)
+            return tensor
+
+        @functools.wraps(numpy)
+        def traced_numpy(self, *args, **kwargs):
+            array = numpy(self, *args, **kwargs)
+            if not torch.compiler.is_compiling():
+                from aliaslint.memory import shares_memory
+
+                if shares_memory(self, array):
+                    site = user_site()
+                    for active in list(_ACTIVE):
+                        active._shared_with_numpy(self, array, site, from_numpy=False)
+            return array
+
+        torch.from_numpy = traced_from_numpy
+        torch.Tensor.numpy = traced_numpy
+
+
+def _deactivate(tracer: Tracer) -> None:
+    with _ACTIVE_LOCK:
+        if tracer in _ACTIVE:
+            _ACTIVE.remove(tracer)
+        if _ACTIVE or not _ORIGINALS:
+            return
+        import torch
+
+        torch.from_numpy = _ORIGINALS.pop("from_numpy")
+        torch.Tensor.numpy = _ORIGINALS.pop("numpy")
+
+
+def trace() -> Tracer:
+    """Observe the code in a ``with`` block; afterwards ``.findings`` lists runtime hazards.
+
+    ::
+
+        with aliaslint.trace() as t:
+            train_one_step()
+        for finding in t.findings:
+            print(finding.code, finding.filename, finding.location.row, finding.message)
+    """
+    return Tracer()
+
+
+# --- running a program under the tracer ------------------------------------------------------
+
+
+def run_program(tracer: Tracer, *, script: str | None = None, module: str | None = None,
+                args: list[str] = ()) -> int:
+    """Run ``script`` or ``-m module`` as ``__main__`` under ``tracer``; its exit code.
+
+    Like ``python script.py`` / ``python -m module``: ``sys.argv`` and ``sys.path[0]``
+    are set as the interpreter sets them, an uncaught exception prints its traceback
+    and gives 1, and ``SystemExit`` gives its code.
+    """
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = [script if script is not None else module, *args]
+    sys.path[0] = os.path.dirname(os.path.abspath(script)) if script else os.getcwd()
+    try:
+        with tracer:
+            if module is not None:
+                runpy.run_module(module, run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(script, run_name="__main__")
+    except SystemExit as exit:
+        return _exit_status(exit.code)
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        return 130
+    except BaseException as error:  # the program's own error, printed as Python prints it
+        _print_program_error(error)
+        return 1
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+    return 0
+
+
+def _exit_status(code) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _print_program_error(error: BaseException) -> None:
+    """The traceback without the frames of aliaslint and runpy that ran the program."""
+    tb = error.__traceback__
+    ours = (os.path.dirname(os.path.realpath(__file__)), os.path.realpath(runpy.__file__))
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not (filename.startswith("<frozen runpy")
+                or os.path.realpath(filename).startswith(ours)):
+            break
+        tb = tb.tb_next
+    traceback.print_exception(type(error), error, tb)
