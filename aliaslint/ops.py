@@ -9,6 +9,7 @@ API::
     lookup("torch.transpose")            -> Op | None   # also torch.Tensor.add_, torch.Tensor.T,
     method("add_")                       -> Op | None   #   torch.nn.functional.relu, numpy.asarray ...
     module("torch.nn.ReLU")              -> ModuleOp | None
+    aten("relu_")                        -> Op | None   # by ATen op name (module / twin targets)
     meta()                               -> dict        # torch version, yaml sha256s
 
 Naming of arguments: in ``torch.X`` / ``torch.nn.functional.X`` entries the schema's ``self`` is
@@ -29,7 +30,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
-__all__ = ["Op", "Overload", "ModuleOp", "lookup", "method", "module", "meta", "names", "KINDS"]
+__all__ = ["Op", "Overload", "ModuleOp", "lookup", "method", "module", "aten", "meta", "names", "KINDS"]
 
 DATA_PATH = Path(__file__).resolve().parent / "data" / "ops.json"
 
@@ -215,7 +216,7 @@ def _fs(v: list[str] | None) -> frozenset[str] | None:
 
 _OP_KEYS = {
     "kind", "params", "aliases", "writes", "twin", "noncontiguous", "returns", "has_out",
-    "saves_must", "saves_may", "overloads", "op", "inplace_kwarg", "property", "note", "manual",
+    "saves_must", "saves_may", "overloads", "op", "inplace_kwarg", "property", "note",
 }
 
 
@@ -304,8 +305,19 @@ def module(qualname: str) -> ModuleOp | None:
     return m
 
 
-def _op_by_aten(aten: str) -> Op | None:
-    return lookup("torch." + aten) or lookup("torch.nn.functional." + aten) or method(aten)
+def aten(name: str) -> Op | None:
+    """The entry of an ATen op by its base name (``"relu_"``, ``"hardtanh"``): the ``torch.X``
+    function if public, else ``torch.nn.functional.X``, else the ``torch.Tensor.X`` method, else
+    ``torch._C._nn.X`` (in-place nn ops only reached through ``inplace=True``)."""
+    return (
+        lookup("torch." + name)
+        or lookup("torch.nn.functional." + name)
+        or method(name)
+        or lookup("torch._C._nn." + name)
+    )
+
+
+_op_by_aten = aten
 
 
 def meta() -> dict[str, Any]:

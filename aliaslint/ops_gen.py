@@ -381,9 +381,18 @@ def _make_tensor(torch: Any, world: dict[str, Any], name: str = "") -> Any:
     return torch.randint(0, 2, shape, generator=g, dtype=dtype)
 
 
+#: ATen ops that crash the process (segfault) on arbitrary sample arguments instead of raising;
+#: never called with samples (by the generator or the tests).
+CRASHERS = {
+    "native_batch_norm": "segfaults with running stats None and training=False",
+}
+
+
 def callable_by_sample(schema: Any) -> bool:
     """Sample calls are built only for schemas without Tensor[] arguments: the RNN kernels
     (lstm, gru, rnn_*) take flat weight lists and corrupt memory when given arbitrary lists."""
+    if str(schema.name.name.base) in CRASHERS:
+        return False
     return not any(_is_tensor_list(a.type) for a in schema.arguments.flat_all)
 
 
@@ -507,7 +516,10 @@ def probe_alias(torch: Any, fn: Any, schema: Any) -> tuple[bool, bool] | None:
     """(alias seen, copy seen) over sample calls: contiguous / transposed input, same / other dtype."""
     seen_alias = seen_copy = False
     called = False
+    called_world = None
     for world, x, pos, kw in sample_calls(torch, schema):
+        if called_world is not None and world is not called_world:
+            break  # the first world that works decides; its other argument tries still count
         for xin in _input_variants(torch, x):
             p = [xin if v is x else v for v in pos]
             try:
@@ -517,6 +529,7 @@ def probe_alias(torch: Any, fn: Any, schema: Any) -> tuple[bool, bool] | None:
             except Exception:
                 continue
             called = True
+            called_world = world
             for t in _tensors_of(r):
                 if any(t is i or shares_storage(t, i) for i in [xin, *[v for v in p if hasattr(v, "untyped_storage")]]):
                     seen_alias = True
@@ -752,8 +765,8 @@ def generate(probe: bool = True) -> dict[str, Any]:
             elif (
                 o.kind == "functional"
                 and o.returns in ("tensor", "tensors")
-                and o.composite_implicit
                 and not o.base.startswith("_")
+                and o.base not in CRASHERS
                 and o.schema.arguments.flat_positional
                 and _is_tensor_type(o.schema.arguments.flat_positional[0].type)
                 and not _is_tensor_list(o.schema.arguments.flat_positional[0].type)
@@ -795,6 +808,9 @@ def generate(probe: bool = True) -> dict[str, Any]:
         if pm == "nn":
             if fn_ovs and base in f_names and callable(getattr(F, base)) and base not in manual.get("functional_alias", {}):
                 entries[f"{F_NS}.{base}"] = merge_entry(base, fn_ovs, "input", facts)
+            elif fn_ovs and hasattr(torch._C._nn, base) and not base.startswith("_") and base in visible:
+                # reached only through a wrapper (F.silu(inplace=True) runs torch._C._nn.silu_)
+                entries[f"torch._C._nn.{base}"] = merge_entry(base, fn_ovs, "input", facts)
             continue
         if pm is None and fn_ovs and base in torch_names:
             entries[f"{TORCH_NS}.{base}"] = merge_entry(base, fn_ovs, "input", facts)
@@ -815,10 +831,8 @@ def generate(probe: bool = True) -> dict[str, Any]:
         if fname.startswith("_") or not callable(getattr(F, fname)):
             continue
         qn = f"{F_NS}.{fname}"
-        if qn in entries:
-            continue
         target = fmap.get(fname, fname)
-        src = entries.get(f"{TORCH_NS}.{target}") or entries.get(f"{F_NS}.{target}")
+        src = entries.get(qn) or entries.get(f"{TORCH_NS}.{target}") or entries.get(f"{F_NS}.{target}")
         if src is None and target in by_base:
             src = merge_entry(target, [o for o in by_base[target] if "function" in o.variants] or by_base[target], "input", facts)
         fobj = getattr(F, fname)
@@ -841,7 +855,8 @@ def generate(probe: bool = True) -> dict[str, Any]:
                  "saves_must": None, "saves_may": None, "overloads": {}}
         else:
             e = json.loads(json.dumps(src))
-            e["op"] = target
+            if target != fname or qn not in entries:
+                e["op"] = target
             if params is not None:
                 e["params"] = params
                 if "inplace" in params:
@@ -861,6 +876,15 @@ def generate(probe: bool = True) -> dict[str, Any]:
             continue
         e = json.loads(json.dumps(src))
         e["op"] = target
+        entries[f"{TENSOR_NS}.{d}"] = e
+    for d, target in sorted(manual.get("dunder_reflected", {}).items()):
+        # `x.__rpow__(y)` is `y ** x`: the receiver is the right operand, so argument-level
+        # facts of the ATen op do not apply by name; kind and returns do, saves are unknown.
+        if d not in tensor_names or f"{TENSOR_NS}.{target}" not in entries:
+            continue
+        e = json.loads(json.dumps(entries[f"{TENSOR_NS}.{target}"]))
+        e.update(op=target, saves_must=None, saves_may=None, overloads={}, twin=None,
+                 note="reflected operator (receiver is the right operand); saves not derived")
         entries[f"{TENSOR_NS}.{d}"] = e
     for p, target in sorted(manual.get("property", {}).items()):
         if p not in tensor_names:
@@ -936,10 +960,18 @@ def generate(probe: bool = True) -> dict[str, Any]:
             if me["inplace_op"] and me["inplace_op"] not in by_base:
                 raise SystemExit(f"ops_manual.toml: {qn}: unknown op {me['inplace_op']}")
             if me["saves"] is None:
+                # the op's saves in module terms: the argument forward's input goes to is
+                # "input" (default: the op's first tensor argument), parameters keep their
+                # names, auxiliary outputs (mean / rstd: result1 ...) and buffers are dropped.
+                first = group[0]
+                input_arg = m.get("input_arg") or next(
+                    a.name for a in first.schema.arguments.flat_positional if _is_tensor_type(a.type)
+                )
                 known = [set(o.saves) for o in group if o.saves is not None]
-                me["saves"] = sorted(set.intersection(*known)) if known and len(known) == len(group) else None
-            if me["saves"] is not None:
-                me["saves"] = ["input" if s == "self" else s for s in me["saves"]]
+                saves = set.intersection(*known) if known and len(known) == len(group) else None
+                if saves is not None:
+                    keep = {"weight", "bias", "result"}
+                    me["saves"] = sorted({"input" if s == input_arg else s for s in saves} & (keep | {"input"}))
         if "note" in m:
             me["note"] = m["note"]
         modules[qn] = me
@@ -1003,6 +1035,9 @@ def _visible_bases(torch: Any, F: Any, by_base: dict[str, Any], manual: dict[str
         pm = group[0].python_module
         if pm in SUB_NS and b.startswith(pm + "_"):
             out.add(b)
+    for f in names & set(dir(F)):
+        if f + "_" in by_base:
+            out.add(f + "_")
     for section in ("dunder", "property", "functional_alias"):
         out |= set(manual.get(section, {}).values())
     for m in manual.get("module", {}).values():

@@ -1,0 +1,559 @@
+"""The shipped op tables checked against the installed torch.
+
+* drift: a fresh generation equals aliaslint/data/ops.json;
+* views: every op the table calls a view shares storage with its input when called through the
+  public API on sample tensors; functional ops do not; sometimes-alias ops do both; the
+  non-contiguous claims hold;
+* saves: what autograd really saves (saved_tensors_hooks) equals what the table says, per
+  overload, for every differentiable overload that can be called on sample tensors;
+* nn modules: the hand table's module claims hold on real modules.
+
+The agreement figures are printed at the end (also without -s).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter, defaultdict
+
+import pytest
+import torch
+
+from aliaslint import ops, ops_gen
+
+STATS: dict[str, Counter] = defaultdict(Counter)
+DISAGREE: dict[str, list[str]] = defaultdict(list)
+UNCALLABLE: dict[str, list[str]] = defaultdict(list)
+
+# Ops whose sample call through the public API disagrees with the table for a known reason.
+# name -> reason.  Every entry is also listed in docs/ops.md.
+KNOWN_VIEW_EXCEPTIONS: dict[str, str] = {}
+KNOWN_SAVE_EXCEPTIONS: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module")
+def overloads():
+    funcs, infos = ops_gen.load_torchgen()
+    ovs = [ops_gen.overload_facts(f) for f in funcs]
+    return {o.aten: o for o in ovs}
+
+
+def _entries(kinds):
+    for name in ops.names():
+        ns, _, short = name.rpartition(".")
+        if ns not in ("torch", "torch.Tensor") or (short.startswith("_") and not short.startswith("__")):
+            continue  # private ATen entry points are not called with arbitrary samples
+        op = ops.lookup(name)
+        if op.manual if hasattr(op, "manual") else op.extra.get("manual"):
+            continue
+        if op.kind in kinds:
+            yield name, ns, short, op
+
+
+def _aten(op, short, oname):
+    base = op.aten or short
+    return base if oname == "default" else f"{base}.{oname}"
+
+
+def _call_public(ns, short, op, pos, kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if op.is_property:
+            return getattr(pos[0], short)
+        if ns == "torch":
+            return getattr(torch, short)(*pos, **kw)
+        return getattr(pos[0], short)(*pos[1:], **kw)
+
+
+def _first_call(ns, short, op, ov, variants=False):
+    """(x, pos, kw, result) of the first sample call that works through the public API."""
+    called_world = None
+    for world, x, pos, kw in ops_gen.sample_calls(torch, ov.schema):
+        if called_world is not None and world is not called_world:
+            return
+        inputs = ops_gen._input_variants(torch, x) if variants else [x]
+        for xin in inputs:
+            p = [xin if v is x else v for v in pos]
+            try:
+                r = _call_public(ns, short, op, p, kw)
+            except Exception:
+                continue
+            called_world = world
+            yield xin, p, kw, r
+
+
+def _tensors(v):
+    if isinstance(v, torch.Tensor):
+        return [v]
+    if isinstance(v, (list, tuple)):
+        return [t for t in v if isinstance(t, torch.Tensor)]
+    return []
+
+
+def _shares(a, b):
+    return ops_gen.shares_storage(a, b)
+
+
+# ------------------------------------------------------------------------------------------------
+# drift
+# ------------------------------------------------------------------------------------------------
+
+
+def test_no_drift():
+    fresh = ops_gen.dumps(ops_gen.generate())
+    shipped = ops_gen.OPS_JSON.read_text()
+    if fresh != shipped:
+        import difflib
+
+        diff = "".join(list(difflib.unified_diff(shipped.splitlines(True), fresh.splitlines(True), n=0))[:40])
+        pytest.fail("aliaslint/data/ops.json is out of date; run python -m aliaslint.ops_gen\n" + diff)
+    m = ops.meta()
+    assert m["torch"] == torch.__version__
+    paths = ops_gen.yaml_paths()
+    assert m["native_functions.yaml sha256"] == ops_gen.sha256(paths["native_functions"])
+    assert m["derivatives.yaml sha256"] == ops_gen.sha256(paths["derivatives"])
+
+
+# ------------------------------------------------------------------------------------------------
+# views, functional, sometimes-alias
+# ------------------------------------------------------------------------------------------------
+
+
+def test_views_share_storage(overloads):
+    bad = []
+    for name, ns, short, op in _entries({"view"}):
+        for oname, od in op.overloads.items():
+            if od.kind != "view":
+                continue
+            ov = overloads.get(_aten(op, short, oname))
+            if ov is None:
+                UNCALLABLE["view"].append(f"{name}.{oname}: no schema")
+                continue
+            done = False
+            for xin, p, kw, r in _first_call(ns, short, op, ov):
+                outs = _tensors(r)
+                if not outs:
+                    continue
+                STATS["views"]["checked"] += 1
+                if all(_shares(t, xin) for t in outs):
+                    STATS["views"]["agree"] += 1
+                else:
+                    bad.append(f"{name}.{oname}: result does not share storage with its input")
+                if op.noncontiguous:
+                    STATS["noncontiguous"]["checked"] += 1
+                    if any(not t.is_contiguous() for t in outs if t.numel() > 1):
+                        STATS["noncontiguous"]["agree"] += 1
+                    else:
+                        bad.append(f"{name}.{oname}: table says non-contiguous, sample result is contiguous")
+                done = True
+                break
+            if not done:
+                UNCALLABLE["view"].append(f"{name}.{oname}: no sample call succeeded")
+    bad = [b for b in bad if b.split(":")[0].rsplit(".", 1)[0] not in KNOWN_VIEW_EXCEPTIONS]
+    DISAGREE["views"] += bad
+    assert not bad, "\n".join(bad)
+    assert STATS["views"]["checked"] >= 60
+
+
+def test_functional_do_not_alias(overloads):
+    bad = []
+    for name, ns, short, op in _entries({"functional"}):
+        if op.returns not in ("tensor", "tensors"):
+            continue
+        for oname, od in op.overloads.items():
+            if od.kind != "functional" or od.returns not in ("tensor", "tensors"):
+                continue
+            ov = overloads.get(_aten(op, short, oname))
+            if ov is None or not ov.schema.arguments.flat_positional or not ops_gen.callable_by_sample(ov.schema):
+                continue
+            calls = shared = 0
+            for xin, p, kw, r in _first_call(ns, short, op, ov, variants=True):
+                ins = [v for v in p if isinstance(v, torch.Tensor)]
+                calls += 1
+                shared += any(t is i or _shares(t, i) for t in _tensors(r) for i in ins)
+            if not calls:
+                continue
+            STATS["functional"]["checked"] += 1
+            STATS["functional"]["sample calls"] += calls
+            if shared:
+                bad.append(f"{name}.{oname}: result shares storage with an input")
+            else:
+                STATS["functional"]["agree"] += 1
+    DISAGREE["functional"] += bad
+    assert not bad, "\n".join(bad)
+    assert STATS["functional"]["checked"] >= 300
+
+
+def test_sometimes_alias_both_outcomes(overloads):
+    bad = []
+    for name, ns, short, op in _entries({"sometimes_alias"}):
+        for oname, od in op.overloads.items():
+            if od.kind != "sometimes_alias":
+                continue
+            ov = overloads.get(_aten(op, short, oname))
+            if ov is None:
+                continue
+            alias = copy = False
+            called = False
+            for xin, p, kw, r in _first_call(ns, short, op, ov, variants=True):
+                called = True
+                for t in _tensors(r):
+                    ins = [v for v in p if isinstance(v, torch.Tensor)]
+                    if any(t is i or _shares(t, i) for i in ins):
+                        alias = True
+                    else:
+                        copy = True
+            if not called:
+                UNCALLABLE["sometimes_alias"].append(f"{name}.{oname}: no sample call succeeded")
+                continue
+            STATS["sometimes_alias"]["checked"] += 1
+            if not alias:
+                bad.append(f"{name}.{oname}: never aliased on samples")
+                continue
+            if copy:
+                STATS["sometimes_alias"]["both outcomes"] += 1
+            else:
+                UNCALLABLE["sometimes_alias (copy not observable on CPU samples)"].append(f"{name}.{oname}")
+            STATS["sometimes_alias"]["agree"] += 1
+    # conversions without a yaml entry (float(), double() ...): same on the receiver
+    for name in ops.names():
+        if not name.startswith("torch.Tensor."):
+            continue
+        op = ops.lookup(name)
+        if op.kind != "sometimes_alias" or op.overloads or op.extra.get("manual"):
+            continue
+        short = name.rpartition(".")[2]
+        res = ops_gen._probe_conversion(torch, short)
+        STATS["sometimes_alias"]["checked"] += 1
+        if res and res[0]:
+            STATS["sometimes_alias"]["agree"] += 1
+            if res[1]:
+                STATS["sometimes_alias"]["both outcomes"] += 1
+        else:
+            bad.append(f"{name}: never aliased")
+    x = torch.ones(2, 3)
+    assert x.cpu() is x  # hand entry: Tensor.cpu aliases on CPU
+    DISAGREE["sometimes_alias"] += bad
+    assert not bad, "\n".join(bad)
+    assert STATS["sometimes_alias"]["both outcomes"] >= 10
+
+
+# ------------------------------------------------------------------------------------------------
+# saves
+# ------------------------------------------------------------------------------------------------
+
+
+def _record_saves(fn):
+    saved = []
+
+    def pack(t):
+        saved.append(t)
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = fn()
+    return r, saved
+
+
+def _classify(saved, named_inputs, results, inplace):
+    out = set()
+    for s in saved:
+        hit = False
+        for nm, v in named_inputs.items():
+            if s is v or _shares(s, v):
+                out.add("result" if inplace and nm == "self" else nm)
+                hit = True
+        if not hit:
+            for i, rt in enumerate(results):
+                if s is rt or _shares(s, rt):
+                    out.add("result" if i == 0 else f"result{i}")
+    return out
+
+
+def _saves_case(ns, short, op, ov, oname):
+    """Actual saves of one overload through the public API, or None when not callable."""
+    names = [a.name for a in ov.schema.arguments.flat_positional if a.default is None]
+    kwn = [a.name for a in ov.schema.arguments.flat_kwarg_only if a.default is None and a.name not in {o.name for o in ov.schema.arguments.out}]
+    for world, x, pos, kw in ops_gen.sample_calls(torch, ov.schema):
+        if not world["dtype"].is_floating_point:
+            continue
+        vals = list(pos) + [kw[k] for k in kwn]
+        fresh = []
+        named = {}
+        for nm, v in zip(names + kwn, vals):
+            if isinstance(v, torch.Tensor) and v.is_floating_point():
+                v = v.detach().clone().requires_grad_(True)
+                if op.kind == "inplace" and nm == "self":
+                    v = v * 1  # a non-leaf can be written in place
+                named[nm] = v
+            fresh.append(v)
+        p = fresh[: len(pos)]
+        k = dict(zip(kwn, fresh[len(pos):]))
+        try:
+            r, saved = _record_saves(lambda: _call_public(ns, short, op, p, k))
+        except Exception:
+            continue
+        results = _tensors(r)
+        if not any(t.requires_grad for t in results):
+            return None
+        return _classify(saved, named, results, op.kind == "inplace"), set(named)
+    return None
+
+
+MUST_SAVES = [
+    "torch.sigmoid", "torch.tanh", "torch.exp", "torch.relu", "torch.softmax", "torch.log_softmax",
+    "torch.pow", "torch.mul", "torch.div", "torch.matmul", "torch.nn.functional.linear", "torch.conv2d",
+    "torch.layer_norm", "torch.batch_norm", "torch.embedding", "torch.index_select", "torch.gather",
+    "torch.Tensor.index_add", "torch.Tensor.sigmoid_", "torch.Tensor.relu_", "torch.Tensor.mul_",
+]
+
+
+def test_saves_match_autograd(overloads):
+    bad = []
+    covered = set()
+    for name, ns, short, op in _entries({"functional", "inplace", "view", "sometimes_alias"}):
+        for oname, od in op.overloads.items():
+            if od.saves is None or od.kind == "out":
+                continue
+            ov = overloads.get(_aten(op, short, oname))
+            if ov is None or not ops_gen.callable_by_sample(ov.schema):
+                continue
+            res = _saves_case(ns, short, op, ov, oname)
+            if res is None:
+                continue
+            actual, given = res
+            # table names -> schema names (torch.X entries call the schema's `self` `input`)
+            schema_names = {a.name for a in ov.schema.arguments.flat_all}
+            to_schema = lambda s: "self" if (s == "input" and "self" in schema_names) else s
+            expect = {to_schema(s) for s in od.saves}
+            expect = {s for s in expect if s.startswith("result") or s in given}
+            STATS["saves"]["checked"] += 1
+            cat = lambda s: {("result" if x.startswith("result") else "input") for x in s}
+            if cat(actual) == cat(expect):
+                STATS["saves"]["agree (input vs result)"] += 1
+            if actual == expect:
+                STATS["saves"]["agree (names)"] += 1
+                covered.add(name)
+            else:
+                bad.append(f"{name}.{oname}: table {sorted(expect)} autograd {sorted(actual)}")
+    known = [b for b in bad if b.split(":")[0] in KNOWN_SAVE_EXCEPTIONS]
+    bad = [b for b in bad if b not in known]
+    DISAGREE["saves"] += bad
+    assert STATS["saves"]["checked"] >= 150
+    assert not bad, f"{len(bad)} disagreements:\n" + "\n".join(bad)
+
+
+# ------------------------------------------------------------------------------------------------
+# nn modules
+# ------------------------------------------------------------------------------------------------
+
+nn = torch.nn
+
+
+def _module_cases():
+    x2 = lambda: torch.rand(4, 5)
+    img = lambda *s: (lambda: torch.rand(*s))
+    return {
+        "torch.nn.Linear": (lambda: nn.Linear(5, 3), x2),
+        "torch.nn.Bilinear": None,
+        "torch.nn.Conv1d": (lambda: nn.Conv1d(3, 4, 2), img(2, 3, 8)),
+        "torch.nn.Conv2d": (lambda: nn.Conv2d(3, 4, 2), img(2, 3, 6, 6)),
+        "torch.nn.Conv3d": (lambda: nn.Conv3d(3, 4, 2), img(1, 3, 4, 4, 4)),
+        "torch.nn.ConvTranspose1d": (lambda: nn.ConvTranspose1d(3, 4, 2), img(2, 3, 8)),
+        "torch.nn.ConvTranspose2d": (lambda: nn.ConvTranspose2d(3, 4, 2), img(2, 3, 6, 6)),
+        "torch.nn.ConvTranspose3d": (lambda: nn.ConvTranspose3d(3, 4, 2), img(1, 3, 4, 4, 4)),
+        "torch.nn.ReLU": (nn.ReLU, x2),
+        "torch.nn.ReLU6": (nn.ReLU6, x2),
+        "torch.nn.LeakyReLU": (nn.LeakyReLU, x2),
+        "torch.nn.ELU": (nn.ELU, x2),
+        "torch.nn.CELU": (nn.CELU, x2),
+        "torch.nn.SELU": (nn.SELU, x2),
+        "torch.nn.Hardtanh": (nn.Hardtanh, x2),
+        "torch.nn.Threshold": (lambda **k: nn.Threshold(0.1, 0.0, **k), x2),
+        "torch.nn.RReLU": (nn.RReLU, x2),
+        "torch.nn.SiLU": (nn.SiLU, x2),
+        "torch.nn.Mish": (nn.Mish, x2),
+        "torch.nn.Hardswish": (nn.Hardswish, x2),
+        "torch.nn.Hardsigmoid": (nn.Hardsigmoid, x2),
+        "torch.nn.GELU": (nn.GELU, x2),
+        "torch.nn.Sigmoid": (nn.Sigmoid, x2),
+        "torch.nn.Tanh": (nn.Tanh, x2),
+        "torch.nn.Softplus": (nn.Softplus, x2),
+        "torch.nn.Softmax": (lambda: nn.Softmax(dim=1), x2),
+        "torch.nn.LogSoftmax": (lambda: nn.LogSoftmax(dim=1), x2),
+        "torch.nn.BatchNorm1d": (lambda: nn.BatchNorm1d(5), x2),
+        "torch.nn.BatchNorm2d": (lambda: nn.BatchNorm2d(3), img(2, 3, 4, 4)),
+        "torch.nn.BatchNorm3d": (lambda: nn.BatchNorm3d(3), img(2, 3, 2, 2, 2)),
+        "torch.nn.LayerNorm": (lambda: nn.LayerNorm(5), x2),
+        "torch.nn.GroupNorm": (lambda: nn.GroupNorm(1, 3), img(2, 3, 4)),
+        "torch.nn.Dropout": (lambda **k: nn.Dropout(0.5, **k), x2),
+        "torch.nn.Embedding": (lambda: nn.Embedding(10, 3), lambda: torch.tensor([1, 2, 3])),
+        "torch.nn.LSTM": (lambda: nn.LSTM(5, 4), img(3, 2, 5)),
+        "torch.nn.GRU": (lambda: nn.GRU(5, 4), img(3, 2, 5)),
+        "torch.nn.RNN": (lambda: nn.RNN(5, 4), img(3, 2, 5)),
+        "torch.nn.Identity": (nn.Identity, x2),
+        "torch.nn.Flatten": (nn.Flatten, img(2, 3, 4)),
+        "torch.nn.Unflatten": (lambda: nn.Unflatten(1, (5, 1)), x2),
+        "torch.nn.Sequential": (lambda: nn.Sequential(nn.Linear(5, 3), nn.ReLU()), x2),
+        "torch.nn.ModuleList": (lambda: nn.ModuleList([nn.ReLU()]), None),
+        "torch.nn.ModuleDict": (lambda: nn.ModuleDict({"a": nn.ReLU()}), None),
+    }
+
+
+def _module_saves(mod, x):
+    if x.is_floating_point():
+        x = x.clone().requires_grad_(True)
+    named = {"input": x}
+    for pn, p in mod.named_parameters():
+        named[pn.split(".")[-1]] = p
+    r, saved = _record_saves(lambda: mod(x))
+    out = set()
+    results = _tensors(r[0] if isinstance(r, tuple) and isinstance(r[0], torch.Tensor) else r)
+    for s in saved:
+        for nm, v in named.items():
+            if s is v or _shares(s, v):
+                out.add("weight" if nm.startswith("weight") else "bias" if nm.startswith("bias") else nm)
+        for rt in results:
+            if s is rt or _shares(s, rt):
+                out.add("result")
+    return x, r, out
+
+
+def test_modules_match_torch():
+    bad = []
+    cases = _module_cases()
+    for qn in ops.names("modules"):
+        mo = ops.module(qn)
+        assert hasattr(torch.nn, qn.rpartition(".")[2]), qn
+        case = cases.get(qn)
+        if case is None:
+            UNCALLABLE["modules"].append(f"{qn}: no sample case")
+            continue
+        make, inp = case
+        mod = make()
+        STATS["modules"]["checked"] += 1
+        ok = True
+        if mo.container:
+            ok = isinstance(mod, (nn.Sequential, nn.ModuleList, nn.ModuleDict))
+        elif mo.identity:
+            x = inp()
+            ok = mod(x) is x
+        else:
+            mod.train()
+            x, r, actual = _module_saves(mod, inp())
+            if mo.saves is not None:
+                expect = set(mo.saves)
+                if actual != expect:
+                    ok = False
+                    bad.append(f"{qn}: table {sorted(expect)} autograd {sorted(actual)}")
+            if mo.op:
+                fn = ops.aten(mo.op)
+                assert fn is not None, qn
+                outs = _tensors(r)
+                if fn.kind == "functional" and any(_shares(t, x) for t in outs):
+                    ok = False
+                    bad.append(f"{qn}: result shares storage with its input")
+                if fn.kind == "sometimes_alias":
+                    # must alias for some input / mode (Flatten: contiguous input; Dropout: eval)
+                    y = inp().transpose(0, 1) if inp().dim() > 1 else inp()
+                    shares_contig = any(_shares(t, x) for t in outs)
+                    shares_t = any(_shares(t, y) for t in _tensors(mod(y)))
+                    mod.eval()
+                    z = inp()
+                    shares_eval = any(_shares(t, z) for t in _tensors(mod(z)))
+                    ok = ok and (shares_contig or shares_t or shares_eval)
+            if mo.inplace_kwarg:
+                try:
+                    mod2 = make(**{mo.inplace_kwarg: True})
+                except TypeError:
+                    mod2 = type(mod)(**{mo.inplace_kwarg: True})
+                mod2.train()
+                x = inp().clone()
+                v0 = x._version
+                r2 = mod2(x)
+                if not (x._version > v0 and _shares(r2, x)):
+                    ok = False
+                    bad.append(f"{qn}({mo.inplace_kwarg}=True) did not write its input")
+                assert ops.aten(mo.inplace_op).kind == "inplace", qn
+            if mo.writes:
+                for w in mo.writes:
+                    assert hasattr(mod, w), (qn, w)
+        if ok:
+            STATS["modules"]["agree"] += 1
+        elif not bad or not bad[-1].startswith(qn):
+            bad.append(f"{qn}: sample call disagrees with the table's kind")
+    DISAGREE["modules"] += bad
+    assert not bad, "\n".join(bad)
+
+
+def test_functional_inplace_kwargs():
+    """F.relu(x, inplace=True) & co write x: every F entry with inplace_kwarg."""
+    import torch.nn.functional as F
+
+    bad = []
+    for name in ops.names():
+        if not name.startswith("torch.nn.functional."):
+            continue
+        op = ops.lookup(name)
+        if not op.inplace_kwarg:
+            continue
+        fn = getattr(F, name.rpartition(".")[2])
+        x = torch.rand(4, 5) - 0.5
+        v0 = x._version
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                extra = {k: v for k, v in (("threshold", 0.1), ("value", 0.0), ("training", True)) if k in op.params}
+                r = fn(x, **extra, **{op.inplace_kwarg: True})
+        except Exception as e:  # pragma: no cover - reported
+            bad.append(f"{name}: {e}")
+            continue
+        STATS["F inplace kwarg"]["checked"] += 1
+        if x._version > v0 and _shares(r, x) and ops.aten(op.twin).kind == "inplace":
+            STATS["F inplace kwarg"]["agree"] += 1
+        else:
+            bad.append(f"{name}: inplace=True did not write the input")
+    assert not bad, "\n".join(bad)
+    assert STATS["F inplace kwarg"]["checked"] >= 10
+
+
+def test_numpy_share_entries():
+    import copy
+
+    import numpy as np
+
+    a = np.zeros(3, dtype=np.float32)
+    t = torch.from_numpy(a)
+    t[0] = 1
+    assert a[0] == 1 and ops.lookup("torch.from_numpy").kind == "numpy_share"
+    t2 = torch.as_tensor(a)
+    assert _shares(t2, t)
+    n = t.numpy()
+    n[1] = 2
+    assert t[1] == 2 and ops.method("numpy").kind == "numpy_share"
+    n2 = np.asarray(t)
+    n2[2] = 3
+    assert t[2] == 3
+    d = copy.deepcopy(t)
+    assert not _shares(d, t) and ops.lookup("copy.deepcopy").kind == "deepcopy"
+    m = nn.Linear(2, 2)
+    sd = m.state_dict()
+    assert _shares(sd["weight"], m.weight) and ops.lookup("torch.nn.Module.state_dict").kind == "reference"
+    assert m.weight.data.untyped_storage().data_ptr() == m.weight.untyped_storage().data_ptr()
+    STATS["hand entries"]["checked"] += 6
+    STATS["hand entries"]["agree"] += 6
+
+
+def test_zz_summary(capsys):
+    lines = ["", "aliaslint op tables vs torch " + torch.__version__ + ":"]
+    for k, c in STATS.items():
+        lines.append(f"  {k}: " + ", ".join(f"{kk} {vv}" for kk, vv in c.items()))
+    for k, v in UNCALLABLE.items():
+        lines.append(f"  not checked ({k}): {len(v)}")
+    for k, v in DISAGREE.items():
+        if v:
+            lines.append(f"  disagreements ({k}): {len(v)}")
+    with capsys.disabled():
+        print("\n".join(lines))
