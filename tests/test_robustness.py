@@ -9,7 +9,7 @@ from aliaslint.checks import CHECKS
 RULES = {check.code for check in CHECKS}
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(hypothesmith.from_grammar())
 def test_check_never_raises_on_generated_modules(source):
@@ -18,7 +18,7 @@ def test_check_never_raises_on_generated_modules(source):
     assert all(d.code != "AL903" for d in diagnostics), diagnostics
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hypothesmith.from_node())
 def test_check_never_raises_on_generated_syntax_trees(source):
     diagnostics = check_source("import torch\n" + source, "generated.py", RULES)
