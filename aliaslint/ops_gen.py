@@ -349,6 +349,9 @@ def _arg_candidates(torch: Any, a: Any, schema: Any, world: dict[str, Any], tens
         if n == BaseTy.Tensor:
             if not tensors:
                 return [x]
+            if a.name in ("index", "indices", "target"):
+                idx = torch.randint(0, 2, world["shape"], generator=torch.Generator().manual_seed(0))
+                return [idx, torch.tensor([0, 1]), torch.tensor(1)]
             return [_make_tensor(torch, world, a.name), torch.tensor(1)]
         if n in (BaseTy.int, BaseTy.SymInt):
             return _int_candidates(a.name, names, x.dim())
