@@ -1,4 +1,4 @@
-"""The command line: ``check``, ``rule``, ``rules``.
+"""The command line: ``check``, ``rule``, ``rules``, ``clean``.
 
 Exit codes: 0 no findings, 1 findings, 2 a usage or configuration error or
 a file that could not be checked.
@@ -14,10 +14,12 @@ import sys
 from pathlib import Path
 
 from aliaslint import __version__
+from aliaslint.cache import clean as clean_cache
 from aliaslint.catalog import load_rules, markdown_table
 from aliaslint.config import DEFAULT_MAX_FILE_SIZE, CliOptions, ConfigError, Resolver, Selection
 from aliaslint.config import validate_selectors, walk
-from aliaslint.engine import check_paths, decode, display_path
+from aliaslint.engine import NOTEBOOK_SUFFIX, cache_directory, check_paths, decode, display_path
+from aliaslint.notebooks import cell_lines
 from aliaslint.report import FORMATS, render, render_statistics
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -72,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"skip larger files with AL902 (default {DEFAULT_MAX_FILE_SIZE})")
     config.add_argument("--jobs", "-j", type=int, metavar="N",
                         help="worker processes (default: the number of cores)")
+    config.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the cache of earlier results")
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
     rule.add_argument("code", metavar="CODE")
@@ -82,6 +86,10 @@ def _parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("rules", help="list every rule")
     listing.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
+
+    clean = commands.add_parser("clean", help="remove the cache of earlier results")
+    clean.add_argument("--config", type=Path, metavar="FILE",
+                       help="the aliaslint.toml / pyproject.toml whose cache-dir to remove")
     return parser
 
 
@@ -96,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             return _check(args)
         if args.command == "rule":
             return _rule(args.code)
+        if args.command == "clean":
+            return _clean(args.config)
         return _rules(args.output_format)
     except ConfigError as error:
         print(f"aliaslint: error: {error}", file=sys.stderr)
@@ -131,7 +141,7 @@ def _check(args) -> int:
         for name in missing:
             print(f"aliaslint: error: {name}: no such file or directory", file=sys.stderr)
         return EXIT_ERROR if missing else EXIT_CLEAN
-    result = check_paths(args.paths, cli, jobs=args.jobs, cwd=cwd)
+    result = check_paths(args.paths, cli, jobs=args.jobs, cwd=cwd, cache=not args.no_cache)
     diagnostics = result.diagnostics
     color = args.color == "always" or (
         args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
@@ -163,16 +173,32 @@ def _summary(files: int, diagnostics, could_not_check: int) -> str:
 
 
 def _source_lines(cwd: Path):
-    def read(filename: str) -> list[str] | None:
+    def read(filename: str, cell: int | None = None) -> list[str] | None:
         try:
             data = (cwd / filename).read_bytes()
         except OSError:
             return None
         text = decode(data, filename)
+        if not isinstance(text, str):
+            return None
+        if filename.endswith(NOTEBOOK_SUFFIX):
+            return cell_lines(text, cell) if cell is not None else None
         # Only the line breaks Python itself counts, so rows match the parser's.
-        return re.split(r"\r\n|\r|\n", text) if isinstance(text, str) else None
+        return re.split(r"\r\n|\r|\n", text)
 
     return read
+
+
+def _clean(config: Path | None) -> int:
+    directory = cache_directory(Resolver(CliOptions(config=config), Path.cwd()))
+    try:
+        removed = clean_cache(directory)
+    except OSError as error:
+        print(f"aliaslint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"Removed {display_path(directory, Path.cwd())}" if removed
+          else f"No cache at {display_path(directory, Path.cwd())}")
+    return EXIT_CLEAN
 
 
 def _rule(code: str) -> int:

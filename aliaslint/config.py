@@ -29,6 +29,8 @@ DEFAULT_EXCLUDE = (
     ".svn", ".tox", ".venv", ".vscode", "__pypackages__", "__pycache__", "_build",
     "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
 )
+# Files a directory walk picks up; `include` replaces these, `extend-include` adds to them.
+DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
 DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
 # Meta findings about the run itself: always reported, never deselected.
 ALWAYS_ON = frozenset({"AL902", "AL903"})
@@ -59,6 +61,9 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    extend_include: tuple[str, ...] = ()
+    cache_dir: Path | None = None  # as configured, resolved against ``root``
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     confidence: str = "high"
     report_unused_suppressions: bool = False
@@ -80,6 +85,14 @@ class Settings:
         return any(
             _glob_match(pattern, relative, path.name)
             for pattern in (*self.exclude, *self.extend_exclude)
+        )
+
+    def is_included(self, path: Path) -> bool:
+        """Is ``path`` a file a directory walk should check?"""
+        relative = _relative(path, self.root)
+        return any(
+            _glob_match(pattern, relative, path.name)
+            for pattern in (*self.include, *self.extend_include)
         )
 
 
@@ -146,7 +159,8 @@ def validate_selectors(selectors, where: str, *, allow_planned: bool = False) ->
 
 _KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "max-file-size", "confidence", "report-unused-suppressions",
+    "include", "extend-include", "cache-dir", "max-file-size", "confidence",
+    "report-unused-suppressions",
 }
 
 
@@ -245,6 +259,9 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
     unused = options.get("report-unused-suppressions", False)
     if not isinstance(unused, bool):
         raise ConfigError(f"{where} report-unused-suppressions: expected true or false")
+    cache_dir = options.get("cache-dir")
+    if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
+        raise ConfigError(f"{where} cache-dir: expected a directory path")
     settings = Settings(
         root=root,
         source=source,
@@ -252,6 +269,9 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
         per_file_ignores=per_file_ignores,
         exclude=strings("exclude", DEFAULT_EXCLUDE),
         extend_exclude=strings("extend-exclude", ()),
+        include=strings("include", DEFAULT_INCLUDE),
+        extend_include=strings("extend-include", ()),
+        cache_dir=root / Path(cache_dir).expanduser() if cache_dir else None,
         max_file_size=cli.max_file_size or max_size,
         confidence=cli.confidence or confidence,
         report_unused_suppressions=cli.report_unused_suppressions or unused,
@@ -370,9 +390,6 @@ def _excluded_anywhere(path: Path, settings: Settings) -> bool:
     return False
 
 
-SOURCE_SUFFIXES = (".py", ".pyi")
-
-
 def _walk_directory(directory: Path, resolver: Resolver, out: list) -> None:
     settings = resolver.for_directory(directory)
     try:
@@ -386,7 +403,7 @@ def _walk_directory(directory: Path, resolver: Resolver, out: list) -> None:
         try:
             if entry.is_dir(follow_symlinks=False):
                 _walk_directory(path, resolver, out)
-            elif entry.name.endswith(SOURCE_SUFFIXES) and entry.is_file():
+            elif settings.is_included(path) and entry.is_file():
                 out.append((path, settings))
         except OSError:
             continue

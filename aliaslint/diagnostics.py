@@ -30,14 +30,19 @@ class Related:
     filename: str
     location: Position
     end_location: Position
+    # In a notebook: the cell (counted from 1, every cell counts) the rows are in.
+    cell: int | None = None
 
     def to_json(self) -> dict:
-        return {
+        data = {
             "message": self.message,
             "filename": self.filename,
             "location": self.location.to_json(),
             "end_location": self.end_location.to_json(),
         }
+        if self.cell is not None:
+            data["cell"] = self.cell
+        return data
 
 
 @dataclass(frozen=True)
@@ -81,10 +86,13 @@ class Diagnostic:
     fix: Fix | None = None
     confidence: Confidence = "high"
     status: Status | None = None
+    # In a notebook: the cell (counted from 1, every cell counts) that ``location``
+    # and ``end_location`` count rows in; None for a plain file or the whole notebook.
+    cell: int | None = None
 
     @property
     def sort_key(self) -> tuple:
-        return (self.filename, self.location, self.code, self.message)
+        return (self.filename, self.cell or 0, self.location, self.code, self.message)
 
     @property
     def name(self) -> str:
@@ -123,4 +131,6 @@ class Diagnostic:
         }
         if self.status is not None:
             data["status"] = self.status
+        if self.cell is not None:
+            data["cell"] = self.cell
         return data

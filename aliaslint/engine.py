@@ -1,33 +1,71 @@
-"""read → prefilter → parse → analyse → checks → suppressions, for each file.
+"""read → cache → prefilter → parse → analyse → checks → suppressions, for each file.
 
 Every problem with one file becomes a finding for that file (AL902 for a
 file that cannot be read, decoded or parsed; AL903 for an exception inside
-the analysis or a rule), so one bad file never stops the run.
+the analysis or a rule), so one bad file never stops the run.  Notebooks
+(``.ipynb``) are checked as the module their code cells make, and their
+findings point into cells.
 """
 
 from __future__ import annotations
 
+import ast
 import io
 import multiprocessing
 import os
+import re
 import sys
 import tokenize
+import warnings
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from aliaslint.analysis import analyse
+from aliaslint.cache import DEFAULT_CACHE_DIR, Cache, content_hash
 from aliaslint.checks import CHECKS, Context, Finding
-from aliaslint.config import CliOptions, Resolver, Settings, resolve_rules, walk
+from aliaslint.config import ALWAYS_ON, CliOptions, Resolver, Settings, resolve_rules, walk
 from aliaslint.diagnostics import Diagnostic, Position, Related
+from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
 from aliaslint.suppressions import parse_suppressions
 
 # Files that never mention torch cannot create a tensor: skip them unparsed.
 PREFILTER = "torch"
+
+# Text without which a rule cannot fire, searched in the raw source (strings and comments
+# included, so a match may be spurious but a real occurrence is never missed).  A torch
+# file that holds none of the enabled rules' words is not parsed, only compiled with
+# ``ast`` so a syntax error is still reported.  A rule without an entry here (a new rule)
+# makes every torch file a candidate again: the table can only cost speed, never findings.
+RULE_WORDS: dict[str, re.Pattern[str]] = {
+    "AL401": re.compile(r"\bid\b"),
+    "AL403": re.compile(r"data_ptr"),
+    "AL404": re.compile(r"[sS]torage"),
+    "AL901": re.compile(r"noqa|aliaslint:", re.IGNORECASE),
+}
+# AL402 needs an `is` in code whose right side is not None/True/False; `is` in docstrings
+# and comments is everywhere, so strings and comments are skipped.  Every alternative
+# starts with a literal character so the regex engine can skip ahead between them; the
+# empty named groups say which one matched.
+_STRING_BODIES = (
+    r"'''(?:[^'\\]|\\.|'(?!''))*'''",
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""',
+    r"'(?:[^'\\\n]|\\.)*'",
+    r'"(?:[^"\\\n]|\\.)*"',
+)
+_STRINGS_AND_IS = re.compile("|".join((
+    r"#[^\n]*",
+    *_STRING_BODIES,
+    *(rf"{first}(?P<fstring{n}>)(?:{second})(?:{'|'.join(_STRING_BODIES)})"
+      for n, (first, second) in enumerate((("f", "[rR]?"), ("F", "[rR]?"),
+                                           ("r", "[fF]"), ("R", "[fF]")))),
+    r"'(?P<quote1>)", r'"(?P<quote2>)',
+    r"is\b(?<!\wis)(?!\s+(?:not\s+)?(?:None|True|False)\b)(?P<is>)",
+)), re.DOTALL)
+_CODE_HAS_IS = {"AL402"}
 
 
 @dataclass(frozen=True)
@@ -78,34 +116,189 @@ def check_source(source: str | bytes, filename: str = "<string>",
 
     ``rules`` are the codes to run (default: the default selection).
     """
-    enabled = frozenset(rules) if rules is not None else resolve_rules(
-        (), report_unused_suppressions)
+    enabled = _enabled(rules, report_unused_suppressions)
     if isinstance(source, bytes):
         decoded = decode(source, filename)
         if isinstance(decoded, Diagnostic):
             return [decoded]
         source = decoded
-    if PREFILTER not in source:
+    if PREFILTER not in source or _compiles_without_rule_words(source, enabled):
         return []
+    module = _parse(source, filename)
+    if isinstance(module, Diagnostic):
+        return [module]
+    return _check_module(module, source, filename, enabled, confidence)
+
+
+def may_find(source: str, enabled: frozenset[str]) -> bool:
+    """False only if no enabled rule can fire in ``source`` (the cheap prefilter)."""
+    if PREFILTER not in source:
+        return False
+    words = []
+    for code in enabled:
+        if code in RULE_WORDS:
+            words.append(RULE_WORDS[code])
+        elif code not in ALWAYS_ON and code not in _CODE_HAS_IS:
+            return True  # a rule the table does not know: it may need anything
+    if any(pattern.search(source) for pattern in words):
+        return True
+    return bool(_CODE_HAS_IS & enabled) and _code_has_is(source)
+
+
+def _code_has_is(source: str) -> bool:
+    """Is there an `is` comparison outside strings and comments (or text too odd to tell)?"""
+    if "is" not in source:
+        return False
+    for match in _STRINGS_AND_IS.finditer(source):
+        kind = match.lastgroup or ""
+        if kind == "is" or kind.startswith("quote"):  # a quote that opens no string: be safe
+            return True
+        if kind.startswith("fstring") and "{" in match.group():
+            fields = _replacement_fields(match.group())
+            # A field the match cut short (Python 3.12 lets fields reuse the quote) counts.
+            if fields is None or re.search(r"\bis\b", fields):
+                return True
+    return False
+
+
+def _replacement_fields(fstring: str) -> str | None:
+    """The code inside an f-string's braces, or None when the braces do not balance."""
+    depth, code = 0, []
+    for char in fstring.replace("{{", "").replace("}}", ""):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth < 0:
+                return None
+        if depth:
+            code.append(char)
+    return None if depth else "".join(code) + " "
+
+
+def _compiles_without_rule_words(source: str, enabled: frozenset[str]) -> bool:
+    """True when no enabled rule can fire and the source compiles: nothing to report.
+    A file that does not compile goes on to the parser, which reports the error."""
+    if may_find(source, enabled):
+        return False
     try:
-        module = cst.parse_module(source)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source, "<prefilter>", "exec", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    return True
+
+
+def check_notebook(source: str | bytes, filename: str = "<notebook>",
+                   rules: Iterable[str] | None = None, *,
+                   report_unused_suppressions: bool = False,
+                   confidence: str = "high") -> list[Diagnostic]:
+    """Check a Jupyter notebook (its JSON text); findings carry the cell they are in.
+
+    A cell that does not parse is one AL902 finding and is left out; the
+    other cells are still checked.
+    """
+    enabled = _enabled(rules, report_unused_suppressions)
+    if isinstance(source, bytes):
+        decoded = decode(source, filename)
+        if isinstance(decoded, Diagnostic):
+            return [decoded]
+        source = decoded
+    try:
+        notebook = load_notebook(source)
+    except NotebookError as error:
+        return [_file_error(filename, str(error))]
+    if not is_python_notebook(source):
+        return []
+    text = notebook.module()
+    if PREFILTER not in text or _compiles_without_rule_words(text, enabled):
+        return []
+    module = _parse(text, filename)
+    errors: list[Diagnostic] = []
+    if isinstance(module, Diagnostic):
+        errors, broken = _cell_syntax_errors(notebook, filename)
+        text = notebook.module(broken)
+        module = _parse(text, filename)
+        if isinstance(module, Diagnostic):  # only the cells together fail: say where
+            errors.append(module)
+            module = None
+    diagnostics = errors if module is None else errors + _check_module(
+        module, text, filename, enabled, confidence)
+    return sorted((_in_cell(d, notebook) for d in diagnostics), key=lambda d: d.sort_key)
+
+
+def _enabled(rules: Iterable[str] | None, report_unused_suppressions: bool) -> frozenset[str]:
+    if rules is not None:
+        return frozenset(rules)
+    return resolve_rules((), report_unused_suppressions)
+
+
+def _parse(source: str, filename: str) -> cst.Module | Diagnostic:
+    try:
+        return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        return [_file_error(filename, f"syntax error: {error.message}",
-                            error.raw_line, error.raw_column + 1)]
+        return _file_error(filename, f"syntax error: {error.message}",
+                           error.raw_line, error.raw_column + 1)
     except RecursionError:
-        return [_file_error(filename, "file is nested too deeply to parse")]
-    findings, errors = _run_checks(module, enabled, filename)
-    located = _locate(module, findings, filename, confidence)
+        return _file_error(filename, "file is nested too deeply to parse")
+
+
+def _check_module(module: cst.Module, source: str, filename: str, enabled: frozenset[str],
+                  confidence: str) -> list[Diagnostic]:
+    context = Context(module)
+    findings, errors = _run_checks(context, enabled, filename)
+    located = _locate(context, findings, filename, confidence)
     diagnostics = [diagnostic for diagnostic, _ in located]
     if located or "AL901" in enabled:
         diagnostics = _apply_suppressions(source, located, enabled, filename)
     return sorted(errors + diagnostics, key=lambda d: d.sort_key)
 
 
-def _run_checks(module: cst.Module, enabled: frozenset[str], filename: str):
+def _cell_syntax_errors(notebook: Notebook, filename: str):
+    """An AL902 finding for each code cell that does not parse alone, with module rows,
+    and the numbers of those cells."""
+    errors, broken = [], set()
+    for cell in notebook.cells:
+        parsed = _parse(cell.masked, filename)
+        if isinstance(parsed, Diagnostic):
+            broken.add(cell.number)
+            shift = cell.first_row - 1
+            errors.append(replace(
+                parsed,
+                location=Position(parsed.location.row + shift, parsed.location.column),
+                end_location=Position(parsed.end_location.row + shift,
+                                      parsed.end_location.column),
+            ))
+    return errors, frozenset(broken)
+
+
+def _in_cell(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
+    """A finding with module rows rewritten as rows within the notebook's cells."""
+    if diagnostic.location.row < 1:
+        return diagnostic
+    cell, start, end = _cell_span(notebook, diagnostic.location, diagnostic.end_location)
+    related = tuple(
+        replace(r, location=r_start, end_location=r_end, cell=r_cell)
+        for r in diagnostic.related
+        if r.location.row >= 1
+        for r_cell, r_start, r_end in [_cell_span(notebook, r.location, r.end_location)]
+    ) + tuple(r for r in diagnostic.related if r.location.row < 1)
+    return replace(diagnostic, location=start, end_location=end, related=related, cell=cell)
+
+
+def _cell_span(notebook: Notebook, start: Position, end: Position):
+    cell, row = notebook.cell_at(start.row)
+    end_cell, end_row = notebook.cell_at(end.row)
+    if end_cell != cell:  # never for a node, which cannot cross cells; keep the span sane
+        end_row, end = row, start
+    return cell, Position(row, start.column), Position(end_row, end.column)
+
+
+def _run_checks(context: Context, enabled: frozenset[str], filename: str):
     errors: list[Diagnostic] = []
     try:
-        analysis = analyse(module)
+        analysis = analyse(context.module)
     except RecursionError:
         return [], [_file_error(filename, "file is nested too deeply to analyse")]
     except Exception as error:  # a bug in aliaslint: report it, keep going
@@ -113,7 +306,6 @@ def _run_checks(module: cst.Module, enabled: frozenset[str], filename: str):
     by_event: dict[type, list] = {}
     for event in analysis.events:
         by_event.setdefault(type(event), []).append(event)
-    context = Context(module)
     findings: dict[tuple, Finding] = {}
     failed: set[str] = set()
     for check in CHECKS:
@@ -122,8 +314,9 @@ def _run_checks(module: cst.Module, enabled: frozenset[str], filename: str):
         try:
             for event in by_event.get(check.event, ()):
                 for finding in check.run(event, context):
-                    # Loops are interpreted twice; a finding counts once.
-                    findings.setdefault((finding.code, id(finding.node), finding.message), finding)
+                    # Loops are interpreted twice and one write may dirty several
+                    # saves: a rule reports a node once, with its first explanation.
+                    findings.setdefault((finding.code, id(finding.node)), finding)
         except Exception as error:
             failed.add(check.code)
             errors.append(_file_error(filename, _internal(check.code, error), code="AL903"))
@@ -135,14 +328,12 @@ def _internal(where: str, error: Exception) -> str:
             "(please report this with the file that caused it)")
 
 
-def _locate(module, findings: list[Finding], filename: str,
+def _locate(context: Context, findings: list[Finding], filename: str,
             confidence: str) -> list[tuple[Diagnostic, int]]:
     """Each finding as a Diagnostic, with the first row of its statement."""
     if not findings:
         return []
-    # Positions are computed only for files with findings: the provider costs
-    # a full pass over the tree.
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    positions = context.positions
 
     def span(node):
         code_range = positions[node]
@@ -187,27 +378,54 @@ def _apply_suppressions(source: str, located: list[tuple[Diagnostic, int]], enab
     return kept
 
 
-def check_file(path: Path, filename: str, settings: Settings) -> list[Diagnostic]:
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+def check_file(path: Path, filename: str, settings: Settings,
+               cache: Cache | None = None) -> list[Diagnostic]:
     """Check one file on disk; every failure is a finding, never an exception."""
+    return _check_file(path, filename, settings, cache)[0]
+
+
+def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None):
+    """The findings, and the (size, mtime) stat and content hash the cache may remember."""
     try:
-        size = path.stat().st_size
-        if size > settings.max_file_size:
+        stat = path.stat()
+        if stat.st_size > settings.max_file_size:
             return [_file_error(
                 filename,
-                f"file is {size:,} bytes, over the {settings.max_file_size:,}-byte limit "
-                "(raise `max-file-size` to check it)",
-            )]
+                f"file is {stat.st_size:,} bytes, over the {settings.max_file_size:,}-byte "
+                "limit (raise `max-file-size` to check it)",
+            )], None
         data = path.read_bytes()
     except OSError as error:
-        return [_file_error(filename, f"cannot read file: {error.strerror or error}")]
+        return [_file_error(filename, f"cannot read file: {error.strerror or error}")], None
+    rules = settings.rules_for(path)
+    notebook = path.suffix == NOTEBOOK_SUFFIX
+    key = None
+    if cache is not None:
+        digest = content_hash(data)
+        key = cache.key(digest, "notebook" if notebook else "python",
+                        _settings_key(rules, settings))
+        cached = cache.load(key, filename)
+        if cached is not None:
+            return cached, (stat, digest)
     try:
-        return check_source(
-            data, filename, settings.rules_for(path),
+        diagnostics = (check_notebook if notebook else check_source)(
+            data, filename, rules,
             report_unused_suppressions=settings.report_unused_suppressions,
             confidence=settings.confidence,
         )
     except Exception as error:  # never let one file stop the run
-        return [_file_error(filename, _internal("the engine", error), code="AL903")]
+        return [_file_error(filename, _internal("the engine", error), code="AL903")], None
+    if key is None:
+        return diagnostics, None
+    cache.store(key, diagnostics)
+    return diagnostics, (stat, digest)
+
+
+def _settings_key(rules: frozenset[str], settings: Settings) -> str:
+    return f"{','.join(sorted(rules))}|{settings.confidence}|{settings.report_unused_suppressions}"
 
 
 def display_path(path: Path, cwd: Path) -> str:
@@ -218,15 +436,25 @@ def display_path(path: Path, cwd: Path) -> str:
         return Path(relative).as_posix() if not relative.startswith("../../..") else str(path)
 
 
-def _check_job(job) -> list[Diagnostic]:
-    path, filename, settings = job
-    return check_file(path, filename, settings)
+# Set in each worker process by the pool's initializer.
+_worker_cache: Cache | None = None
+
+
+def _start_worker(cache: Cache | None) -> None:
+    global _worker_cache
+    _worker_cache = cache
+
+
+def _check_chunk(jobs) -> list:
+    return [_check_file(path, filename, settings, _worker_cache)
+            for path, filename, settings in jobs]
 
 
 def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | None = None,
-                cwd: Path | None = None) -> Result:
+                cwd: Path | None = None, cache: bool | Path = False) -> Result:
     """Check files and directories; findings come back sorted whatever ``jobs`` is.
 
+    ``cache``: True to use the configured cache directory, or a directory.
     Raises ``ConfigError`` for a broken configuration: there is nothing
     sensible to check against then.
     """
@@ -236,18 +464,81 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     diagnostics = [
         _file_error(name, "no such file or directory", row=0, column=0) for name in missing
     ]
-    workers = min(jobs or os.cpu_count() or 1, len(jobs_list))
-    if workers <= 1 or len(jobs_list) < 4:
-        for job in jobs_list:
-            diagnostics.extend(_check_job(job))
-    else:
-        # Chunks amortise the hand-off; several per worker balance big files.
-        chunk = max(1, min(32, len(jobs_list) // (workers * 8)))
-        with ProcessPoolExecutor(workers, mp_context=_context()) as pool:
-            for result in pool.map(_check_job, jobs_list, chunksize=chunk):
-                diagnostics.extend(result)
+    store = None
+    if cache is not False:
+        store = Cache(cache_directory(resolver) if cache is True else Path(cache))
+        jobs_list = _from_cache(store, jobs_list, diagnostics)
+    for job, (found, seen) in zip(jobs_list, _run(jobs_list, jobs, store)):
+        diagnostics.extend(found)
+        if seen is not None and store is not None:
+            store.remember(str(job[0]), *seen)
+    if store is not None:
+        store.save_index()
     diagnostics.sort(key=lambda d: d.sort_key)
     return Result(diagnostics, [path for path, _ in files])
+
+
+def cache_directory(resolver: Resolver) -> Path:
+    """``cache-dir`` from the configuration of the working directory, else
+    ``.aliaslint_cache`` beside that configuration (or in the working directory)."""
+    settings = resolver.for_directory(resolver.cwd)
+    if settings.cache_dir is not None:
+        return settings.cache_dir
+    return (settings.root if settings.source else resolver.cwd) / DEFAULT_CACHE_DIR
+
+
+def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
+    """Add the cached findings of files whose size and mtime are unchanged; the other jobs."""
+    remaining = []
+    for job in jobs_list:
+        path, filename, settings = job
+        try:
+            stat = os.stat(path)
+        except OSError:
+            remaining.append(job)
+            continue
+        digest = store.known_digest(str(path), stat)
+        cached = None
+        if digest is not None and stat.st_size <= settings.max_file_size:
+            kind = "notebook" if path.suffix == NOTEBOOK_SUFFIX else "python"
+            key = store.key(digest, kind, _settings_key(settings.rules_for(path), settings))
+            cached = store.load(key, filename)
+        if cached is None:
+            remaining.append(job)
+        else:
+            diagnostics.extend(cached)
+    return remaining
+
+
+def _run(jobs_list: list, jobs: int | None, store: Cache | None) -> list:
+    """Each job's result, in order, from worker processes when that pays."""
+    workers = min(jobs or os.cpu_count() or 1, len(jobs_list))
+    if workers <= 1 or len(jobs_list) < 4:
+        _start_worker(store)
+        try:
+            return _check_chunk(jobs_list)
+        finally:
+            _start_worker(None)
+    # Largest files first, in small chunks, so no worker is left with a big file at the
+    # end while the others idle; results go back in the original order.
+    order = sorted(range(len(jobs_list)), key=lambda i: -_size(jobs_list[i][0]))
+    chunk = max(1, min(8, len(order) // (workers * 16)))
+    chunks = [order[i:i + chunk] for i in range(0, len(order), chunk)]
+    results: list = [None] * len(jobs_list)
+    with ProcessPoolExecutor(workers, mp_context=_context(), initializer=_start_worker,
+                             initargs=(store,)) as pool:
+        for indexes, chunk_results in zip(chunks, pool.map(
+                _check_chunk, [[jobs_list[i] for i in indexes] for indexes in chunks])):
+            for index, result in zip(indexes, chunk_results):
+                results[index] = result
+    return results
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _context():

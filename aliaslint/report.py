@@ -30,7 +30,9 @@ SRCROOT = "%SRCROOT%"
 # Source lines are shown with tabs widened to this many columns, so carets line up.
 TAB_WIDTH = 4
 
-SourceLines = Callable[[str], "list[str] | None"]
+# Called as ``source_lines(filename)``, or ``source_lines(filename, cell)`` for the rows of
+# one notebook cell; returns the lines, or None when they cannot be shown.
+SourceLines = Callable[..., "list[str] | None"]
 
 
 def render(
@@ -72,8 +74,11 @@ def render_statistics(diagnostics: Sequence[Diagnostic]) -> str:
 # --- shared pieces --------------------------------------------------------------------------
 
 
-def _where(filename: str, location: Position) -> str:
-    """``path:row:col``, or just ``path`` for findings about a whole file (row 0)."""
+def _where(filename: str, location: Position, cell: int | None = None) -> str:
+    """``path:row:col``, or just ``path`` for findings about a whole file (row 0); in a
+    notebook ``path:cell N:row:col``, the row counted within the cell."""
+    if cell is not None:
+        filename = f"{filename}:cell {cell}"
     if location.row < 1:
         return filename
     return f"{filename}:{location.row}:{location.column}"
@@ -88,13 +93,15 @@ def _level(diagnostic: Diagnostic) -> str:
 
 
 def _remembering(source_lines: SourceLines) -> SourceLines:
-    """``source_lines`` asked at most once per file, however many findings it holds."""
-    seen: dict[str, list[str] | None] = {}
+    """``source_lines`` asked at most once per file (or cell), however many findings it holds."""
+    seen: dict[tuple[str, int | None], list[str] | None] = {}
 
-    def lines(filename: str) -> list[str] | None:
-        if filename not in seen:
-            seen[filename] = source_lines(filename)
-        return seen[filename]
+    def lines(filename: str, cell: int | None = None) -> list[str] | None:
+        if (filename, cell) not in seen:
+            seen[filename, cell] = (
+                source_lines(filename) if cell is None else source_lines(filename, cell)
+            )
+        return seen[filename, cell]
 
     return lines
 
@@ -129,7 +136,7 @@ class _Palette:
 
 def _render_concise(diagnostics: Sequence[Diagnostic], palette: _Palette) -> str:
     return "".join(
-        f"{palette.strong(_where(d.filename, d.location))}: {palette.code(d.code)} "
+        f"{palette.strong(_where(d.filename, d.location, d.cell))}: {palette.code(d.code)} "
         f"{' · '.join(_message_lines(d.message))}\n"
         for d in diagnostics
     )
@@ -145,6 +152,7 @@ class _Span:
     end_location: Position
     label: str
     primary: bool
+    cell: int | None = None
 
 
 @dataclass(frozen=True)
@@ -168,25 +176,28 @@ def _render_full(
 def _full_block(d: Diagnostic, source_lines: SourceLines, palette: _Palette) -> str:
     title, *explanation = _message_lines(d.message) or [""]
     out = [
-        f"{palette.strong(_where(d.filename, d.location))}: {palette.code(d.code)} "
+        f"{palette.strong(_where(d.filename, d.location, d.cell))}: {palette.code(d.code)} "
         f"[{d.name}] {palette.strong(title)}"
     ]
-    spans = [_Span(d.filename, d.location, d.end_location, d.code, True)]
+    spans = [_Span(d.filename, d.location, d.end_location, d.code, True, d.cell)]
     spans += sorted(
-        (_Span(r.filename, r.location, r.end_location, r.message, False) for r in d.related),
-        key=lambda span: (span.location, span.end_location),
+        (_Span(r.filename, r.location, r.end_location, r.message, False, r.cell)
+         for r in d.related),
+        key=lambda span: (span.cell or 0, span.location, span.end_location),
     )
     width = len(str(max(max(s.location.row, s.end_location.row) for s in spans)))
     pad = " " * width
 
-    # The primary file first, then the other files a finding points into, by name.
-    files = sorted({s.filename for s in spans}, key=lambda name: (name != d.filename, name))
+    # The primary file (or notebook cell) first, then the others a finding points into.
+    primary = (d.filename, d.cell)
+    files = sorted({(s.filename, s.cell) for s in spans},
+                   key=lambda key: (key != primary, key[0], key[1] or 0))
     unshown: list[_Span] = []
-    for filename in files:
-        file_spans = [s for s in spans if s.filename == filename]
+    for filename, cell in files:
+        file_spans = [s for s in spans if (s.filename, s.cell) == (filename, cell)]
         # A file reported only as a whole (row 0) may be unreadable or huge: leave it unread.
         has_rows = any(s.location.row >= 1 for s in file_spans)
-        lines = (source_lines(filename) if has_rows else None) or []
+        lines = (source_lines(filename, cell) if has_rows else None) or []
         shown: list[_Span] = []
         marks: list[_Mark] = []
         for span in file_spans:
@@ -198,16 +209,17 @@ def _full_block(d: Diagnostic, source_lines: SourceLines, palette: _Palette) -> 
                 marks += span_marks
         if not shown:
             continue
-        if filename != d.filename:
+        if (filename, cell) != primary:
             first = min(s.location for s in shown)
-            out.append(pad + palette.gutter("::: ") + _where(filename, first))
+            out.append(pad + palette.gutter("::: ") + _where(filename, first, cell))
         out.append(palette.gutter(pad + " |"))
         out += _snippet(lines, marks, width, palette)
         out.append(palette.gutter(pad + " |"))
 
     # What no frame can show is still said, so a related location is never lost.
     notes = [
-        ("note", f"{_where(s.filename, s.location)}: {s.label}") for s in unshown if not s.primary
+        ("note", f"{_where(s.filename, s.location, s.cell)}: {s.label}")
+        for s in unshown if not s.primary
     ]
     for line in explanation:
         kind, colon, rest = line.partition(":")
@@ -299,15 +311,18 @@ def _display_width(text: str) -> int:
 def _github_command(d: Diagnostic) -> str:
     """A GitHub Actions ``::error``/``::warning`` workflow command that annotates the diff."""
     properties = {"title": f"aliaslint ({d.code})", "file": PurePath(d.filename).as_posix()}
-    if d.location.row >= 1:
+    # Rows in a notebook count within a cell, not in the file's JSON: GitHub could only
+    # misplace them, so the cell and row go into the message instead.
+    if d.location.row >= 1 and d.cell is None:
         end = max(d.end_location, d.location)
         properties.update(
             line=d.location.row, col=d.location.column, endLine=end.row, endColumn=end.column
         )
     # Annotations have no related locations, so they are spelled out under the message.
+    where = f"{_where('', d.location, d.cell).lstrip(':')}: " if d.cell is not None else ""
     text = "\n".join(
-        [f"{d.code} {d.message}"]
-        + [f"{_where(r.filename, r.location)}: {r.message}" for r in d.related]
+        [f"{where}{d.code} {d.message}"]
+        + [f"{_where(r.filename, r.location, r.cell)}: {r.message}" for r in d.related]
     )
     rendered = ",".join(
         f"{key}={_github_escape(str(value), True)}" for key, value in properties.items()
@@ -397,16 +412,14 @@ def _sarif_result(d: Diagnostic, rule_index: int) -> dict:
         "ruleIndex": rule_index,
         "level": _level(d),
         "message": {"text": d.message},
-        "locations": [
-            {"physicalLocation": _sarif_physical(d.filename, d.location, d.end_location)}
-        ],
+        "locations": [_sarif_location(d.filename, d.location, d.end_location, d.cell)],
     }
     if d.related:
         result["relatedLocations"] = [
             {
                 "id": index,
                 "message": {"text": r.message},
-                "physicalLocation": _sarif_physical(r.filename, r.location, r.end_location),
+                **_sarif_location(r.filename, r.location, r.end_location, r.cell),
             }
             for index, r in enumerate(d.related)
         ]
@@ -432,14 +445,28 @@ def _sarif_result(d: Diagnostic, rule_index: int) -> dict:
     result["properties"] = {"confidence": d.confidence}
     if d.status is not None:
         result["properties"]["status"] = d.status
+    if d.cell is not None:
+        result["properties"]["cell"] = d.cell
     return result
 
 
-def _sarif_physical(filename: str, location: Position, end_location: Position) -> dict:
+def _sarif_location(filename: str, location: Position, end_location: Position,
+                    cell: int | None) -> dict:
+    """A SARIF location; in a notebook the rows count within ``cell``, which the region's
+    properties and a logical location name."""
     physical: dict = {"artifactLocation": _sarif_artifact(filename)}
     if location.row >= 1:
         physical["region"] = _sarif_region(location, end_location)
-    return physical
+        if cell is not None:
+            physical["region"]["properties"] = {"cell": cell}
+    sarif: dict = {"physicalLocation": physical}
+    if cell is not None:
+        sarif["logicalLocations"] = [{
+            "name": f"cell {cell}",
+            "fullyQualifiedName": f"{PurePath(filename).as_posix()}:cell {cell}",
+            "kind": "module",
+        }]
+    return sarif
 
 
 def _sarif_artifact(filename: str) -> dict:

@@ -13,7 +13,7 @@ import pytest
 from aliaslint.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = sorted((ROOT / "fixtures").rglob("*.py"))
+FIXTURES = sorted([*(ROOT / "fixtures").rglob("*.py"), *(ROOT / "fixtures").rglob("*.ipynb")])
 SNAPSHOTS = ROOT / "tests" / "snapshots"
 UPDATE = os.environ.get("ALIASLINT_UPDATE_SNAPSHOTS") == "1"
 
@@ -33,14 +33,15 @@ def _snapshot(name: str, actual: str) -> None:
 def test_output_matches_snapshot(fixture, fmt, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     relative = fixture.relative_to(ROOT).as_posix()
-    main(["check", relative, "--isolated", "--color", "never", "--output-format", fmt])
+    main(["check", relative, "--isolated", "--no-cache", "--color", "never",
+          "--output-format", fmt])
     out = capsys.readouterr().out
-    stem = relative.removeprefix("fixtures/").removesuffix(".py").replace("/", "__")
+    stem = relative.removeprefix("fixtures/").removesuffix(".py").removesuffix(".ipynb")
+    stem = stem.replace("/", "__")
     _snapshot(f"{stem}.{'txt' if fmt == 'full' else 'json'}", out)
 
 
-@pytest.mark.parametrize("fixture", [p for p in FIXTURES if "if __name__" in p.read_text()
-                                     or "/sharing/" in p.as_posix()],
+@pytest.mark.parametrize("fixture", [p for p in FIXTURES if p.suffix == ".py"],
                          ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_fixture_runs(fixture):
     """Every runnable fixture runs; its printed results are part of the snapshot."""

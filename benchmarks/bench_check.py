@@ -1,0 +1,169 @@
+"""How fast `aliaslint check` is, as a ratio to libcst's parse-only time of the same files.
+
+    python benchmarks/bench_check.py [DIR ...] [--jobs 1 2] [--no-parse]
+
+DIRs default to every directory in /work/corpora.  Files are found as `check`
+finds them (no config: `--isolated`).  Every run starts in a fresh process, so
+nothing is shared between them.  Printed per run: wall time, lines per second,
+the ratio of its throughput to the parse-only throughput (1.00 = as fast as
+parsing every file on one core), the CPU seconds spent (less sensitive to a
+busy machine than wall time), and the peak resident memory of the main process
+and of the largest worker.  Also printed: how many
+files and lines the prefilter skips without parsing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DEFAULT_ROOT = Path("/work/corpora")
+
+
+def _files(dirs: list[str]):
+    from aliaslint.config import CliOptions, Resolver, walk
+
+    files, _ = walk(dirs, Resolver(CliOptions(isolated=True)))
+    return files
+
+
+def _lines(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def measure_parse(dirs: list[str]) -> dict:
+    import libcst
+
+    from aliaslint.engine import NOTEBOOK_SUFFIX
+    from aliaslint.notebooks import NotebookError, load_notebook
+
+    sources = []
+    for path, _ in _files(dirs):
+        data = path.read_bytes()
+        if path.suffix == NOTEBOOK_SUFFIX:
+            try:
+                data = load_notebook(data.decode("utf-8", "replace")).module().encode()
+            except NotebookError:
+                continue
+        sources.append(data)
+    start, cpu = time.perf_counter(), time.process_time()
+    for data in sources:
+        try:
+            libcst.parse_module(data)
+        except Exception:  # a file that does not parse still cost its time
+            pass
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "cpu": time.process_time() - cpu, "files": len(sources),
+            "lines": sum(map(_lines, sources))}
+
+
+def measure_check(dirs: list[str], jobs: int, cache: str | None) -> dict:
+    from aliaslint.config import CliOptions
+    from aliaslint.engine import check_paths
+
+    start = time.perf_counter()
+    result = check_paths(dirs, CliOptions(isolated=True), jobs=jobs,
+                         cache=Path(cache) if cache else False)
+    seconds = time.perf_counter() - start
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    workers = children.ru_maxrss
+    cpu = time.process_time() + children.ru_utime + children.ru_stime
+    return {"seconds": seconds, "findings": len(result.diagnostics),
+            "files": len(result.files), "main_rss_mb": own / 1024, "cpu": cpu,
+            "worker_rss_mb": workers / 1024 if workers else None}
+
+
+def measure_prefilter(dirs: list[str]) -> dict:
+    from aliaslint.engine import PREFILTER, _compiles_without_rule_words
+
+    counts = {"files": 0, "lines": 0, "no_torch_files": 0, "no_torch_lines": 0,
+              "no_words_files": 0, "no_words_lines": 0}
+    for path, settings in _files(dirs):
+        if path.suffix != ".py":
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        lines = _lines(text.encode())
+        counts["files"] += 1
+        counts["lines"] += lines
+        if PREFILTER not in text:
+            counts["no_torch_files"] += 1
+            counts["no_torch_lines"] += lines
+        elif _compiles_without_rule_words(text, settings.rules_for(path)):
+            counts["no_words_files"] += 1
+            counts["no_words_lines"] += lines
+    return counts
+
+
+def _child(kind: str, dirs: list[str], *extra) -> dict:
+    command = [sys.executable, __file__, "--child", kind, *extra, "--", *dirs]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return json.loads(output.splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dirs", nargs="*")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--no-parse", action="store_true",
+                        help="skip the parse-only reference (ratios are then not printed)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--child-jobs", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--child-cache", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    dirs = args.dirs or sorted(str(p) for p in DEFAULT_ROOT.iterdir() if p.is_dir())
+    if args.child == "parse":
+        print(json.dumps(measure_parse(dirs)))
+        return 0
+    if args.child == "check":
+        print(json.dumps(measure_check(dirs, args.child_jobs, args.child_cache)))
+        return 0
+    if args.child == "prefilter":
+        print(json.dumps(measure_prefilter(dirs)))
+        return 0
+
+    print(f"aliaslint benchmark on {len(dirs)} directories, {os.cpu_count()} cores, "
+          f"Python {sys.version.split()[0]}")
+    prefilter = _child("prefilter", dirs)
+    lines = prefilter["lines"]
+    print(f"files {prefilter['files']}, lines {lines:,}")
+    print(f"prefilter: no 'torch': {prefilter['no_torch_files']} files / "
+          f"{prefilter['no_torch_lines'] / lines:.1%} of lines; no word an enabled rule needs: "
+          f"{prefilter['no_words_files']} files / {prefilter['no_words_lines'] / lines:.1%}")
+    parse_rate = None
+    if not args.no_parse:
+        parse = _child("parse", dirs)
+        parse_rate = parse["lines"] / parse["seconds"]
+        print(f"{'libcst parse only, 1 process':32} {parse['seconds']:8.1f} s "
+              f"{parse_rate:12,.0f} lines/s  ratio 1.00  (cpu {parse['cpu']:.1f} s)")
+
+    def report(label: str, run: dict) -> None:
+        rate = lines / run["seconds"]
+        ratio = f"  ratio {rate / parse_rate:.2f}" if parse_rate else ""
+        workers = run["worker_rss_mb"]
+        memory = f"peak RSS main {run['main_rss_mb']:.0f} MB" + (
+            f", per worker {workers:.0f} MB" if workers else "")
+        print(f"{label:32} {run['seconds']:8.1f} s {rate:12,.0f} lines/s{ratio}  {memory}  "
+              f"(cpu {run['cpu']:.1f} s, {run['findings']} findings)")
+
+    with tempfile.TemporaryDirectory(prefix="aliaslint-bench-") as scratch:
+        for jobs in args.jobs:
+            cache = str(Path(scratch) / f"cache-{jobs}")
+            report(f"cold check, {jobs} job{'s' if jobs > 1 else ''}",
+                   _child("check", dirs, "--child-jobs", str(jobs), "--child-cache", cache))
+        warm_jobs = max(args.jobs)
+        cache = str(Path(scratch) / f"cache-{warm_jobs}")
+        report("warm check (all cached)",
+               _child("check", dirs, "--child-jobs", str(warm_jobs), "--child-cache", cache))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""The engine's shortcuts (prefilter, worker pool) never change what is found."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aliaslint import engine
+from aliaslint.catalog import load_rules
+from aliaslint.checks import CHECKS
+from aliaslint.engine import _code_has_is, check_notebook, check_source
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted((ROOT / "fixtures").rglob("*.py")) + sorted((ROOT / "fixtures").rglob("*.ipynb"))
+CODES = sorted({check.code for check in CHECKS})
+
+
+def _examples():
+    for rule in load_rules().values():
+        for index, example in enumerate(rule.examples):
+            yield f"{rule.code}-{example.kind}-{index}", example.source
+
+
+def _check(name: str, text: str, rules):
+    if name.endswith(".ipynb"):
+        return check_notebook(text, name, rules)
+    return check_source(text, name, rules)
+
+
+@pytest.mark.parametrize("rules", [CODES, *([code] for code in CODES), ["AL401", "AL901"]],
+                         ids=lambda rules: "+".join(rules))
+def test_prefilter_loses_no_finding(rules, monkeypatch):
+    """Every fixture and rule example, with each rule alone and all together, finds the
+    same with the word prefilter as without it."""
+    cases = [(path.name, path.read_text(encoding="utf-8")) for path in SOURCES]
+    cases += [(f"{name}.py", source) for name, source in _examples()]
+    with_prefilter = [_check(name, text, rules) for name, text in cases]
+    monkeypatch.setattr(engine, "may_find", lambda source, enabled: True)
+    without = [_check(name, text, rules) for name, text in cases]
+    assert with_prefilter == without
+    assert any(with_prefilter)
+
+
+def test_prefilter_skips_files_without_the_words_but_not_their_syntax_errors(monkeypatch):
+    parsed = []
+    real = engine._parse
+    monkeypatch.setattr(engine, "_parse", lambda s, f: parsed.append(f) or real(s, f))
+    quiet = "import torch\n'''this is a docstring'''\nx = torch.ones(2)  # is it?\n"
+    assert check_source(quiet, "q.py", ["AL402"]) == [] and parsed == []
+    (error,) = check_source(quiet + "def f(:\n", "broken.py", ["AL402"])
+    assert error.code == "AL902" and parsed == ["broken.py"]
+    # a rule the word table does not know makes every torch file a candidate
+    assert engine.may_find(quiet, frozenset({"AL402", "AL999"}))
+
+
+@pytest.mark.parametrize(("source", "has_is"), [
+    ("x = 1 if a is None else 2", False),
+    ("a is not None and b is True", False),
+    ('"""this is doc"""\nx = a is b', True),
+    ("# this is\ny = 'it is'", False),
+    ("s = 'it\\'s' + \"is\"", False),
+    ("if x in\"is it\": pass", False),
+    ("r'\\' is' + rb'is' + br'is'", False),
+    ("'''a\nis b'''\nc = d", False),
+    ("type(a) is int", True),
+    ('f"it is {y}"', False),
+    ('f"{a is b}"', True),
+    ('f"{x["k"] is b}"', True),  # Python 3.12 nested quotes: the field is cut, so it counts
+    ("x = 'unterminated is", True),
+])
+def test_code_has_is(source, has_is):
+    assert _code_has_is(source) is has_is
+
+
+def test_jobs_do_not_change_the_output(tmp_path):
+    for index, path in enumerate(SOURCES * 3):
+        (tmp_path / f"{index}{path.suffix}").write_bytes(path.read_bytes())
+    one = engine.check_paths([str(tmp_path)], jobs=1, cwd=tmp_path)
+    two = engine.check_paths([str(tmp_path)], jobs=2, cwd=tmp_path)
+    assert one.diagnostics == two.diagnostics and one.diagnostics
+    assert [d.to_json() for d in two.diagnostics] == json.loads(
+        json.dumps([d.to_json() for d in one.diagnostics]))
