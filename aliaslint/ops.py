@@ -67,6 +67,8 @@ class Overload:
     aliases: str | None = None
     writes: tuple[str, ...] = ()
     probe: str | None = None
+    bumps_version: bool | None = None
+    metadata_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,10 @@ class Op:
         aten: the ATen op name behind a dunder / property / functional alias, when it differs.
         inplace_kwarg: keyword (``"inplace"``) that turns the call into its in-place ``twin``.
         is_property: an attribute (``.T``, ``.mT``, ``.real``), not a call.
+        bumps_version: for in-place ops, whether the write bumps the version counter autograd
+            checks (probed; False for ``requires_grad_`` / ``detach_``; None = not probed).
+        metadata_only: in-place ops that change only sizes / strides (torchgen's
+            ``inplace_view`` tag: ``t_``, ``unsqueeze_``, ``as_strided_`` ...).
         note: free-text explanation (hand entries, overload disagreements).
         extra: further hand fields (``retain_kwarg``, ``grad_enabled``, ``mode_arg``, ``copy_kwarg``).
     """
@@ -113,6 +119,8 @@ class Op:
     aten: str | None = None
     inplace_kwarg: str | None = None
     is_property: bool = False
+    bumps_version: bool | None = None
+    metadata_only: bool = False
     note: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
@@ -217,6 +225,7 @@ def _fs(v: list[str] | None) -> frozenset[str] | None:
 _OP_KEYS = {
     "kind", "params", "aliases", "writes", "twin", "noncontiguous", "returns", "has_out",
     "saves_must", "saves_may", "overloads", "op", "inplace_kwarg", "property", "note",
+    "bumps_version", "metadata_only",
 }
 
 
@@ -231,6 +240,8 @@ def _decode_op(name: str, d: dict[str, Any]) -> Op:
             aliases=v.get("aliases"),
             writes=tuple(v.get("writes", ())),
             probe=v.get("probe"),
+            bumps_version=v.get("bumps_version"),
+            metadata_only=bool(v.get("metadata_only", False)),
         )
         for k, v in d.get("overloads", {}).items()
     }
@@ -250,6 +261,8 @@ def _decode_op(name: str, d: dict[str, Any]) -> Op:
         aten=d.get("op"),
         inplace_kwarg=d.get("inplace_kwarg"),
         is_property=bool(d.get("property", False)),
+        bumps_version=d.get("bumps_version"),
+        metadata_only=bool(d.get("metadata_only", False)),
         note=d.get("note"),
         extra=MappingProxyType({k: v for k, v in d.items() if k not in _OP_KEYS}),
     )

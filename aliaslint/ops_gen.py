@@ -276,6 +276,10 @@ def sample_worlds(torch: Any) -> list[dict[str, Any]]:
         {"shape": SHAPE, "dtype": torch.complex64},
         {"shape": SHAPE, "dtype": torch.int64},
         {"shape": SHAPE, "dtype": torch.bool},
+        # uniform sizes: weight and input agree for conv3d / conv_transpose*
+        {"shape": (2, 2, 2), "dtype": torch.float32},
+        {"shape": (2, 2, 2, 2), "dtype": torch.float32},
+        {"shape": (2, 2, 2, 2, 2), "dtype": torch.float32},
     ]
 
 
@@ -412,8 +416,8 @@ def sample_calls(torch: Any, schema: Any, max_tries: int = 3):
     required_pos = [a for a in args.flat_positional if a.default is None]
     required_kw = [a for a in args.flat_kwarg_only if a.default is None and a.name not in out_names]
     for world in sample_worlds(torch):
-        x = _make_tensor(torch, world)
         for k in range(max_tries):
+            x = _make_tensor(torch, world)  # fresh: a failed in-place call may leave x broken
             tensors: list[Any] = []
             pos: list[Any] = []
             kw: dict[str, Any] = {}
@@ -485,6 +489,25 @@ def probe_view_noncontiguous(torch: Any, ov: Overload) -> bool | None:
             continue
         return any(not t.is_contiguous() for t in outs)
     return None
+
+
+def probe_version_bump(torch: Any, ov: Overload) -> bool | None:
+    """Does the in-place op bump the written tensor's version counter (what autograd checks)?
+
+    False for requires_grad_ / detach_ (metadata only); None when not callable on samples."""
+    seen = None
+    for world, x, pos, kw in sample_calls(torch, ov.schema):
+        if seen is not None and world is not seen[0]:
+            break  # every argument try of the first world that works
+        v0 = x._version
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                call_aten(torch, ov.aten, pos, kw)
+        except Exception:
+            continue
+        seen = (world, (seen[1] if seen else False) or x._version > v0)
+    return None if seen is None else seen[1]
 
 
 def _base_name(t: Any) -> str:
@@ -580,6 +603,8 @@ def decomposition_saves(torch: Any, ov: Overload, by_aten: dict[str, Overload]) 
         for nm, v in zip(names, vals):
             if hasattr(v, "requires_grad") and v.is_floating_point():
                 v2 = v.detach().clone().requires_grad_(True)
+                if nm in ov.writes or (ov.kind == "inplace" and nm == "self"):
+                    v2 = v2 * 1  # a non-leaf, so it may be written in place
                 ins[nm] = v2
                 grad_pos.append(v2)
             else:
@@ -613,6 +638,9 @@ def decomposition_saves(torch: Any, ov: Overload, by_aten: dict[str, Overload]) 
                     for i, rt in enumerate(results):
                         if shares_storage(t, rt):
                             saves.add("result" if i == 0 else f"result{i}")
+        if ov.kind == "inplace":
+            # the written self *is* the result (in-place ops save the clone of the original)
+            saves = {("result" if s == "self" else s) for s in saves}
         return sorted(saves)
     return None
 
@@ -707,10 +735,19 @@ def merge_entry(name: str, ovs: list[Overload], self_name: str | None, facts: di
                 "returns": o.returns,
                 **({"aliases": _rename([facts[o.aten]["aliases"]], self_name if self_name else "self")[0]} if facts[o.aten]["aliases"] else {}),
                 **({"writes": _rename(o.writes, self_name if self_name else "self")} if o.writes else {}),
+                **({"bumps_version": facts[o.aten]["bumps_version"]} if facts[o.aten].get("bumps_version") is not None else {}),
+                **({"metadata_only": True} if "inplace_view" in o.func.tags else {}),
             }
             for o in ovs
         },
     }
+    if kind == "inplace":
+        bumps = [facts[o.aten].get("bumps_version") for o in main if facts[o.aten]["kind"] == "inplace"]
+        entry["bumps_version"] = (all(bumps) if all(b is not None for b in bumps) else None) if bumps else None
+        if bumps and all(b is False for b in bumps):
+            entry["bumps_version"] = False
+        if all("inplace_view" in o.func.tags for o in main if facts[o.aten]["kind"] == "inplace"):
+            entry["metadata_only"] = True
     if self_name is None and entry["aliases"] is None and len(aliases) == 0 and kind in ("view", "inplace", "sometimes_alias"):
         entry["aliases"] = "self"
     if entry["aliases"] is None and kind in ("view", "inplace", "sometimes_alias") and main and main[0].params:
@@ -765,6 +802,8 @@ def generate(probe: bool = True) -> dict[str, Any]:
                     facts[o.aten]["noncontiguous"] = probe_view_noncontiguous(torch, o)
             elif o.kind == "view":
                 facts[o.aten]["noncontiguous"] = probe_view_noncontiguous(torch, o)
+            elif o.kind == "inplace" and not o.base.startswith("_") and o.base not in CRASHERS:
+                facts[o.aten]["bumps_version"] = probe_version_bump(torch, o)
             elif (
                 o.kind == "functional"
                 and o.returns in ("tensor", "tensors")
@@ -927,7 +966,7 @@ def generate(probe: bool = True) -> dict[str, Any]:
              "writes": m.get("writes", []), "twin": m.get("twin"), "noncontiguous": m.get("noncontiguous", False),
              "returns": m.get("returns", "other"), "has_out": False,
              "saves_must": m.get("saves_must"), "saves_may": m.get("saves_may"), "overloads": {}, "manual": True}
-        for k in ("note", "retain_kwarg", "grad_enabled", "mode_arg", "copy_kwarg"):
+        for k in ("note", "retain_kwarg", "grad_enabled", "mode_arg", "copy_kwarg", "bumps_version"):
             if k in m:
                 e[k] = m[k]
         entries[qn] = e

@@ -190,3 +190,12 @@ def test_load_time():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert float(out.stdout) < 0.1  # measured ~4 ms (read + index); generous bound for loaded machines
+
+
+def test_version_bumps():
+    assert ops.method("add_").bumps_version is True
+    assert ops.method("__iadd__").bumps_version is True
+    assert ops.method("__setitem__").bumps_version is True
+    assert ops.method("requires_grad_").bumps_version is False
+    assert ops.method("t_").metadata_only and ops.method("t_").bumps_version
+    assert not ops.method("add_").metadata_only

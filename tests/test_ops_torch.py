@@ -240,6 +240,40 @@ def test_sometimes_alias_both_outcomes(overloads):
     assert STATS["sometimes_alias"]["both outcomes"] >= 10
 
 
+def test_inplace_writes_bump_version(overloads):
+    """In-place ops write their `self` through the public API; the version-bump claim holds."""
+    bad = []
+    for name, ns, short, op in _entries({"inplace"}):
+        for oname, od in op.overloads.items():
+            if od.kind != "inplace" or od.bumps_version is None:
+                continue
+            ov = overloads.get(_aten(op, short, oname))
+            if ov is None or not ops_gen.callable_by_sample(ov.schema):
+                continue
+            bumped = None
+            for world, x, pos, kw in ops_gen.sample_calls(torch, ov.schema):
+                v0 = x._version
+                try:
+                    r = _call_public(ns, short, op, pos, kw)
+                except Exception:
+                    continue
+                bumped = x._version > v0
+                if bumped:
+                    if not (r is x or _shares(r, x)) and r is not None:
+                        bad.append(f"{name}.{oname}: result is not its self")
+                    break
+            if bumped is None:
+                continue
+            STATS["inplace version bump"]["checked"] += 1
+            if bumped == od.bumps_version:
+                STATS["inplace version bump"]["agree"] += 1
+            else:
+                bad.append(f"{name}.{oname}: table bumps_version={od.bumps_version}, torch {bumped}")
+    DISAGREE["inplace"] += bad
+    assert not bad, "\n".join(bad)
+    assert STATS["inplace version bump"]["checked"] >= 100
+
+
 # ------------------------------------------------------------------------------------------------
 # saves
 # ------------------------------------------------------------------------------------------------
