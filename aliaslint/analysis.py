@@ -37,6 +37,7 @@ class Kind(Enum):
     TENSOR = "tensor"
     STORAGE = "storage"  # torch.UntypedStorage: one Python object per storage
     TYPED_STORAGE = "typed storage"  # the deprecated torch.TypedStorage: a new object per call
+    NDARRAY = "ndarray"  # a NumPy array
     MODULE = "module"  # an nn.Module instance
     PARAMS = "params"  # model.parameters()
     OPTIMIZER = "optimizer"
@@ -84,6 +85,26 @@ class Value:
     params: frozenset = frozenset()  # PARAMS / OPTIMIZER: parameter storage tokens
     # A tuple or list whose every element is this value (`q, k, v = x.chunk(3)`).
     each: Value | None = None
+    # A container built by repeating one object (`[t] * n`): where.
+    replicated: cst.CSTNode | None = field(default=None, compare=False)
+    # An element taken from such a container: the container's construction.
+    replica: cst.CSTNode | None = field(default=None, compare=False)
+    # Memory layout: contiguous yes / no / not known, and the op that made it
+    # non-contiguous; `expanded`: several elements share one memory location.
+    contiguous: bool | None = None
+    layout_origin: cst.CSTNode | None = field(default=None, compare=False)
+    expanded: bool = False
+    # A view: where it was made.  A result that aliases its source only for
+    # some inputs (reshape, contiguous, float, to…): the source's storage.
+    view_origin: cst.CSTNode | None = field(default=None, compare=False)
+    maybe_of: object = None
+    # A fresh copy of another tensor (advanced indexing, index_select…): where.
+    copied_at: cst.CSTNode | None = field(default=None, compare=False)
+    # A reference kept as if it were a copy (`best = model.state_dict()`,
+    # `prev = w`): the expression that made it.
+    snapshot: cst.CSTNode | None = field(default=None, compare=False)
+    # The part of its base a slice view covers along dim 0 (see _slice_region).
+    region: tuple | None = None
 
     @property
     def is_tensor_like(self) -> bool:
@@ -100,6 +121,12 @@ def join(a: Value, b: Value) -> Value:
         if a.module is not b.module:
             return replace(a, module=None) if a.kind is not Kind.MODULE else UNKNOWN
         return a
+    if a.snapshot is not None or b.snapshot is not None:
+        # A snapshot taken on one path is a hazard on that path: keep it.
+        kept = a if a.snapshot is not None else b
+        other = b if kept is a else a
+        if other.kind in (Kind.OTHER, Kind.UNKNOWN) or other == kept:
+            return kept
     if a.kind is not b.kind or a.kind in (Kind.REF, Kind.FUNCTION, Kind.CLASS, Kind.MODULE):
         return UNKNOWN
     if a.kind is Kind.TENSOR:
@@ -152,6 +179,17 @@ class Write:
     grad_enabled: bool | None
     # Where the write was configured, e.g. the nn.ReLU(inplace=True) constructor.
     defined_at: cst.CSTNode | None = None
+    # The op overwrites the destination whatever it held (copy_, fill_, zero_,
+    # item assignment, out=): code that fills a buffer through a view.
+    fill: bool = False
+    # A function of this file wrote its argument: its name, and whether it
+    # says so (a trailing `_`, "in place" in its docstring).
+    callee: str | None = None
+    declared: bool = False
+    # The in-place op's other tensor inputs (value, node), to find overlaps.
+    inputs: tuple = ()
+    # The written part of the target along dim 0, when literal slices say it.
+    region: tuple | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -207,11 +245,31 @@ class SavedWrite(Event):
 
 @dataclass(frozen=True)
 class StaleRead(Event):
-    """A name still holding a tensor that an in-place op overwrote, read later."""
+    """A name that shares memory with a storage written in place under another
+    name, read after the write: it sees the new values."""
 
     write: Write
     name: str
     read: cst.CSTNode
+    value: Value  # what the name holds
+    # The read is itself an in-place write of that name (`out.clamp_()`,
+    # `out += 1`, `out[i] = v`): the code treats it as a buffer it updates.
+    rewritten: bool = False
+
+
+@dataclass(frozen=True)
+class NonContiguousView(Event):
+    """`.view()` of a tensor whose layout is known to be non-contiguous."""
+
+    receiver: Value
+    receiver_node: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class LostWrite(Event):
+    """An in-place write into a temporary copy whose result nobody keeps."""
+
+    write: Write
 
 
 # ---------------------------------------------------------------------------
@@ -327,8 +385,11 @@ class Env:
             a = self.names.get(name)
             b = other.names.get(name)
             if a is None or b is None:
-                # Bound on one path only: nothing is proven after the join.
-                self.names[name] = UNKNOWN
+                # Bound on one path only: nothing is proven after the join, but
+                # a snapshot taken on that path stays (the other path cannot
+                # read the name at all).
+                bound = a if a is not None else b
+                self.names[name] = bound if bound.snapshot is not None else UNKNOWN
             else:
                 self.names[name] = join(a, b)
         self.flow.merge(other.flow)
@@ -410,6 +471,8 @@ class Analysis:
         self._bindings: dict[str, set[int]] = {}
         self._rebound: set[str] = set()
         self._write_log: list[Write] | None = None  # writes made while summarising
+        self._index_values: dict[int, Value] = {}  # subscript index expression → value
+        self._rewriting = False  # evaluating the target of an in-place write
         self._expr_dispatch = {
             cst.Name: self._name,
             cst.Attribute: self._attribute,
@@ -425,8 +488,8 @@ class Analysis:
             cst.ConcatenatedString: self._generic_other,
             cst.FormattedString: self._generic_other,
             cst.BooleanOperation: self._generic_unknown,
-            cst.Tuple: self._generic_other,
-            cst.List: self._generic_other,
+            cst.Tuple: self._display,
+            cst.List: self._display,
             cst.Set: self._generic_other,
             cst.Dict: self._generic_other,
             cst.IfExp: self._if_exp,
@@ -493,6 +556,9 @@ class Analysis:
     def _small(self, small: cst.BaseSmallStatement, env: Env) -> None:
         if isinstance(small, cst.Assign):
             value = self._eval(small.value, env)
+            if value.kind in (Kind.TENSOR, Kind.MODULE) and _is_alias_expression(small.value):
+                # `prev = w`, `best_model = model`: a second name, not a copy.
+                value = replace(value, snapshot=small.value)
             for target in small.targets:
                 self._bind(target.target, value, env)
         elif isinstance(small, cst.AnnAssign):
@@ -570,10 +636,15 @@ class Analysis:
             if key is not None:
                 self._assign_name(key, value, env)
         elif isinstance(target, cst.Subscript):
-            base = self._eval(target.value, env) if evaluate_base else UNKNOWN
+            base = self._eval_target(target.value, env) if evaluate_base else UNKNOWN
             self._slices(target, env)
-            if evaluate_base and base.kind is Kind.TENSOR:
-                self._write(base, target.value, self._stmt, None, env)
+            if evaluate_base and base.kind in (Kind.TENSOR, Kind.NDARRAY):
+                assigned = value if value.kind in (Kind.TENSOR, Kind.NDARRAY) else None
+                index = _subscript_index_value(target, self._index_values)
+                inputs = tuple((v, role) for v, role in ((assigned, "value"), (index, "index"))
+                               if v is not None)
+                self._write(base, target.value, self._stmt, None, env, fill=True,
+                            inputs=inputs, region=_slice_region(target))
 
     def _forget(self, target, env: Env) -> None:
         if isinstance(target, cst.Name):
@@ -582,9 +653,20 @@ class Analysis:
             for element in target.elements:
                 self._forget(element.value, env)
 
+    def _eval_target(self, node, env: Env) -> Value:
+        """Evaluate the expression an in-place write is about to change."""
+        outer, self._rewriting = self._rewriting, True
+        try:
+            return self._eval(node, env)
+        finally:
+            self._rewriting = outer
+
     def _aug_assign(self, node: cst.AugAssign, env: Env) -> None:
-        target = self._eval(node.target, env)
+        target = self._eval_target(node.target, env)
         other = self._eval(node.value, env)
+        if target.kind is Kind.NDARRAY:
+            self._write(target, node.target, node, None, env)
+            return
         if target.kind is not Kind.TENSOR:
             self._bind(node.target, UNKNOWN, env, evaluate_base=False)
             return
@@ -630,7 +712,9 @@ class Analysis:
     def _element_of(self, iterable: Value, node) -> Value:
         if iterable.kind is Kind.PARAMS and iterable.params:
             return self._parameter(iterable.params, node)
-        return iterable.each or UNKNOWN
+        if iterable.each is not None:
+            return replace(iterable.each, replica=iterable.replicated or iterable.each.replica)
+        return UNKNOWN
 
     def _parameter(self, tokens: frozenset, origin) -> Value:
         token = next(iter(tokens)) if len(tokens) == 1 else None
@@ -834,28 +918,41 @@ class Analysis:
                           retain=True)
 
     def _write(self, target: Value, target_node, node, label: str | None, env: Env, *,
-               activation: bool = False, defined_at=None, visible: bool = True) -> Value:
+               activation: bool = False, defined_at=None, visible: bool = True,
+               fill: bool = False, callee: str | None = None, declared: bool = False,
+               inputs: tuple = (), region: tuple | None = None) -> Value:
         """An in-place write to ``target``'s storage; returns the written tensor's value.
 
-        ``visible``: the call itself says it writes ``target_node`` (`x.relu_()`,
+        ``visible``: the code at the write names what it writes (`x.relu_()`,
         `inplace=True` at the call), so reading that name later is intended; a
-        module built with `inplace=True` elsewhere gives no such hint.
+        module built with `inplace=True` elsewhere, or a helper function that
+        writes its argument, gives no such hint.
         """
         write = Write(node, self._stmt, target, target_node, label, target.via, activation,
-                      env.flow.grad, defined_at)
+                      env.flow.grad, defined_at, fill, callee, declared, inputs,
+                      region if region is not None else target.region)
         self._emit(InplaceWrite(node, self._stmt, write))
         if self._write_log is not None:
             self._write_log.append(write)
         self._dirty(target.storage, write, env)
-        if activation and target.storage is not None:
-            written = _names_assigned_by(self._stmt)
-            if visible:
-                written |= _names_of(target_node)
-            for name, value in env.names.items():
-                if (value.kind is Kind.TENSOR and value.storage == target.storage
-                        and name not in written):
-                    env.flow.stale[name] = write
+        if target.copied_at is not None and target.copied_at is target_node and \
+                (fill and node is self._stmt or discards(self._stmt, node)):
+            # `x[idx][m] = v`, a bare `x[mask].add_(1)`: the copy is dropped at once.
+            self._emit(LostWrite(node, self._stmt, write))
+        exclude = _names_assigned_by(self._stmt)
+        if visible:
+            exclude |= _names_of(target_node)
+        self._mark_stale({target.storage, target.maybe_of}, write, exclude, env)
         return target
+
+    def _mark_stale(self, tokens: set, write: Write, exclude: set, env: Env) -> None:
+        """Every other name that shares memory with ``tokens`` now sees new values."""
+        tokens.discard(None)
+        if not tokens:
+            return
+        for name, value in env.names.items():
+            if name not in exclude and _refers_to(value, tokens):
+                env.flow.stale[name] = write
 
     def _dirty(self, token, write: Write, env: Env) -> None:
         if token is None:
@@ -954,17 +1051,20 @@ class Analysis:
     def _name(self, node: cst.Name, env: Env) -> Value:
         if node.value in ("None", "True", "False"):
             return OTHER
+        value = env.lookup(node.value)
         write = env.flow.stale.pop(node.value, None)
         if write is not None:
-            self._emit(StaleRead(write.node, write.stmt, write, node.value, node))
-        return env.lookup(node.value)
+            self._emit(StaleRead(write.node, write.stmt, write, node.value, node, value,
+                                 self._rewriting))
+        return value
 
     def _attribute(self, node: cst.Attribute, env: Env) -> Value:
         key = _attr_key(node)
         if key is not None and key in env.names:
             write = env.flow.stale.pop(key, None)
             if write is not None:
-                self._emit(StaleRead(write.node, write.stmt, write, key, node))
+                self._emit(StaleRead(write.node, write.stmt, write, key, node, env.names[key],
+                                     self._rewriting))
             self._eval(node.value, env)
             return env.names[key]
         base = self._eval(node.value, env)
@@ -994,12 +1094,17 @@ class Analysis:
 
     def _view(self, base: Value, node, op: ops.Op | None) -> Value:
         detach = op is not None and _short(op.name) == "detach"
+        noncontiguous = op is not None and op.noncontiguous
         return Value(
             Kind.TENSOR, origin=node, storage=base.storage, counter=base.counter,
             requires_grad=False if detach else base.requires_grad,
             via="detach" if detach else (base.via or "view"),
             graph=frozenset() if detach else base.graph,
             derived=("detach", base) if detach else None,
+            contiguous=False if noncontiguous else (base.contiguous if detach else None),
+            layout_origin=node if noncontiguous else (base.layout_origin if detach else None),
+            expanded=base.expanded or (op is not None and _overlapping_view(op)),
+            view_origin=base.view_origin if detach else node,
         )
 
     def _call(self, node: cst.Call, env: Env) -> Value:
@@ -1009,8 +1114,10 @@ class Analysis:
         qualname = None
         callee = None
         if isinstance(func, cst.Attribute):
-            owner = self._eval(func.value, env)
             attr = func.attr.value
+            method = ops.method(attr) if attr.endswith("_") else None
+            owner = self._eval_target(func.value, env) if method is not None and \
+                method.kind == "inplace" else self._eval(func.value, env)
             if owner.kind is Kind.REF:
                 qualname = f"{owner.qualname}.{attr}"
                 self._emit(Reference(func, self._stmt, qualname))
@@ -1018,6 +1125,13 @@ class Analysis:
                 receiver, receiver_node = owner, func.value
                 prefix = "torch.Tensor" if owner.kind is Kind.TENSOR else "torch.UntypedStorage"
                 qualname = f"{prefix}.{attr}"
+            elif owner.kind is Kind.NDARRAY:
+                receiver, receiver_node = owner, func.value
+                qualname = f"numpy.ndarray.{attr}"
+            elif owner.kind is Kind.OTHER and attr == "copy" and owner.snapshot is not None:
+                # `state.copy()` of a state dict: a new dict of the same tensors.
+                self._eval_args(node, env)
+                return replace(owner, snapshot=node, origin=node)
             elif owner.kind in (Kind.MODULE, Kind.OPTIMIZER, Kind.PARAMS):
                 receiver, receiver_node = owner, func.value
                 key = _attr_key(func)
@@ -1058,6 +1172,10 @@ class Analysis:
             self._unknown_call(args, env)
             return UNKNOWN
         method = qualname.rpartition(".")[2]
+        if receiver is not None and receiver.kind is Kind.NDARRAY:
+            if method in _NDARRAY_WRITERS or "out" in keywords and keywords["out"][0] is receiver:
+                self._write(receiver, receiver_node, node, None, env)
+            return UNKNOWN
         if receiver is not None and receiver.kind is not Kind.TENSOR:
             # Methods of storages: nothing here returns a tensor.
             return Value(Kind.OTHER, derived=(method, receiver), origin=node)
@@ -1072,6 +1190,19 @@ class Analysis:
                 return replace(receiver, requires_grad=True if on else None, origin=node)
         if qualname == "builtins.id" and len(positional) == 1:
             return Value(Kind.OTHER, derived=("id", positional[0]), origin=node)
+        container = self._builtin_container(qualname, positional, node)
+        if container is not None:
+            return container
+        if qualname == "torch.tensor":  # always copies its data
+            token = ("alloc", id(node))
+            flag = keywords.get("requires_grad", (None, None))[1]
+            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                         requires_grad=_is_literal(flag, _TRUE), leaf=_is_literal(flag, _TRUE),
+                         contiguous=True)
+        if qualname.startswith("numpy.") and "out" in keywords \
+                and keywords["out"][0].kind is Kind.NDARRAY:
+            self._write(keywords["out"][0], keywords["out"][1], node, None, env, fill=True)
+            return keywords["out"][0]
         if qualname in _TENSOR_TYPES:
             data = positional[0] if positional else UNKNOWN
             if qualname in _PARAMETER_TYPES:
@@ -1123,8 +1254,11 @@ class Analysis:
             target = bound.get(name) if name else None
             if target is None or target.kind is not Kind.TENSOR:
                 return UNKNOWN
+            inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
+                           if key != name and v.kind in (Kind.TENSOR, Kind.NDARRAY))
             result = self._write(target, nodes.get(name), node, None, env,
-                                 activation=_is_activation(op))
+                                 activation=_is_activation(op), fill=_is_fill(op),
+                                 inputs=inputs)
             if op.returns == "none":
                 return OTHER
             return self._record_saves(op, {**bound, name: result}, result, node, env, nodes)
@@ -1132,7 +1266,10 @@ class Analysis:
         if out is not None and op.has_out:
             target = bound.get("out")
             if target is not None and target.kind is Kind.TENSOR:
-                result = self._write(target, out, node, None, env)
+                inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
+                               if key != "out" and v.kind is Kind.TENSOR)
+                result = self._write(target, out, node, None, env, fill=True, inputs=inputs,
+                                     region=_slice_region(out))
                 return self._record_saves(op, bound, result, node, env, nodes)
             return UNKNOWN
         if op.returns != "tensor":
@@ -1147,7 +1284,12 @@ class Analysis:
             base = bound.get(op.aliases or "self")
             if base is None or base.kind is not Kind.TENSOR:
                 return Value(Kind.TENSOR, origin=node)
+            if _short(op.name) in ("view", "view_as") and base.contiguous is False \
+                    and not _dtype_view(args) and _merges_dims(_short(op.name), args):
+                self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
             return self._view(base, node, op)
+        if kind == "numpy_share":
+            return self._numpy_share(op, bound, nodes, node, env)
         if kind == "functional":
             token = ("alloc", id(node))
             inputs = [v for v in bound.values() if v.kind is Kind.TENSOR]
@@ -1159,13 +1301,77 @@ class Analysis:
                         flag, _FALSE):
                     requires = None
             result = Value(Kind.TENSOR, origin=node, storage=token, counter=token,
-                           requires_grad=requires, leaf=bool(requires) and not inputs)
+                           requires_grad=requires, leaf=bool(requires) and not inputs,
+                           contiguous=True if not inputs else None,
+                           copied_at=node if inputs else None)
             if not inputs:
                 return result
             return self._record_saves(op, bound, result, node, env, nodes)
-        # Sometimes-alias ops, indexing, NumPy sharing: a tensor, storage not proven.
-        return Value(Kind.TENSOR, origin=node,
-                     requires_grad=self._requires_grad(list(bound.values()), env))
+        requires = self._requires_grad(list(bound.values()), env)
+        if kind == "sometimes_alias":
+            # The result is the source itself, a view of it, or a copy: which
+            # one depends on the input (dtype, device, layout).
+            source = bound.get(op.aliases or "self")
+            token = ("alloc", id(node))
+            # An explicit `.to(dtype)` / `.type(t)` is a conversion the code
+            # usually guards by a dtype check: not treated as ambiguous.
+            explicit = _short(op.name) in ("to", "type") and bool(args)
+            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                         requires_grad=requires,
+                         maybe_of=source.storage if source is not None and not explicit
+                         else None,
+                         view_origin=node,
+                         contiguous=True if _short(op.name) == "contiguous" else None)
+        # Indexing and the rest: a tensor, its storage not proven.
+        return Value(Kind.TENSOR, origin=node, requires_grad=requires)
+
+    def _numpy_share(self, op: ops.Op, bound, nodes, node, env: Env) -> Value:
+        """from_numpy / as_tensor / .numpy() / np.asarray: one buffer, two objects."""
+        source_name = op.aliases or "self"
+        source = bound.get(source_name, UNKNOWN)
+        source_node = nodes.get(source_name)
+        converts = any(key in nodes for key in ("dtype", "device"))
+        copy_kwarg = op.extra.get("copy_kwarg")
+        if copy_kwarg and not _is_literal(nodes.get(copy_kwarg), _FALSE):
+            converts = True  # numpy.array copies unless told not to
+        to_numpy = op.returns != "tensor"
+        if converts:
+            return UNKNOWN
+        if to_numpy:
+            if source.kind is not Kind.TENSOR or source.storage is None:
+                return UNKNOWN
+            return Value(Kind.NDARRAY, origin=node, storage=source.storage, view_origin=node)
+        if source.kind is Kind.TENSOR:
+            return source  # as_tensor(t) with nothing to convert is t itself
+        if source.kind is Kind.UNKNOWN and isinstance(source_node, cst.Name) \
+                and _short(op.name) == "torch.from_numpy":
+            # from_numpy accepts only an ndarray: the name holds one from here on.
+            source = Value(Kind.NDARRAY, origin=source_node,
+                           storage=("alloc", id(source_node)))
+            self._assign_name(source_node.value, source, env)
+        if source.kind is not Kind.NDARRAY or source.storage is None:
+            return Value(Kind.TENSOR, origin=node, requires_grad=False)
+        return Value(Kind.TENSOR, origin=node, storage=source.storage,
+                     counter=("alloc", id(node)), requires_grad=False, view_origin=node)
+
+    def _builtin_container(self, qualname: str, positional, node) -> Value | None:
+        """Containers that repeat one object, and copies that share their tensors."""
+        if qualname in ("builtins.dict.fromkeys", "itertools.repeat"):
+            item = positional[1] if qualname.endswith("fromkeys") and len(positional) > 1 \
+                else positional[0] if qualname.endswith("repeat") and positional else None
+            if item is not None and item.kind is Kind.TENSOR:
+                return Value(Kind.OTHER, origin=node, each=item, replicated=node)
+            return None
+        if qualname in ("builtins.list", "builtins.tuple", "builtins.dict", "copy.copy") \
+                and len(positional) == 1:
+            source = positional[0]
+            if source.kind is Kind.PARAMS:
+                return Value(Kind.OTHER, origin=node, params=source.params, snapshot=node)
+            if source.snapshot is not None:
+                return replace(source, snapshot=node, origin=node)
+            if source.each is not None:
+                return replace(source, origin=node)
+        return None
 
     def _grad_mode(self, op: ops.Op, args) -> Value:
         enabled = op.extra.get("grad_enabled")
@@ -1197,9 +1403,14 @@ class Analysis:
                 self._consume(target, node, None, env, retain=retain)
 
     def _optimizer_step(self, optimizer: Value, node, env: Env) -> None:
-        for token in optimizer.params:
-            write = Write(node, self._stmt, None, None, None, None, False, env.flow.grad)
+        self._write_parameters(optimizer.params, node, env)
+
+    def _write_parameters(self, tokens: frozenset, node, env: Env) -> None:
+        """optimizer.step(), load_state_dict(): every parameter written in place."""
+        write = Write(node, self._stmt, None, None, None, None, False, env.flow.grad)
+        for token in tokens:
             self._dirty(token, write, env)
+        self._mark_stale(set(tokens), write, set(), env)
 
     def _unknown_call(self, args, env: Env) -> None:
         # An unknown function given a tensor may run its backward: forget the
@@ -1251,6 +1462,13 @@ class Analysis:
         info = module.module
         if attr in _PARAMETER_METHODS and info is not None and info.params:
             return Value(Kind.PARAMS, origin=node, params=info.params)
+        op = ops.lookup(f"torch.nn.Module.{attr}")
+        if op is not None and op.kind == "reference" and info is not None and info.params:
+            # state_dict(): the module's own tensors, not copies.
+            return Value(Kind.OTHER, origin=node, params=info.params, snapshot=node)
+        if attr == "load_state_dict" and info is not None and info.params:
+            self._write_parameters(info.params, node, env)
+            return UNKNOWN
         if info is not None and info.cls is not None and info.cls.method(attr) is not None:
             return UNKNOWN
         self._unknown_call(args, env)
@@ -1343,7 +1561,7 @@ class Analysis:
             arg_nodes = [arg_node] + [None] * (len(inputs) - 1)
         return self._apply_summary(summary, list(zip(inputs, arg_nodes)),
                                    self._param_mapping(cls, module.module.params), node,
-                                   None, env)
+                                   None, env, forward)
 
     @staticmethod
     def _param_mapping(cls: ClassInfo, params: frozenset) -> dict:
@@ -1371,7 +1589,7 @@ class Analysis:
             self._unknown_call(args, env)
             return UNKNOWN
         mapping = self._param_mapping(cls, receiver.module.params) if cls is not None else {}
-        return self._apply_summary(summary, positional, mapping, node, None, env)
+        return self._apply_summary(summary, positional, mapping, node, None, env, definition)
 
     # -- summaries of functions defined in the file ---------------------------
 
@@ -1437,12 +1655,13 @@ class Analysis:
         return _Summary(result, writes, saves, returns_arg)
 
     def _apply_summary(self, summary: _Summary, args, mapping, node, label: str | None,
-                       env: Env) -> Value:
+                       env: Env, function: cst.FunctionDef) -> Value:
         for index, write in summary.writes.items():
             if index < len(args) and args[index][0].kind is Kind.TENSOR:
                 value, arg_node = args[index]
                 self._write(value, arg_node, node, label, env, activation=write.activation,
-                            defined_at=write.node, visible=False)
+                            defined_at=write.node, visible=False,
+                            callee=function.name.value, declared=_declares_mutation(function))
         graph = frozenset().union(*(v.graph for v, _ in args if v.kind is Kind.TENSOR))
         result = summary.result
         if summary.returns_arg is not None and summary.returns_arg < len(args):
@@ -1476,6 +1695,18 @@ class Analysis:
 
     # -- the rest of the expressions --------------------------------------------
 
+    def _eval_args(self, node: cst.Call, env: Env) -> None:
+        for arg in node.args:
+            self._eval(arg.value, env)
+
+    def _display(self, node, env: Env) -> Value:
+        """A list or tuple display; `[t]` remembers its one element for `[t] * n`."""
+        values = [self._eval(element.value, env) for element in node.elements]
+        if len(values) == 1 and not isinstance(node.elements[0], cst.StarredElement) and (
+                values[0].kind is Kind.TENSOR or values[0].each is not None):
+            return Value(Kind.OTHER, origin=node, each=values[0])
+        return OTHER
+
     def _comparison(self, node: cst.Comparison, env: Env) -> Value:
         left_node = node.left
         left = self._eval(left_node, env)
@@ -1500,6 +1731,12 @@ class Analysis:
     def _binary(self, node: cst.BinaryOperation, env: Env) -> Value:
         left = self._eval(node.left, env)
         right = self._eval(node.right, env)
+        if isinstance(node.operator, cst.Multiply) and Kind.TENSOR not in (left.kind, right.kind):
+            # `[t] * n` / `n * [t]`: n references to one object.
+            for container, count in ((left, node.right), (right, node.left)):
+                if container.each is not None and isinstance(count, (cst.Name, cst.Integer,
+                                                                     cst.Attribute, cst.Call)):
+                    return replace(container, replicated=node, origin=node)
         if Kind.TENSOR not in (left.kind, right.kind):
             if left.kind is Kind.OTHER and right.kind is Kind.OTHER:
                 return OTHER
@@ -1530,14 +1767,40 @@ class Analysis:
         base = self._eval(node.value, env)
         self._slices(node, env)
         if base.kind is not Kind.TENSOR:
+            if base.each is not None:
+                # An element of a tuple/list: with `[t] * n`, every element is `t`.
+                return replace(base.each, replica=base.replicated or base.each.replica)
             return UNKNOWN
         if _basic_index(node):
-            return self._view(base, node, None)
+            view = self._view(base, node, None)
+            region = _slice_region(node)
+            return replace(view, region=region) if region is not None and base.region is None \
+                and base.via is None else view
+        if self._advanced_index(node, env):
+            token = ("alloc", id(node))
+            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                         requires_grad=base.requires_grad, graph=base.graph, copied_at=node)
         return Value(Kind.TENSOR, origin=node, requires_grad=base.requires_grad, graph=base.graph)
+
+    def _advanced_index(self, node: cst.Subscript, env: Env) -> bool:
+        """Indexing with a list, a tensor or a mask: always a copy."""
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index):
+                value = index.value
+                if isinstance(value, (cst.List, cst.Comparison)):
+                    return True
+                if self._index_values.get(id(value), UNKNOWN).kind is Kind.TENSOR:
+                    return True
+        return False
 
     def _slices(self, node: cst.Subscript, env: Env) -> None:
         for element in node.slice:
-            self._eval_children(element, env)
+            index = element.slice
+            if isinstance(index, cst.Index):
+                self._index_values[id(index.value)] = self._eval(index.value, env)
+            else:
+                self._eval_children(element, env)
 
     def _if_exp(self, node: cst.IfExp, env: Env) -> Value:
         self._eval(node.test, env)
@@ -1699,6 +1962,139 @@ def _attr_key(node) -> str | None:
             and node.value.value == "self":
         return f"self.{node.attr.value}"
     return None
+
+
+# Views whose elements may share one memory location (stride 0).  The tables
+# mark non-contiguous views; only these also overlap themselves.
+_SELF_OVERLAPPING = frozenset({"expand", "expand_as", "broadcast_to"})
+# In-place ops that overwrite the destination whatever it held: writing
+# through a view with them fills a buffer, which is what views are for.
+_FILLS = frozenset({"copy_", "fill_", "zero_"})
+# NumPy's in-place ndarray methods.
+_NDARRAY_WRITERS = frozenset({"fill", "sort", "put", "partition", "resize", "itemset",
+                              "byteswap", "setfield"})
+
+
+def _overlapping_view(op: ops.Op) -> bool:
+    return _short(op.name) in _SELF_OVERLAPPING
+
+
+def _is_fill(op: ops.Op) -> bool:
+    return _short(op.name) in _FILLS
+
+
+def _dtype_view(args) -> bool:
+    """`t.view(torch.float16)` / `t.view(dtype=...)` reinterprets, it does not reshape."""
+    for arg, value in args:
+        if arg.keyword is not None and arg.keyword.value == "dtype":
+            return True
+        if value.kind is Kind.REF:
+            return True
+    return False
+
+
+def _merges_dims(name: str, args) -> bool:
+    """Does a `.view()` visibly merge dimensions?  Splitting a dimension works on
+    any layout; merging needs the merged dims to be contiguous with each other.
+    Merging shows as a product argument (`h * d`), a flatten (`view(-1)`,
+    `view(n)`) or `view(b, -1)`; `view_as` is not judged."""
+    if name != "view":
+        return False
+    positional = [arg.value for arg, _ in args if arg.keyword is None and not arg.star]
+    if len(positional) != len(args) or not positional:
+        return False
+    if any(isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Multiply)
+           for p in positional):
+        return True
+    if len(positional) == 1:
+        return not isinstance(positional[0], (cst.Tuple, cst.List))
+    last = positional[-1]
+    return len(positional) == 2 and isinstance(last, cst.UnaryOperation) and \
+        isinstance(last.operator, cst.Minus) and isinstance(last.expression, cst.Integer) \
+        and last.expression.value == "1"
+
+
+def _subscript_index_value(node: cst.Subscript, values: dict) -> Value | None:
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        value = values.get(id(node.slice[0].slice.value))
+        if value is not None and value.kind in (Kind.TENSOR, Kind.NDARRAY):
+            return value
+    return None
+
+
+def _bound(node) -> tuple[int, int] | None:
+    """A slice bound as (k, c), meaning k·n + c for a dim of unknown size n."""
+    if node is None:
+        return None
+    if isinstance(node, cst.Integer):
+        return (0, int(node.value, 0))
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
+            and isinstance(node.expression, cst.Integer):
+        return (1, -int(node.expression.value, 0))
+    raise ValueError
+
+
+def _slice_region(node) -> tuple | None:
+    """The part of dim 0 a subscript `x[a:b]` covers, as ((k, c), (k, c)) bounds;
+    None when it is not one step-1 slice with literal (or absent) bounds."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return None
+    index = node.slice[0].slice
+    if not isinstance(index, cst.Slice) or index.step is not None:
+        return None
+    try:
+        lower = _bound(index.lower) or (0, 0)
+        upper = _bound(index.upper) or (1, 0)
+    except ValueError:
+        return None
+    return (lower, upper)
+
+
+def regions_overlap(a: tuple | None, b: tuple | None) -> bool | None:
+    """Do two dim-0 regions overlap for every large enough size?  None: not known.
+
+    A region of None is the whole dimension.  Bounds compare as n grows, so
+    `x[1:]` and `x[:-1]` overlap and `x[:2]` and `x[2:]` do not.
+    """
+    whole = ((0, 0), (1, 0))
+    a, b = a or whole, b or whole
+    return max(a[0], b[0]) < min(a[1], b[1])
+
+
+def _is_alias_expression(node) -> bool:
+    """`w`, `self.w`, `w.data`, `w.detach()`: another name for the same memory."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args \
+            and node.func.attr.value == "detach":
+        node = node.func.value
+    elif isinstance(node, cst.Attribute) and node.attr.value == "data":
+        node = node.value
+    return isinstance(node, cst.Name) or _attr_key(node) is not None
+
+
+def _declares_mutation(function: cst.FunctionDef) -> bool:
+    """A trailing `_` or "in place" in the docstring: the function says it writes."""
+    if function.name.value.endswith("_"):
+        return True
+    if any(param.name.value in ("inplace", "in_place") for param in _all_params(function.params)):
+        return True
+    doc = (function.get_docstring() or "").lower()
+    return "in place" in doc or "in-place" in doc or "inplace" in doc
+
+
+def _refers_to(value: Value, tokens: set) -> bool:
+    """Does ``value`` reach any of these storages (itself, or holding them)?"""
+    if value.storage in tokens or value.maybe_of in tokens:
+        return True
+    if value.params and not value.params.isdisjoint(tokens):
+        return True
+    module = value.module
+    return module is not None and bool(module.params) and not module.params.isdisjoint(tokens)
+
+
+def discards(stmt, node) -> bool:
+    """Is ``node`` a whole expression statement (its result thrown away)?"""
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is node)
 
 
 def _names_of(node) -> set[str]:

@@ -20,11 +20,15 @@ from aliaslint.analysis import (
     Event,
     InplaceWrite,
     Kind,
+    LostWrite,
+    NonContiguousView,
     Reference,
     SavedWrite,
     StaleRead,
     Value,
     Write,
+    discards,
+    regions_overlap,
 )
 
 
@@ -369,4 +373,261 @@ def inplace_on_leaf(event: InplaceWrite, ctx: Context):
         "Variable that requires grad is being used in an in-place operation\" · wrap the "
         "update in `with torch.no_grad():`",
         related,
+    )
+
+
+# ---------------------------------------------------------------------------
+# AL2xx, AL301: memory shared when it looks separate, separate when it looks shared.
+
+
+def _writer(write: Write, ctx: Context) -> str:
+    return _actor(write.label, write.node, ctx)
+
+
+def _sees(event: StaleRead, ctx: Context) -> str:
+    return f"`{event.name}` read at line {ctx.line(event.read)} sees the change"
+
+
+def _read_related(event: StaleRead) -> tuple:
+    return (f"`{event.name}` is read here", event.read)
+
+
+def _plain_write(event: StaleRead) -> bool:
+    """A write by code that names its target, of a tensor both names hold."""
+    write = event.write
+    return (write.target is not None and not write.activation and write.callee is None
+            and event.value.snapshot is None)
+
+
+@check("AL201", StaleRead)
+def write_through_view(event: StaleRead, ctx: Context):
+    write, value = event.write, event.value
+    target = write.target
+    if not _plain_write(event) or write.fill or target.expanded:
+        return
+    if target.kind is not Kind.TENSOR or value.kind is not Kind.TENSOR:
+        return
+    if target.maybe_of is not None or value.maybe_of is not None:
+        return
+    if not isinstance(write.target_node, (cst.Name, cst.Attribute)):
+        return  # `x[:, 0] = 0`, `x[i].zero_()`: writing part of x is the intent
+    if event.rewritten:
+        return  # the reader updates the base too: it is a buffer being filled
+    if target.via is not None and value.via is not None and not (
+            target.region is not None and value.region is not None
+            and regions_overlap(target.region, value.region)):
+        return  # two views (unbind pieces, slices): overlap not proven
+    written = _code(write.target_node, ctx)
+    if target.via in ("view", "detach") and target.view_origin is not None:
+        origin = target.view_origin
+        message = (f"{written} is a view made by {_code(origin, ctx)} at line {ctx.line(origin)}"
+                   f" · written in place by {_writer(write, ctx)} at line {ctx.line(write.node)}"
+                   f" · {_sees(event, ctx)} · `.clone()` the view before writing it, or write "
+                   "the base on purpose")
+    elif value.via in ("view", "detach") and value.view_origin is not None:
+        origin = value.view_origin
+        message = (f"`{event.name}` is a view made by {_code(origin, ctx)} at line "
+                   f"{ctx.line(origin)} · its base {written} is written in place by "
+                   f"{_writer(write, ctx)} at line {ctx.line(write.node)} · "
+                   f"{_sees(event, ctx)} · `.clone()` the view if it must keep the old values")
+    else:
+        return
+    yield Finding("AL201", write.node, write.stmt, message,
+                  (("the view is made here", origin), _read_related(event)))
+
+
+@check("AL202", NonContiguousView)
+def view_of_noncontiguous(event: NonContiguousView, ctx: Context):
+    origin = event.receiver.layout_origin
+    if origin is None:
+        return
+    yield Finding(
+        "AL202", event.node, event.stmt,
+        f"{_code(event.node, ctx)} needs a contiguous-compatible layout, but "
+        f"{_code(origin, ctx)} at line {ctx.line(origin)} made the tensor non-contiguous: "
+        "this raises \"view size is not compatible with input tensor's size and stride\" · "
+        "use `.reshape(...)`, or `.contiguous().view(...)`",
+        (("made non-contiguous here", origin),),
+    )
+
+
+@check("AL203", InplaceWrite)
+def overlapping_write(event: InplaceWrite, ctx: Context):
+    write = event.write
+    target = write.target
+    if target is None or target.kind is not Kind.TENSOR:
+        return
+    if target.expanded:
+        origin = target.view_origin
+        yield Finding(
+            "AL203", write.node, write.stmt,
+            f"{_writer(write, ctx)} writes in place a tensor made by `expand` "
+            f"({_code(origin, ctx)}, line {ctx.line(origin)}): several of its elements are one "
+            "memory location, so the write raises (\"unsupported operation: more than one "
+            "element of the written-to tensor refers to a single memory location\") · "
+            "`.clone()` (or `.contiguous()`) it first, or build it with `repeat`",
+            (("expanded here", origin),) if origin is not None else (),
+        )
+        return
+    for value, role in write.inputs:
+        if value.kind is not Kind.TENSOR or value.storage is None \
+                or value.storage != target.storage:
+            continue
+        if role == "index":
+            overlaps = True
+        else:
+            mine = write.region if write.region is not None else (
+                None if target.via is None else target.region)
+            theirs = None if value.via is None else value.region
+            if target.via is not None and mine is None or value.via is not None and \
+                    theirs is None:
+                continue  # a view of unknown extent: overlap not proven
+            if mine is None and theirs is None:
+                continue  # the same memory exactly: `a.add_(a)` is fine
+            overlaps = regions_overlap(mine, theirs)
+        if not overlaps:
+            continue
+        source = _code(role, ctx) if isinstance(role, cst.CSTNode) else "its input"
+        yield Finding(
+            "AL203", write.node, write.stmt,
+            f"{_writer(write, ctx)} reads {source} while writing memory that overlaps it "
+            "(the same storage, partly): the result depends on the order elements are "
+            "processed, and torch raises \"unsupported operation: some elements of the input "
+            "tensor and the written-to tensor refer to a single memory location\" · "
+            "`.clone()` the input first",
+            (),
+        )
+        return
+
+
+@check("AL204", LostWrite)
+def write_to_copy_lost(event: LostWrite, ctx: Context):
+    write = event.write
+    copy = write.target.copied_at
+    yield Finding(
+        "AL204", write.node, write.stmt,
+        f"{_code(copy, ctx)} is a new tensor (advanced indexing and ops such as "
+        "`index_select` or `masked_select` copy), so the in-place "
+        f"{_writer(write, ctx)} changes only that copy, which is then dropped · write the "
+        "source directly: `x[idx] = v`, `x.index_fill_(...)`, `x.masked_fill_(...)`, or "
+        "combine the indices into one `x[...] = v`",
+        (("the copy is made here", copy),),
+    )
+
+
+def _maybe_alias_message(write: Write, ctx: Context, tail: str) -> str:
+    origin = write.target.view_origin
+    return (f"{_code(write.target_node, ctx) if write.target_node else 'the tensor'} comes from "
+            f"{_code(origin, ctx)} (line {ctx.line(origin)}), which returns its source itself "
+            "(or a view of it) when no conversion or copy is needed and a new tensor otherwise"
+            f" · the in-place {_writer(write, ctx)} at line {ctx.line(write.node)} {tail} · "
+            "use the out-of-place op, or `.clone()` to always get a copy")
+
+
+@check("AL205", InplaceWrite)
+def ambiguous_alias_write_to_argument(event: InplaceWrite, ctx: Context):
+    write = event.write
+    target = write.target
+    if target is None or target.maybe_of is None or write.activation:
+        return
+    if not (isinstance(target.maybe_of, tuple) and target.maybe_of[0] == "arg"):
+        return
+    yield Finding("AL205", write.node, write.stmt,
+                  _maybe_alias_message(write, ctx, "then writes the caller's tensor for some "
+                                       "inputs"),
+                  (("the ambiguous call", target.view_origin),))
+
+
+@check("AL205", StaleRead)
+def ambiguous_alias_write_read_later(event: StaleRead, ctx: Context):
+    write = event.write
+    target = write.target
+    if target is None or target.maybe_of is None or write.activation or write.callee:
+        return
+    if event.value.storage != target.maybe_of:
+        return
+    yield Finding("AL205", write.node, write.stmt,
+                  _maybe_alias_message(write, ctx, f"may change `{event.name}`, read at line "
+                                       f"{ctx.line(event.read)}"),
+                  (("the ambiguous call", target.view_origin), _read_related(event)))
+
+
+@check("AL206", InplaceWrite)
+def replicated_tensor(event: InplaceWrite, ctx: Context):
+    write = event.write
+    target = write.target
+    if target is None or target.replica is None:
+        return
+    container = target.replica
+    yield Finding(
+        "AL206", write.node, write.stmt,
+        f"{_written(write, ctx)} is an element of {_code(container, ctx)} (line "
+        f"{ctx.line(container)}), which holds the same tensor object in every place · the "
+        f"in-place {_writer(write, ctx)} changes all of them · build one tensor per element: "
+        "`[torch.zeros(...) for _ in range(n)]` / `{k: torch.zeros(...) for k in keys}`",
+        (("the repeated container is built here", container),),
+    )
+
+
+@check("AL207", StaleRead)
+def snapshot_by_reference(event: StaleRead, ctx: Context):
+    write, value = event.write, event.value
+    snapshot = value.snapshot
+    if snapshot is None or write.activation or write.callee is not None:
+        return
+    if value.kind is Kind.MODULE:
+        kind, advice = "the same module under a second name", "`copy.deepcopy(...)` of the module"
+    elif value.kind is Kind.TENSOR:
+        kind, advice = "a second name for the same tensor", "`.clone()` (or `.detach().clone()`)"
+    else:
+        kind = "references to the same tensors"
+        advice = "`copy.deepcopy(...)`, or `{k: v.clone() for k, v in ...items()}`"
+    yield Finding(
+        "AL207", snapshot, snapshot,
+        f"{_code(snapshot, ctx)} keeps {kind}, not a copy · {_writer(write, ctx)} at line "
+        f"{ctx.line(write.node)} changes it in place · `{event.name}` read at line "
+        f"{ctx.line(event.read)} holds the new values · take a copy: {advice}",
+        (("changed in place here", write.node), _read_related(event)),
+    )
+
+
+@check("AL208", StaleRead)
+def argument_written(event: StaleRead, ctx: Context):
+    write, value = event.write, event.value
+    if write.callee is None or write.declared or write.activation:
+        return
+    if discards(write.stmt, write.node):
+        return  # called for its effect alone: the caller expects the write
+    if write.target is None or value.kind is not Kind.TENSOR:
+        return
+    inside = write.defined_at
+    yield Finding(
+        "AL208", write.node, write.stmt,
+        f"{_code(write.node, ctx)} writes its argument {_written(write, ctx)} in place "
+        f"({_code(inside, ctx)} at line {ctx.line(inside)}, inside `{write.callee}`) though "
+        f"nothing in its name or docstring says so · {_sees(event, ctx)} · return a new tensor "
+        f"instead, pass a `.clone()`, or name the function `{write.callee}_`",
+        (("the argument is written here", inside), _read_related(event)),
+    )
+
+
+@check("AL301", StaleRead)
+def numpy_shared_write(event: StaleRead, ctx: Context):
+    write, value = event.write, event.value
+    target = write.target
+    if target is None or {target.kind, value.kind} != {Kind.TENSOR, Kind.NDARRAY}:
+        return
+    if write.activation or write.callee is not None:
+        return
+    shared = target.view_origin if target.view_origin is not None else value.view_origin
+    if shared is None:
+        return
+    side = "the tensor" if target.kind is Kind.TENSOR else "the NumPy array"
+    yield Finding(
+        "AL301", write.node, write.stmt,
+        f"{_written(write, ctx)} and `{event.name}` share one buffer ({_code(shared, ctx)} at "
+        f"line {ctx.line(shared)} does not copy) · {_writer(write, ctx)} writes {side} in place"
+        f" at line {ctx.line(write.node)} · {_sees(event, ctx)} · copy at the boundary: "
+        "`torch.tensor(a)`, `torch.from_numpy(a.copy())` or `t.numpy().copy()`",
+        (("memory is shared from here", shared), _read_related(event)),
     )

@@ -81,6 +81,18 @@ def test_unknown_and_planned_selectors_are_usage_errors(project, capsys):
     write(project / "m.py", CLEAN)
     code, _, err = run(capsys, "--select", "AL999")
     assert code == 2 and "unknown rule selector 'AL999'" in err
+
+
+def test_a_planned_rule_cannot_be_selected(project, capsys, monkeypatch):
+    from dataclasses import replace
+
+    from aliaslint import config
+    from aliaslint.catalog import load_rules
+
+    rules = dict(load_rules())
+    rules["AL201"] = replace(rules["AL201"], status="planned")
+    monkeypatch.setattr(config, "load_rules", lambda: rules)
+    write(project / "m.py", CLEAN)
     code, _, err = run(capsys, "--select", "AL201")
     assert code == 2 and "AL201 (write-through-view) is not implemented yet" in err
 
@@ -267,7 +279,7 @@ def test_rule_and_rules_commands(capsys):
     assert "unknown rule 'AL999'" in capsys.readouterr().err
     assert main(["rules"]) == 0
     out = capsys.readouterr().out
-    assert "AL401  id-sharing-check" in out and "(planned)" in out
+    assert "AL401  id-sharing-check" in out and "AL901  unused-suppression" in out
     assert main(["rules", "--output-format", "json"]) == 0
     assert {r["code"] for r in json.loads(capsys.readouterr().out)} >= {"AL401", "AL902"}
 
