@@ -214,6 +214,11 @@ def _load() -> dict[str, dict[str, str]]:
         elif section is not None and line.startswith('"'):
             i = line.index('": ')
             section[line[1:i]] = line[i + 3 :].rstrip(",")
+    if not raw["ops"]:
+        # not in the one-entry-per-line layout (edited by hand?): parse it the slow way
+        data = json.loads(text)
+        _meta = data.get("meta", {})
+        raw = {sec: {k: json.dumps(v) for k, v in data.get(sec, {}).items()} for sec in ("ops", "modules")}
     _raw = raw
     return raw
 

@@ -378,7 +378,19 @@ def _arg_candidates(torch: Any, a: Any, schema: Any, world: dict[str, Any], tens
     return []
 
 
+_TEMPLATES: dict[Any, Any] = {}
+
+
 def _make_tensor(torch: Any, world: dict[str, Any], name: str = "") -> Any:
+    """A fresh contiguous sample tensor (same values every time)."""
+    key = (world["shape"], world["dtype"])
+    t = _TEMPLATES.get(key)
+    if t is None:
+        t = _TEMPLATES[key] = _new_tensor(torch, world)
+    return t.clone()
+
+
+def _new_tensor(torch: Any, world: dict[str, Any]) -> Any:
     shape, dtype = world["shape"], world["dtype"]
     g = torch.Generator().manual_seed(0)
     if dtype == torch.bool:
@@ -940,8 +952,8 @@ def generate(probe: bool = True) -> dict[str, Any]:
         e["property"] = True
         entries[f"{TENSOR_NS}.{p}"] = e
 
-    # Tensor methods implemented in python_variable_methods.cpp / _tensor.py with no yaml entry:
-    # conversions such as float(), double(), type_as() -- probed on sample tensors.
+    # Tensor methods implemented in python_variable_methods.cpp with no yaml entry: conversions
+    # such as float(), half(), bool() -- called without arguments on a tensor of every dtype.
     for mname in sorted(tensor_names):
         qn = f"{TENSOR_NS}.{mname}"
         if qn in entries or mname.startswith("_") or mname.endswith("_") or qn in manual.get("op", {}):
@@ -1090,7 +1102,11 @@ def _visible_bases(torch: Any, F: Any, by_base: dict[str, Any], manual: dict[str
 def _probe_conversion(torch: Any, mname: str) -> tuple[bool, bool] | None:
     seen_alias = seen_copy = False
     called = False
-    for dtype in (torch.float32, torch.int64, torch.float64):
+    dtypes = (
+        torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.complex64,
+        torch.complex128, torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool,
+    )
+    for dtype in dtypes:
         x = torch.ones(2, 3, dtype=dtype)
         try:
             with warnings.catch_warnings():

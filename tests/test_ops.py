@@ -199,3 +199,21 @@ def test_version_bumps():
     assert ops.method("requires_grad_").bumps_version is False
     assert ops.method("t_").metadata_only and ops.method("t_").bumps_version
     assert not ops.method("add_").metadata_only
+
+
+def test_loader_accepts_reformatted_json(tmp_path, monkeypatch):
+    data = json.loads(ops.DATA_PATH.read_text())
+    p = tmp_path / "ops.json"
+    p.write_text(json.dumps(data, indent=2))
+    monkeypatch.setattr(ops, "DATA_PATH", p)
+    monkeypatch.setattr(ops, "_raw", None)
+    monkeypatch.setattr(ops, "_ops", {})
+    monkeypatch.setattr(ops, "_modules", {})
+    assert ops.lookup("torch.transpose").kind == "view"
+    assert ops.module("torch.nn.ReLU").inplace_op == "relu_"
+    assert ops.meta()["torch"] == data["meta"]["torch"]
+
+
+def test_conversions_sometimes_alias():
+    for name in ("float", "double", "half", "bfloat16", "int", "long", "short", "bool", "byte", "char", "cfloat", "type"):
+        assert ops.method(name).kind == "sometimes_alias", name
