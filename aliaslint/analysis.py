@@ -188,7 +188,8 @@ class Write:
     declared: bool = False
     # The in-place op's other tensor inputs (value, node), to find overlaps.
     inputs: tuple = ()
-    # The written part of the target along dim 0, when literal slices say it.
+    # The written part of the target along dim 0, when literal slices say it;
+    # () for an item assignment whose part is not known; None: all of it.
     region: tuple | None = None
 
 
@@ -644,7 +645,7 @@ class Analysis:
                 inputs = tuple((v, role) for v, role in ((assigned, "value"), (index, "index"))
                                if v is not None)
                 self._write(base, target.value, self._stmt, None, env, fill=True,
-                            inputs=inputs, region=_slice_region(target))
+                            inputs=inputs, region=_slice_region(target) or ())
 
     def _forget(self, target, env: Env) -> None:
         if isinstance(target, cst.Name):
@@ -1269,9 +1270,12 @@ class Analysis:
                 inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
                                if key != "out" and v.kind is Kind.TENSOR)
                 result = self._write(target, out, node, None, env, fill=True, inputs=inputs,
-                                     region=_slice_region(out))
+                                     region=_slice_region(out) if isinstance(
+                                         out, cst.Subscript) and _slice_region(out) else None)
                 return self._record_saves(op, bound, result, node, env, nodes)
             return UNKNOWN
+        if kind == "numpy_share":
+            return self._numpy_share(op, bound, nodes, node, env)
         if op.returns != "tensor":
             if op.returns == "tensors" and kind == "view":
                 base = bound.get(op.aliases or "self")
@@ -1288,8 +1292,6 @@ class Analysis:
                     and not _dtype_view(args) and _merges_dims(_short(op.name), args):
                 self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
             return self._view(base, node, op)
-        if kind == "numpy_share":
-            return self._numpy_share(op, bound, nodes, node, env)
         if kind == "functional":
             token = ("alloc", id(node))
             inputs = [v for v in bound.values() if v.kind is Kind.TENSOR]

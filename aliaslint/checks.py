@@ -476,15 +476,20 @@ def overlapping_write(event: InplaceWrite, ctx: Context):
         if role == "index":
             overlaps = True
         else:
-            mine = write.region if write.region is not None else (
-                None if target.via is None else target.region)
+            if write.region is None:
+                mine, whole_target = (None if target.via is None else target.region), \
+                    target.via is None
+            else:
+                mine, whole_target = (write.region or None), False
             theirs = None if value.via is None else value.region
-            if target.via is not None and mine is None or value.via is not None and \
-                    theirs is None:
-                continue  # a view of unknown extent: overlap not proven
-            if mine is None and theirs is None:
+            if whole_target and value.via is None:
                 continue  # the same memory exactly: `a.add_(a)` is fine
-            overlaps = regions_overlap(mine, theirs)
+            if whole_target or value.via is None:
+                overlaps = True  # a view lies inside its base
+            elif mine is None or theirs is None:
+                continue  # two views of unknown extent: overlap not proven
+            else:
+                overlaps = regions_overlap(mine, theirs)
         if not overlaps:
             continue
         source = _code(role, ctx) if isinstance(role, cst.CSTNode) else "its input"
