@@ -164,6 +164,8 @@ class ModuleOp:
         returns: ``"tensor"``, ``"tensors"`` or ``"other"``.
         container / opaque / identity: Sequential-like holder; kernel without a table entry
             (LSTM: fresh output, params saved); forward returns its input object (Identity).
+        has_params: the module owns parameters (its op takes a ``weight``; opaque RNNs);
+            None for containers / Identity.
     """
 
     name: str
@@ -176,6 +178,7 @@ class ModuleOp:
     container: bool = False
     opaque: bool = False
     identity: bool = False
+    has_params: bool | None = None
     note: str | None = None
 
     def functional(self) -> Op | None:
@@ -317,6 +320,7 @@ def module(qualname: str) -> ModuleOp | None:
             container=bool(d.get("container")),
             opaque=bool(d.get("opaque")),
             identity=bool(d.get("identity")),
+            has_params=d.get("has_params"),
             note=d.get("note"),
         )
     _modules[qualname] = m

@@ -1005,8 +1005,11 @@ def generate(probe: bool = True) -> dict[str, Any]:
             "writes": m.get("writes", []),
             "returns": m.get("returns", "tensor" if (m.get("op") or m.get("identity")) else "other"),
         }
+        me["has_params"] = None if me["container"] or me["identity"] else bool(me["opaque"])
         if me["op"]:
             group = [o for o in by_base.get(me["op"], []) if not o.is_out]
+            # parameters: the op takes a weight (Linear, Conv, norms, Embedding)
+            me["has_params"] = any("weight" in {a.name for a in o.schema.arguments.flat_all} for o in group)
             if not group:
                 raise SystemExit(f"ops_manual.toml: {qn}: unknown op {me['op']}")
             if me["inplace_kwarg"] and not me["inplace_op"]:

@@ -150,6 +150,9 @@ def test_modules():
     assert ops.module("torch.nn.Sigmoid").saves == {"result"}
     assert ops.module("torch.nn.Conv2d").saves >= {"input", "weight"}
     assert ops.module("torch.nn.BatchNorm2d").writes == ("running_mean", "running_var")
+    assert ops.module("torch.nn.Linear").has_params and ops.module("torch.nn.LSTM").has_params
+    assert ops.module("torch.nn.ReLU").has_params is False
+    assert ops.module("torch.nn.Sequential").has_params is None
 
 
 def test_hand_apis():

@@ -476,8 +476,11 @@ def test_modules_match_torch():
         mod = make()
         STATS["modules"]["checked"] += 1
         ok = True
+        if mo.has_params is not None and mo.has_params != bool(list(mod.parameters())):
+            ok = False
+            bad.append(f"{qn}: has_params={mo.has_params} but parameters() says otherwise")
         if mo.container:
-            ok = isinstance(mod, (nn.Sequential, nn.ModuleList, nn.ModuleDict))
+            ok = ok and isinstance(mod, (nn.Sequential, nn.ModuleList, nn.ModuleDict))
         elif mo.identity:
             x = inp()
             ok = mod(x) is x
