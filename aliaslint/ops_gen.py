@@ -972,6 +972,11 @@ def generate(probe: bool = True) -> dict[str, Any]:
             e["note"] = "conversion: returns self when nothing changes" + (", a copy otherwise" if copy else "")
         entries[qn] = e
 
+    for qn, ws in manual.get("extra_writes", {}).items():
+        e = entries[qn]
+        e["writes"] = sorted(set(e.get("writes") or ()) | set(ws))
+        e["note"] = "; ".join(filter(None, [e.get("note"), "updates " + ", ".join(ws) + " in place in training mode (not annotated in the schema)"]))
+
     # hand entries
     for qn, m in manual.get("op", {}).items():
         e = {"kind": m["kind"], "params": m.get("params", []), "aliases": m.get("aliases"),

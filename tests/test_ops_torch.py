@@ -590,6 +590,27 @@ def test_numpy_share_entries():
     STATS["hand entries"]["agree"] += 6
 
 
+def test_running_stats_writes():
+    """The schema-less writes of [extra_writes] happen (values of running_mean change)."""
+    import torch.nn.functional as F
+
+    calls = {
+        "torch.nn.functional.batch_norm": lambda x, rm, rv: F.batch_norm(x, rm, rv, training=True),
+        "torch.batch_norm": lambda x, rm, rv: torch.batch_norm(x, None, None, rm, rv, True, 0.1, 1e-5, False),
+        "torch.native_batch_norm": lambda x, rm, rv: torch.native_batch_norm(x, None, None, rm, rv, True, 0.1, 1e-5),
+        "torch.nn.functional.instance_norm": lambda x, rm, rv: F.instance_norm(x, rm, rv, use_input_stats=True),
+        "torch.instance_norm": lambda x, rm, rv: torch.instance_norm(x, None, None, rm, rv, True, 0.1, 1e-5, False),
+    }
+    for name, call in calls.items():
+        assert set(ops.lookup(name).writes) >= {"running_mean", "running_var"}, name
+        x = torch.rand(4, 3, 2)
+        rm, rv = torch.zeros(3), torch.ones(3)
+        call(x, rm, rv)
+        assert not torch.equal(rm, torch.zeros(3)) and not torch.equal(rv, torch.ones(3)), name
+        STATS["schema-less writes"]["checked"] += 1
+        STATS["schema-less writes"]["agree"] += 1
+
+
 def test_zz_summary(capsys):
     lines = ["", "aliaslint op tables vs torch " + torch.__version__ + ":"]
     for k, c in STATS.items():
