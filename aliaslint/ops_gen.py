@@ -173,7 +173,7 @@ def overload_facts(f: Any) -> Overload:
         kind = "functional"
     return Overload(
         aten=str(s.name),
-        base=str(s.name.name).rstrip("_") if False else str(s.name.name),
+        base=str(s.name.name),
         kind=kind,
         params=[a.name for a in args.flat_positional],
         kwonly=[a.name for a in args.flat_kwarg_only if a.name not in out_names],
@@ -544,12 +544,6 @@ def _input_variants(torch: Any, x: Any) -> list[Any]:
     return out
 
 
-def _noncontig_variant(x: Any) -> Any:
-    if x.dim() >= 2:
-        return x.transpose(0, 1)
-    return x[::2] if x.shape[0] > 1 else x
-
-
 def probe_alias(torch: Any, fn: Any, schema: Any) -> tuple[bool, bool] | None:
     """(alias seen, copy seen) over sample calls: contiguous / transposed input, same / other dtype."""
     seen_alias = seen_copy = False
@@ -781,7 +775,7 @@ def generate(probe: bool = True) -> dict[str, Any]:
     funcs, infos = load_torchgen()
     ovs = [overload_facts(f) for f in funcs]
     attach_saves(ovs, infos)
-    by_aten = {o.aten if "." in o.aten else o.aten: o for o in ovs}
+    by_aten = {o.aten: o for o in ovs}
     by_base: dict[str, list[Overload]] = defaultdict(list)
     for o in ovs:
         by_base[str(o.schema.name.name)].append(o)
@@ -988,8 +982,6 @@ def generate(probe: bool = True) -> dict[str, Any]:
                 e[k] = m[k]
         entries[qn] = e
 
-    for aten, note in probe_notes.items():
-        pass  # probe notes are kept in the overload detail below
     for qn, e in entries.items():
         for oname, od in e.get("overloads", {}).items():
             key = e.get("op", qn.rpartition(".")[2]) + ("." + oname if oname != "default" else "")
