@@ -544,13 +544,15 @@ def _input_variants(torch: Any, x: Any) -> list[Any]:
     return out
 
 
-def probe_alias(torch: Any, fn: Any, schema: Any) -> tuple[bool, bool] | None:
-    """(alias seen, copy seen) over sample calls: contiguous / transposed input, same / other dtype."""
+def probe_alias(torch: Any, fn: Any, schema: Any, all_worlds: bool = False) -> tuple[bool, bool] | None:
+    """(alias seen, copy seen) over sample calls: contiguous / transposed / conj / neg-bit input,
+    same / other dtype.  Only the first world that works is used unless all_worlds (then every
+    world is tried until both outcomes are seen: resolve_conj copies only complex inputs)."""
     seen_alias = seen_copy = False
     called = False
     called_world = None
     for world, x, pos, kw in sample_calls(torch, schema):
-        if called_world is not None and world is not called_world:
+        if called_world is not None and world is not called_world and not all_worlds:
             break  # the first world that works decides; its other argument tries still count
         for xin in _input_variants(torch, x):
             p = [xin if v is x else v for v in pos]
@@ -794,7 +796,9 @@ def generate(probe: bool = True) -> dict[str, Any]:
             if o.kind == "view" and o.composite_implicit:
                 # alias annotation on a composite op means "may alias" (reshape, contiguous, to,
                 # flatten ...): a view only if no sample call returns a copy.
-                res = probe_alias(torch, lambda *a, _n=o.aten, **k: call_aten(torch, _n, list(a), k), o.schema)
+                res = probe_alias(
+                    torch, lambda *a, _n=o.aten, **k: call_aten(torch, _n, list(a), k), o.schema, all_worlds=True
+                )
                 device_arg = any(_base_name(a.type) == "Device" for a in o.schema.arguments.flat_all)
                 if res is None or res[1] or device_arg:
                     facts[o.aten]["kind"] = "sometimes_alias"

@@ -97,7 +97,7 @@ def test_saves():
 
 
 def test_sometimes_alias():
-    for name in ("reshape", "contiguous", "to", "flatten", "float", "double", "type_as", "cpu"):
+    for name in ("reshape", "contiguous", "to", "flatten", "float", "double", "type_as", "cpu", "resolve_conj", "resolve_neg", "reshape_as"):
         op = ops.method(name)
         assert op.kind == "sometimes_alias", (name, op.kind)
         assert op.aliases == "self"
