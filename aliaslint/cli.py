@@ -98,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["trace"]:
         return _trace(argv[1:])
+    if argv[:1] == ["check"] and "--trace" in _split_trace_argv(argv[1:], _CONFIRM_OPTIONS)[0]:
+        return _confirm(argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.command == "check":
@@ -233,6 +235,8 @@ def _rules(fmt: str) -> int:
 # --- trace ----------------------------------------------------------------------------------
 
 _TRACE_OPTIONS_WITH_VALUE = ("--output-format", "--fail-on", "--color", "--output", "-o")
+_CONFIRM_OPTIONS = (*_TRACE_OPTIONS_WITH_VALUE, "--select", "--extend-select", "--ignore",
+                    "--confidence", "--config")
 
 
 def _trace_parser() -> argparse.ArgumentParser:
@@ -253,10 +257,15 @@ def _trace_parser() -> argparse.ArgumentParser:
                         help="exit 1 when the program succeeded but runtime findings exist "
                         "('any', the default); 'never' keeps the program's exit code")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("--confirm", action="store_true",
+                        help="also check the executed files statically and mark each finding "
+                        "confirmed, refuted or not-reached (as `check --trace`)")
     return parser
 
 
-def _split_trace_argv(argv: list[str]) -> tuple[list[str], list[str]]:
+def _split_trace_argv(argv: list[str],
+                      with_value: tuple[str, ...] = _TRACE_OPTIONS_WITH_VALUE,
+                      ) -> tuple[list[str], list[str]]:
     """(aliaslint's options, the program and its arguments): the program starts at the
     first argument that is not one of ours, or right after ``-m MODULE``."""
     ours = []
@@ -275,7 +284,7 @@ def _split_trace_argv(argv: list[str]) -> tuple[list[str], list[str]]:
         if not arg.startswith("-"):
             break
         ours.append(rest.pop(0))
-        if arg in _TRACE_OPTIONS_WITH_VALUE and rest:
+        if arg in with_value and rest:
             ours.append(rest.pop(0))
     return ours, rest
 
@@ -283,6 +292,8 @@ def _split_trace_argv(argv: list[str]) -> tuple[list[str], list[str]]:
 def _trace(argv: list[str]) -> int:
     parser = _trace_parser()
     ours, program = _split_trace_argv(argv)
+    if "--confirm" in ours:
+        return _confirm(argv)
     args = parser.parse_args(ours)
     if args.module is None and not program:
         parser.error("give a script to run, or -m MODULE")
@@ -326,3 +337,128 @@ def _relative(diagnostic, cwd: Path):
                     for r in diagnostic.related)
     return replace(diagnostic, filename=display_path(Path(diagnostic.filename), cwd),
                    related=related)
+
+
+# --- check --trace / trace --confirm ------------------------------------------------------------
+
+
+def _confirm_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aliaslint check --trace",
+        usage="aliaslint check --trace [OPTIONS] (SCRIPT | -m MODULE) [ARGS...]",
+        description="Run a Python program under the runtime tracer, check the project files "
+        "it executes statically, and mark each finding confirmed (the hazard happened), "
+        "refuted (its line ran and the hazard did not: a false positive) or not-reached.",
+        epilog="Everything after SCRIPT or -m MODULE goes to the program. The same as "
+        "`aliaslint trace --confirm`.",
+    )
+    parser.add_argument("--trace", "--confirm", dest="confirm", action="store_true",
+                        help="run the program and confirm the findings (required)")
+    parser.add_argument("-m", dest="module", metavar="MODULE",
+                        help="run a library module as a script, like `python -m`")
+    parser.add_argument("--select", action="append", metavar="CODES")
+    parser.add_argument("--extend-select", action="append", metavar="CODES")
+    parser.add_argument("--ignore", action="append", metavar="CODES")
+    parser.add_argument("--confidence", choices=("high", "low"))
+    parser.add_argument("--config", type=Path, metavar="FILE")
+    parser.add_argument("--isolated", action="store_true", help="ignore all config files")
+    parser.add_argument("--output-format", choices=FORMATS, default="full")
+    parser.add_argument("--output", "-o", type=Path, metavar="FILE",
+                        help="write the report to FILE instead of standard error")
+    parser.add_argument("--fail-on", choices=("any", "confirmed", "never"), default="any",
+                        help="when the program exited 0, exit 1 if a finding is confirmed or "
+                        "not refuted ('any', the default), only if one is confirmed or seen "
+                        "at run time ('confirmed'), or never")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    return parser
+
+
+def _confirm(argv: list[str]) -> int:
+    from dataclasses import replace
+
+    parser = _confirm_parser()
+    ours, program = _split_trace_argv(argv, _CONFIRM_OPTIONS)
+    args = parser.parse_args(ours)
+    if args.module is None and not program:
+        parser.error("give a script to run, or -m MODULE")
+    select = _selectors(args.select)
+    try:
+        cli = CliOptions(
+            selection=Selection(
+                select=validate_selectors(select, "--select") if select is not None else None,
+                extend_select=validate_selectors(_selectors(args.extend_select) or [],
+                                                 "--extend-select"),
+                ignore=validate_selectors(_selectors(args.ignore) or [], "--ignore",
+                                          allow_planned=True),
+            ),
+            config=args.config, confidence=args.confidence, isolated=args.isolated,
+        )
+        from aliaslint.confirm import confirm
+    except ConfigError as error:
+        print(f"aliaslint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except ImportError as error:
+        print(f"aliaslint: error: `check --trace` needs torch ({error})", file=sys.stderr)
+        return EXIT_ERROR
+    cwd = Path.cwd()
+    try:
+        if args.module is not None:
+            outcome = confirm(module=args.module, args=program, cli=cli, cwd=str(cwd))
+        else:
+            outcome = confirm(script=program[0], args=program[1:], cli=cli, cwd=str(cwd))
+    except ConfigError as error:
+        print(f"aliaslint: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    text = args.output_format in ("full", "concise", "github")
+    shown = []
+    for diagnostic in outcome.diagnostics:
+        relative = _relative(diagnostic, cwd)
+        if text and diagnostic.status is not None:
+            note = outcome.note(diagnostic)
+            message = f"[{diagnostic.status}] {relative.message}"
+            if note:
+                message += f"\nnote: run time: {note}"
+            relative = replace(relative, message=message)
+        shown.append(relative)
+    stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stderr
+    try:
+        color = args.color == "always" or (
+            args.color == "auto" and not args.output and stream.isatty()
+            and "NO_COLOR" not in os.environ
+        )
+        stream.write(render(args.output_format, shown, source_lines=_source_lines(cwd),
+                            color=color, cwd=cwd))
+        if args.output_format in ("full", "concise"):
+            stream.write(_confirm_summary(outcome, shown))
+    finally:
+        if args.output:
+            stream.close()
+    if outcome.exit_status != 0 or args.fail_on == "never":
+        return outcome.exit_status
+    failing = ("confirmed", "runtime") if args.fail_on == "confirmed" else (
+        "confirmed", "not-reached", "runtime")
+    if any(d.status in failing for d in outcome.diagnostics):
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _confirm_summary(outcome, shown) -> str:
+    """The refuted findings again, one a line, then the counts."""
+    lines = []
+    refuted = [d for d in shown if d.status == "refuted"]
+    if refuted:
+        lines.append(f"Refuted: {len(refuted)} static finding{'s' if len(refuted) != 1 else ''} "
+                     "whose line ran without the hazard (false positives of `check`):")
+        lines += [f"  {d.filename}:{d.location.row}:{d.location.column}: {d.code}"
+                  for d in refuted]
+    files = len(outcome.files)
+    static = sum(1 for d in outcome.diagnostics
+                 if d.status in ("confirmed", "refuted", "not-reached"))
+    runtime = outcome.count("runtime")
+    lines.append(
+        f"aliaslint check --trace: {static} static finding{'s' if static != 1 else ''} in "
+        f"{files} executed file{'s' if files != 1 else ''}: "
+        f"{outcome.count('confirmed')} confirmed, {outcome.count('refuted')} refuted, "
+        f"{outcome.count('not-reached')} not reached; {runtime} runtime-only "
+        f"finding{'s' if runtime != 1 else ''}.")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,791 @@
+"""Confirmation: run a program, and check each static finding against what the run did.
+
+The program runs under the tracer (``aliaslint.tracer``).  The first time a frame of a
+project file starts (a ``.py`` file below the working directory, outside site-packages,
+the standard library and aliaslint), the file is checked statically, before any of its
+lines runs; each finding becomes a ``Witness``: the file, the rows of the finding, the
+code, and a predicate the run can evaluate at those rows.  A line hook
+(``sys.settrace``, limited to the code objects that contain such rows) and the tracer's
+``Tracer.watch`` seam feed the predicates while the program runs; the tracer's own
+runtime findings are matched afterwards.  Every static finding ends with a status:
+
+* ``confirmed``: the predicate held at least once when one of its rows ran;
+* ``refuted``: its rows ran and the predicate never held (a false positive);
+* ``not-reached``: none of its rows ran.
+
+Runtime findings no static finding accounts for are returned too (status ``runtime``).
+Nothing here calls user code: operands are read from frame locals through plain names and
+attribute chains, and the program's exceptions pass through untouched.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import sys
+import sysconfig
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import CodeType, FrameType, ModuleType
+
+from aliaslint.config import CliOptions, Resolver
+from aliaslint.diagnostics import Diagnostic
+
+# Codes that describe the linter itself, not a hazard in the program: no status.
+_META = ("AL901", "AL902", "AL903")
+SAVED_WRITE = ("AL101", "AL103", "AL104", "AL105")
+COMPARISONS = ("AL401", "AL402", "AL403")
+_VIEW_ERROR = "view size is not compatible with input tensor's size and stride"
+_LEAF_ERROR = "leaf Variable that requires grad is being used in an in-place operation"
+
+
+# --- witnesses --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One side of a comparison, as far as it can be read without running user code.
+
+    ``root`` is a plain name or an attribute chain (``self.proj.weight``); ``derived``
+    names what the code builds from it (``.storage()``, ``.data``, ``[1:]``, ...), or is
+    empty when the operand is the root itself; ``text`` is the operand's source.
+    """
+
+    text: str
+    root: tuple[str, ...] | None  # None: not a name or attribute chain (a call, ...)
+    derived: str = ""
+
+
+@dataclass
+class Witness:
+    """A static finding and what the run has shown about it so far."""
+
+    diagnostic: Diagnostic
+    path: str  # absolute, as the running code objects name the file
+    rows: frozenset[int]
+    kind: str  # "saved", "leaf", "compare", "storage", "generic"
+    operands: tuple[Operand, ...] = ()
+    comparison: str = ""  # "id", "is", "data_ptr" for AL401/402/403
+    storage_class: tuple[str, ...] | None = None  # AL404: `torch.FloatStorage(...)`
+    ran: bool = False
+    confirmed: bool = False
+    evidence: str = ""
+    negative: str = ""
+    # 2: the hazard itself was seen (a wrong answer, the tracer's finding); 1: the premise
+    # held (the operands are tensors) but the answer happened to be right on that run.
+    strength: int = 0
+
+    def confirm(self, evidence: str, strength: int = 2) -> None:
+        if strength > self.strength:
+            self.confirmed, self.evidence, self.strength = True, evidence, strength
+
+    def deny(self, reason: str) -> None:
+        if not self.negative:
+            self.negative = reason
+
+    @property
+    def status(self) -> str:
+        if self.confirmed:
+            return "confirmed"
+        return "refuted" if self.ran else "not-reached"
+
+    @property
+    def note(self) -> str:
+        if self.confirmed:
+            return self.evidence
+        if self.ran:
+            return self.negative or "the line ran and the hazard was not observed"
+        return "the line never ran"
+
+
+def _kind(code: str) -> str:
+    if code in SAVED_WRITE:
+        return "saved"
+    if code == "AL102":
+        return "leaf"
+    if code in COMPARISONS:
+        return "compare"
+    if code == "AL404":
+        return "storage"
+    if code == "AL202":
+        return "view"
+    if code == "AL204":
+        return "copy-write"
+    if code == "AL205":
+        return "source-write"
+    if code == "AL301":
+        return "numpy"
+    return "generic"
+
+
+def make_witnesses(diagnostics: Iterable[Diagnostic], path: str,
+                   source: str) -> list[Witness]:
+    """A witness for each finding of one file (findings about the linter itself have none)."""
+    tree = None
+    lines = source.splitlines()
+    witnesses = []
+    for diagnostic in diagnostics:
+        if diagnostic.code in _META or diagnostic.location.row < 1:
+            continue
+        rows = frozenset(range(diagnostic.location.row,
+                               max(diagnostic.end_location.row, diagnostic.location.row) + 1))
+        witness = Witness(diagnostic, path, rows, _kind(diagnostic.code))
+        if witness.kind in ("compare", "storage"):
+            if tree is None:
+                try:
+                    tree = ast.parse(source)
+                except (SyntaxError, ValueError):
+                    tree = ast.Module(body=[], type_ignores=[])
+            _read_operands(witness, tree, lines)
+        witnesses.append(witness)
+    return witnesses
+
+
+def _char_column(lines: list[str], row: int, byte_offset: int) -> int:
+    """ast's UTF-8 byte offset on ``row`` as a 1-based character column."""
+    if not 1 <= row <= len(lines):
+        return byte_offset + 1
+    return len(lines[row - 1].encode("utf-8")[:byte_offset].decode("utf-8", "replace")) + 1
+
+
+def _in_span(node: ast.AST, diagnostic: Diagnostic, lines: list[str]) -> bool:
+    start = (node.lineno, _char_column(lines, node.lineno, node.col_offset))
+    end = (node.end_lineno, _char_column(lines, node.end_lineno, node.end_col_offset))
+    first = (diagnostic.location.row, diagnostic.location.column)
+    last = (diagnostic.end_location.row, diagnostic.end_location.column)
+    return first <= start and end <= max(last, first)
+
+
+def _chain(node: ast.AST) -> tuple[str, ...] | None:
+    """``a.b.c`` → ("a", "b", "c"); None for anything else."""
+    names = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    names.append(node.id)
+    return tuple(reversed(names))
+
+
+# Methods and attributes that make a new object over the same memory each time.
+_DERIVING_CALLS = {"storage", "untyped_storage", "_typed_storage", "detach", "view", "t",
+                   "view_as", "reshape", "flatten", "contiguous", "expand", "narrow",
+                   "transpose", "permute", "squeeze", "unsqueeze", "select", "as_strided"}
+_DERIVING_ATTRIBUTES = {"data", "T", "mT", "H", "mH"}
+
+
+def _operand(node: ast.AST) -> Operand:
+    text = ast.unparse(node)
+    derived = []
+    while True:
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _DERIVING_CALLS):
+            derived.append(f".{node.func.attr}()")
+            node = node.func.value
+        elif isinstance(node, ast.Attribute) and node.attr in _DERIVING_ATTRIBUTES:
+            derived.append(f".{node.attr}")
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            derived.append("[...]")
+            node = node.value
+        else:
+            break
+    return Operand(text, _chain(node), "".join(reversed(derived)))
+
+
+def _is_id_call(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "id" and len(node.args) == 1)
+
+
+def _is_data_ptr_call(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "data_ptr" and not node.args)
+
+
+def _read_operands(witness: Witness, tree: ast.AST, lines: list[str]) -> None:
+    """Find the comparison (or the storage call) the finding spans and read its operands."""
+    code = witness.diagnostic.code
+    nodes = [node for node in ast.walk(tree)
+             if hasattr(node, "lineno") and node.lineno in witness.rows
+             and _in_span(node, witness.diagnostic, lines)]
+    nodes.sort(key=lambda n: (n.lineno, n.col_offset))
+    for node in nodes:
+        if witness.kind == "compare" and isinstance(node, ast.Compare) and len(node.ops) == 1:
+            left, right = node.left, node.comparators[0]
+            if code == "AL401" and _is_id_call(left) and _is_id_call(right):
+                witness.comparison = "id"
+                witness.operands = (_operand(left.args[0]), _operand(right.args[0]))
+                return
+            if code == "AL402" and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+                witness.comparison = "is"
+                witness.operands = (_operand(left), _operand(right))
+                return
+            if code == "AL403" and (_is_data_ptr_call(left) or _is_data_ptr_call(right)):
+                witness.comparison = "data_ptr"
+                witness.operands = tuple(_operand(side.func.value) for side in (left, right)
+                                         if _is_data_ptr_call(side))
+                return
+        if witness.kind == "storage" and isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in ("storage", "_storage"):
+                witness.operands = (_operand(func.value),)
+                return
+        if witness.kind == "storage" and isinstance(node, (ast.Attribute, ast.Name)):
+            chain = _chain(node)
+            if chain is not None and chain[-1].endswith("Storage") \
+                    and chain[-1] != "UntypedStorage":
+                witness.storage_class = chain
+                return
+
+
+# --- reading the running frame without running user code -------------------------------------
+
+
+class _Opaque(Exception):
+    """The value cannot be read without running user code."""
+
+
+def _lookup(frame: FrameType, chain: tuple[str, ...]):
+    name, *attributes = chain
+    local = frame.f_locals
+    if name in local:
+        value = local[name]
+    elif name in frame.f_globals:
+        value = frame.f_globals[name]
+    else:
+        builtins = frame.f_builtins
+        if name not in builtins:
+            raise _Opaque(f"`{name}` is not bound")
+        value = builtins[name]
+    for attribute in attributes:
+        value = _static_getattr(value, attribute)
+    return value
+
+
+def _static_getattr(value, name: str):
+    """``getattr`` that never runs a user-defined property or ``__getattr__``."""
+    if isinstance(value, ModuleType):
+        try:
+            return getattr(value, name)
+        except AttributeError:
+            raise _Opaque(f"no `{name}`") from None
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        if isinstance(value, torch.nn.Module):
+            for table in ("_parameters", "_buffers", "_modules"):
+                entries = value.__dict__.get(table) or {}
+                if name in entries:
+                    return entries[name]
+        if isinstance(value, torch.Tensor):
+            # Attributes of the tensor type itself are torch's own C getters.
+            static = inspect.getattr_static(value, name, None)
+            if type(static).__name__ == "getset_descriptor":
+                return getattr(value, name)
+    try:
+        static = inspect.getattr_static(value, name)
+    except AttributeError:
+        raise _Opaque(f"no `{name}`") from None
+    if hasattr(type(static), "__get__") and not isinstance(static, (type, ModuleType)):
+        raise _Opaque(f"`{name}` is computed")
+    return static
+
+
+def _describe(value) -> str:
+    return type(value).__name__
+
+
+# --- the run ----------------------------------------------------------------------------------
+
+
+def _library_dirs() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    dirs = {os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib", "purelib",
+                                                     "platlib")}
+    dirs.update(os.path.realpath(p) for p in sys.path if p.endswith("-packages"))
+    dirs.add(os.path.dirname(os.path.realpath(__file__)))
+    dirs.add(os.path.realpath(sys.prefix))
+    dirs.add(os.path.realpath(sys.base_prefix))
+    return tuple(d + os.sep for d in dirs)
+
+
+@dataclass
+class Confirmation:
+    """The outcome of one confirmed run."""
+
+    exit_status: int
+    diagnostics: list[Diagnostic]  # static findings with a status, then runtime-only ones
+    notes: dict[int, str]  # id(diagnostic) → what the run showed
+    files: list[str]  # the project files the program executed (absolute)
+
+    def count(self, status: str) -> int:
+        return sum(1 for d in self.diagnostics if d.status == status)
+
+    def note(self, diagnostic: Diagnostic) -> str:
+        return self.notes.get(id(diagnostic), "")
+
+
+@dataclass
+class _Session:
+    cwd: str
+    resolver: Resolver
+    tracer: object
+    files: dict[str, bool] = field(default_factory=dict)  # path → is a project file
+    checked: list[str] = field(default_factory=list)
+    witnesses: list[Witness] = field(default_factory=list)
+    at_row: dict[tuple[str, int], list[Witness]] = field(default_factory=dict)
+    rows_in_file: dict[str, set[int]] = field(default_factory=dict)
+    code_hooks: dict[int, tuple[CodeType, bool]] = field(default_factory=dict)
+    extra: list[Diagnostic] = field(default_factory=list)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def __post_init__(self) -> None:
+        self.library = _library_dirs()
+        self.root = os.path.realpath(self.cwd) + os.sep
+
+    # -- which files --------------------------------------------------------------------------
+
+    def _is_project_file(self, path: str) -> bool:
+        known = self.files.get(path)
+        if known is None:
+            real = os.path.realpath(path)
+            known = (path.endswith(".py") and real.startswith(self.root)
+                     and not real.startswith(self.library) and os.path.isfile(real))
+            self.files[path] = known
+            if known:
+                self._analyse(path)
+        return known
+
+    def _analyse(self, path: str) -> None:
+        from aliaslint.engine import check_file
+
+        self.checked.append(path)
+        try:
+            source = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            source = ""
+        settings = self.resolver.for_file(Path(path))
+        diagnostics = check_file(Path(path), path, settings)
+        self.extra += [d for d in diagnostics if d.code in _META]
+        witnesses = make_witnesses(diagnostics, path, source)
+        for witness in witnesses:
+            self.witnesses.append(witness)
+            for row in witness.rows:
+                self.at_row.setdefault((path, row), []).append(witness)
+                self.rows_in_file.setdefault(path, set()).add(row)
+            if witness.kind == "source-write":
+                _read_sources(witness, source)
+            if witness.kind in ("saved", "leaf", "generic", "view", "copy-write",
+                                "source-write", "numpy"):
+                for row in witness.rows:
+                    self.tracer.watch(path, row, self._on_op)
+
+    # -- the line hook ------------------------------------------------------------------------
+
+    def global_trace(self, frame: FrameType, event: str, arg):
+        code = frame.f_code
+        entry = self.code_hooks.get(id(code))
+        if entry is None:
+            entry = self.code_hooks[id(code)] = (code, self._wants(code))
+        return self._local_trace if entry[1] else None
+
+    def _wants(self, code: CodeType) -> bool:
+        path = os.path.abspath(code.co_filename)
+        with self.lock:
+            if not self._is_project_file(path):
+                return False
+            rows = self.rows_in_file.get(path)
+            if not rows:
+                return False
+            return any(line in rows for _, _, line in code.co_lines() if line is not None)
+
+    def _local_trace(self, frame: FrameType, event: str, arg):
+        if event in ("line", "exception"):
+            key = (os.path.abspath(frame.f_code.co_filename), frame.f_lineno)
+            witnesses = self.at_row.get(key)
+            if witnesses:
+                for witness in witnesses:
+                    try:
+                        if event == "line":
+                            self._on_line(witness, frame)
+                        else:
+                            self._on_exception(witness, arg[1])
+                    except Exception:  # a witness never disturbs the program
+                        pass
+        return self._local_trace
+
+    def _on_line(self, witness: Witness, frame: FrameType) -> None:
+        witness.ran = True
+        if witness.strength >= 2:
+            return
+        if witness.kind == "compare":
+            _evaluate_comparison(witness, frame)
+        elif witness.kind == "storage":
+            _evaluate_storage(witness, frame)
+        elif witness.kind == "numpy":
+            _numpy_pair(witness, frame)
+
+    def _on_exception(self, witness: Witness, error: BaseException) -> None:
+        witness.ran = True
+        if witness.kind == "leaf" and isinstance(error, RuntimeError) \
+                and _LEAF_ERROR in str(error):
+            witness.confirm("torch raised \"a leaf Variable that requires grad is being used "
+                            "in an in-place operation\" at this line")
+        elif witness.kind == "view" and isinstance(error, RuntimeError) \
+                and _VIEW_ERROR in str(error):
+            witness.confirm("torch raised \"view size is not compatible with input tensor's "
+                            "size and stride\" at this line")
+
+    # -- ATen ops at a watched line -----------------------------------------------------------
+
+    def _on_op(self, event) -> None:
+        witnesses = self.at_row.get((event.site.filename, event.site.line))
+        if not witnesses:
+            return
+        try:
+            for witness in witnesses:
+                if witness.kind == "view" and event.op.overloadpacket.__name__ == "view":
+                    witness.ran = True
+                    source = event.args[0] if event.args else None
+                    if hasattr(source, "is_contiguous") and not source.is_contiguous():
+                        witness.confirm("`view` received a non-contiguous tensor (it did not "
+                                        "raise for these shapes)", strength=1)
+            written = _written(event)
+            if not written:
+                return
+            frame = _frame_of(event.site.code)
+            for witness in witnesses:
+                witness.ran = True
+                if witness.kind == "leaf":
+                    _leaf_write(witness, written)
+                elif witness.kind == "saved" and witness.diagnostic.code == "AL105":
+                    _stale_alias(witness, written, frame)
+                elif witness.kind in ("generic", "numpy"):
+                    _shared_write(witness, written, frame)
+                elif witness.kind == "copy-write":
+                    _lost_write(witness, written, frame)
+                elif witness.kind == "source-write":
+                    _source_write(witness, written, frame)
+        except Exception:  # a witness never disturbs the program
+            pass
+
+    # -- afterwards ---------------------------------------------------------------------------
+
+    def settle(self, runtime: list[Diagnostic]) -> list[Diagnostic]:
+        """Match the tracer's runtime findings (at a finding's rows, or at its related rows in
+        the same file: the write inside a helper the finding's call runs); return those no
+        static finding accounts for."""
+        unmatched = []
+        for finding in runtime:
+            path = os.path.abspath(finding.filename)
+            row = finding.location.row
+            matched = False
+            for witness in self.witnesses:
+                if witness.kind in ("compare", "storage") or witness.path != path:
+                    continue
+                code = witness.diagnostic.code
+                if not (finding.code == code
+                        or finding.code == "AL101" and witness.kind in ("saved", "leaf")):
+                    continue
+                if row in witness.rows:
+                    witness.ran = True
+                    witness.confirm(f"the tracer saw it: {finding.message}")
+                elif row in {r.location.row for r in witness.diagnostic.related
+                             if os.path.abspath(r.filename) == path}:
+                    witness.ran = True
+                    witness.confirm(f"the tracer saw it at related line {row}: "
+                                    f"{finding.message}")
+                else:
+                    continue
+                matched = True
+            if not matched:
+                unmatched.append(finding)
+        return unmatched
+
+
+def _written(event) -> list:
+    """The tensors the op's schema marks as written (``Tensor(a!)``)."""
+    import torch
+
+    written = []
+    for index, argument in enumerate(event.op._schema.arguments):
+        if argument.alias_info is None or not argument.alias_info.is_write:
+            continue
+        if argument.kwarg_only or index >= len(event.args):
+            value = event.kwargs.get(argument.name)
+        else:
+            value = event.args[index]
+        if isinstance(value, torch.Tensor):
+            written.append(value)
+        elif isinstance(value, (list, tuple)):
+            written += [v for v in value if isinstance(v, torch.Tensor)]
+    return written
+
+
+def _frame_of(code: CodeType) -> FrameType | None:
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code is not code:
+        frame = frame.f_back
+    return frame
+
+
+def _bindings(frame: FrameType | None) -> list[tuple[str, object]]:
+    """(name, value) of the frame's locals that hold tensors or ndarrays."""
+    if frame is None:
+        return []
+    import torch
+
+    numpy = sys.modules.get("numpy")
+    array = numpy.ndarray if numpy is not None else ()
+    return [(name, value) for name, value in list(frame.f_locals.items())
+            if isinstance(value, torch.Tensor) or (array and isinstance(value, array))]
+
+
+def _overlaps(a, b) -> bool:
+    from aliaslint.memory import shares_memory
+
+    try:
+        return shares_memory(a, b)
+    except (RuntimeError, NotImplementedError, TypeError, ValueError):
+        return False
+
+
+def _leaf_write(witness: Witness, written: list) -> None:
+    import torch
+
+    for tensor in written:
+        if tensor.is_leaf and tensor.requires_grad and torch.is_grad_enabled():
+            witness.confirm("an in-place op wrote a leaf tensor that requires grad with grad "
+                            "mode on")
+            return
+    witness.deny("the in-place op at this line wrote no leaf that requires grad "
+                 "(grad mode off, or not a leaf)")
+
+
+def _stale_alias(witness: Witness, written: list, frame: FrameType | None) -> None:
+    """AL105: the write hits memory another name of the same frame still holds."""
+    bindings = _bindings(frame)
+    for tensor in written:
+        holders = [name for name, value in bindings
+                   if value is tensor or _overlaps(value, tensor)]
+        if len(holders) >= 2:
+            names = ", ".join(f"`{name}`" for name in holders)
+            witness.confirm(f"the in-place write hit memory that {names} all still hold")
+            return
+    witness.deny("the in-place write hit no tensor another live name holds, and nothing "
+                 "autograd saved")
+
+
+def _shared_write(witness: Witness, written: list, frame: FrameType | None) -> None:
+    bindings = _bindings(frame)
+    for tensor in written:
+        for name, value in bindings:
+            if value is not tensor and _overlaps(value, tensor):
+                witness.confirm(f"the in-place write hit memory that `{name}` "
+                                f"(a live {_describe(value)}) shares")
+                return
+    witness.deny("no in-place write at this line hit memory another live tensor or array "
+                 "shares")
+
+
+# Calls that return their receiver itself (or a view of it) when nothing needs converting.
+_SOMETIMES_ALIAS = {"float", "double", "half", "bfloat16", "int", "long", "to", "type",
+                    "contiguous", "reshape", "reshape_as", "flatten", "cpu", "cuda"}
+
+
+def _read_sources(witness: Witness, source: str) -> None:
+    """AL205: the receivers of the sometimes-aliasing calls on the finding's rows and on its
+    related rows in the same file."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return
+    rows = set(witness.rows) | {r.location.row for r in witness.diagnostic.related
+                                if os.path.abspath(r.filename) == witness.path}
+    roots = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and getattr(node, "lineno", 0) in rows
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _SOMETIMES_ALIAS):
+            operand = _operand(node.func.value)
+            if operand.root is not None and operand not in roots:
+                roots.append(operand)
+    witness.operands = tuple(roots)
+
+
+def _source_write(witness: Witness, written: list, frame: FrameType | None) -> None:
+    """AL205: the write reached the memory of the call's source (it returned its source)."""
+    for operand in witness.operands:
+        try:
+            value = _lookup(frame, operand.root) if frame is not None else None
+        except Exception:
+            continue
+        for tensor in written:
+            if value is tensor or _overlaps(value, tensor):
+                witness.confirm(f"the call returned `{operand.text}` itself or a view of it, "
+                                "and the in-place write changed its memory")
+                return
+    witness.deny("the call copied on this run: the in-place write did not reach its source")
+
+
+def _numpy_pair(witness: Witness, frame: FrameType) -> None:
+    """AL301, a write from the NumPy side (invisible to ATen): when the line starts, a live
+    array and a live tensor of the frame share memory."""
+    import torch
+
+    bindings = _bindings(frame)
+    tensors = [(n, v) for n, v in bindings if isinstance(v, torch.Tensor)]
+    for name, array in bindings:
+        if isinstance(array, torch.Tensor):
+            continue
+        for other, tensor in tensors:
+            if _overlaps(array, tensor):
+                witness.confirm(f"when the line ran, the array `{name}` and the tensor "
+                                f"`{other}` shared memory")
+                return
+    witness.deny("no live array and tensor shared memory when the line ran, and no "
+                 "in-place write hit shared memory")
+
+
+def _lost_write(witness: Witness, written: list, frame: FrameType | None) -> None:
+    """AL204: the write lands in a temporary copy that no live name of the frame holds."""
+    bindings = _bindings(frame)
+    for tensor in written:
+        holders = [name for name, value in bindings
+                   if value is tensor or _overlaps(value, tensor)]
+        if not holders:
+            witness.confirm("the in-place write hit a temporary tensor that no live name "
+                            "holds: the written values are lost")
+            return
+    witness.deny("every in-place write at this line hit memory a live name holds")
+
+
+def _evaluate_comparison(witness: Witness, frame: FrameType) -> None:
+    import torch
+
+    if not witness.operands:
+        witness.deny("the comparison's operands could not be found in the source")
+        return
+    values = []
+    for operand in witness.operands:
+        if operand.root is None:
+            values.append(None)
+            continue
+        try:
+            values.append(_lookup(frame, operand.root))
+        except _Opaque:
+            values.append(None)
+        except Exception:
+            values.append(None)
+    storages = (torch.TypedStorage, torch.UntypedStorage)
+    for operand, value in zip(witness.operands, values):
+        if value is not None and not isinstance(value, (torch.Tensor, *storages)):
+            root = ".".join(operand.root)
+            witness.deny(f"`{root}` is a {_describe(value)} at run time, not a tensor")
+            return
+    known = [(o, v) for o, v in zip(witness.operands, values) if v is not None]
+    if not known:
+        witness.deny("no operand could be read without running user code")
+        return
+    derived = [o for o, _ in known if o.derived]
+    tensors = [v for _, v in known if isinstance(v, torch.Tensor)]
+    if len(known) == 2 and len(tensors) == 2 and not derived:
+        (left, a), (right, b) = known
+        if witness.comparison == "data_ptr":
+            same = a.data_ptr() == b.data_ptr()
+            test = "`data_ptr()` equality"
+        else:
+            same = a is b
+            test = "identity" if witness.comparison == "is" else "`id()` equality"
+        shares = _overlaps(a, b) or (
+            a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() != 0)
+        if shares and not same:
+            witness.confirm(f"`{left.text}` and `{right.text}` share memory, but {test} "
+                            "said they do not")
+        elif same and not shares and a is not b:
+            witness.confirm(f"{test} said `{left.text}` and `{right.text}` are one, but "
+                            "they share no memory")
+        else:
+            relation = "share memory" if shares else "share no memory"
+            witness.confirm(f"`{left.text}` and `{right.text}` are tensors compared by "
+                            f"{test}; on this run they {relation}, so the answer "
+                            "happened to be right", strength=1)
+        return
+    if derived:
+        made = ", ".join(f"`{o.text}`" for o in derived)
+        witness.confirm(f"{made} built a new object over a tensor's memory, which the "
+                        "comparison treats as the memory itself")
+        return
+    kinds = ", ".join(f"`{o.text}` is a {_describe(v)}" for o, v in known)
+    witness.confirm(f"{kinds}: a memory test by object identity or address", strength=1)
+
+
+def _evaluate_storage(witness: Witness, frame: FrameType) -> None:
+    import torch
+
+    if witness.storage_class is not None:
+        try:
+            value = _lookup(frame, witness.storage_class)
+        except Exception:
+            witness.deny(f"`{'.'.join(witness.storage_class)}` could not be read")
+            return
+        if isinstance(value, type) and issubclass(value, torch.TypedStorage):
+            witness.confirm(f"`{'.'.join(witness.storage_class)}` is the typed storage class "
+                            f"`{value.__name__}`")
+        else:
+            witness.deny(f"`{'.'.join(witness.storage_class)}` is a {_describe(value)}, not "
+                         "a typed storage class")
+        return
+    if not witness.operands or witness.operands[0].root is None:
+        witness.deny("the receiver of `.storage()` could not be read without running user "
+                     "code")
+        return
+    operand = witness.operands[0]
+    try:
+        value = _lookup(frame, operand.root)
+    except Exception:
+        witness.deny(f"`{operand.text}` could not be read without running user code")
+        return
+    if isinstance(value, torch.Tensor):
+        witness.confirm(f"`{operand.text}` is a tensor: `.storage()` builds a "
+                        "`TypedStorage`")
+    else:
+        witness.deny(f"`{operand.text}` is a {_describe(value)}, not a tensor")
+
+
+# --- entry point ------------------------------------------------------------------------------
+
+
+def confirm(*, script: str | None = None, module: str | None = None, args: Iterable[str] = (),
+            cli: CliOptions = CliOptions(), cwd: str | None = None) -> Confirmation:
+    """Run ``script`` (or ``-m module``) with ``args`` and give every static finding of the
+    project files it executes a status.  Paths in the findings are absolute."""
+    from aliaslint.tracer import run_program, trace
+
+    cwd = os.path.abspath(cwd or os.getcwd())
+    tracer = trace()
+    session = _Session(cwd, Resolver(cli, Path(cwd)), tracer)
+    previous = sys.gettrace()
+    previous_threads = threading.gettrace() if hasattr(threading, "gettrace") else None
+    threading.settrace(session.global_trace)
+    sys.settrace(session.global_trace)
+    try:
+        status = run_program(tracer, script=script, module=module, args=list(args))
+    finally:
+        sys.settrace(previous)
+        threading.settrace(previous_threads)
+    runtime = session.settle(tracer.findings)
+    notes: dict[int, str] = {}
+    diagnostics: list[Diagnostic] = []
+    for witness in session.witnesses:
+        diagnostic = replace(witness.diagnostic, status=witness.status)
+        notes[id(diagnostic)] = witness.note
+        diagnostics.append(diagnostic)
+    diagnostics += session.extra
+    diagnostics.sort(key=lambda d: d.sort_key)
+    diagnostics += runtime
+    return Confirmation(status, diagnostics, notes, list(session.checked))
