@@ -85,6 +85,8 @@ class Value:
     params: frozenset = frozenset()  # PARAMS / OPTIMIZER: parameter storage tokens
     # A tuple or list whose every element is this value (`q, k, v = x.chunk(3)`).
     each: Value | None = None
+    # A tuple or list display's elements, in order (`x, y` in `a, b = x, y`).
+    items: tuple | None = field(default=None, compare=False)
     # A container built by repeating one object (`[t] * n`): where.
     replicated: cst.CSTNode | None = field(default=None, compare=False)
     # An element taken from such a container: the container's construction.
@@ -93,6 +95,7 @@ class Value:
     # non-contiguous; `expanded`: several elements share one memory location.
     contiguous: bool | None = None
     layout_origin: cst.CSTNode | None = field(default=None, compare=False)
+    layout_op: str | None = None  # the op that made it non-contiguous: "transpose", …
     expanded: bool = False
     # A view: where it was made.  A result that aliases its source only for
     # some inputs (reshape, contiguous, float, to…): the source's storage.
@@ -625,8 +628,14 @@ class Analysis:
         if isinstance(target, cst.Name):
             self._assign_name(target.value, value, env)
         elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            if value.items is not None and len(value.items) == len(elements) and not any(
+                    isinstance(element, cst.StarredElement) for element in elements):
+                for element, item in zip(elements, value.items):
+                    self._bind(element.value, item, env, evaluate_base)
+                return
             element_value = value.each or UNKNOWN
-            for element in target.elements:
+            for element in elements:
                 self._bind(element.value, element_value, env, evaluate_base)
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value, OTHER, env, evaluate_base)
@@ -857,7 +866,8 @@ class Analysis:
 
     def _self_value(self, cls: ClassInfo) -> Value:
         if not cls.is_module:
-            return Value(Kind.UNKNOWN, qualname=cls.name)
+            # A plain object: its attributes are known, nothing else is.
+            return Value(Kind.UNKNOWN, qualname=cls.name, module=ModuleInfo(cls=cls))
         info = ModuleInfo(cls=cls, params=frozenset({cls.self_token}), label=f"`{cls.name}`")
         return Value(Kind.MODULE, module=info, origin=cls.node)
 
@@ -1074,7 +1084,7 @@ class Analysis:
             qualname = f"{base.qualname}.{attr}"
             self._emit(Reference(node, self._stmt, qualname))
             return Value(Kind.REF, qualname=qualname, origin=node)
-        if base.kind is Kind.MODULE and base.module is not None and base.module.cls is not None:
+        if base.module is not None and base.module.cls is not None:
             value = base.module.cls.attr(f"self.{attr}")
             if value is not None:
                 return value
@@ -1104,6 +1114,7 @@ class Analysis:
             derived=("detach", base) if detach else None,
             contiguous=False if noncontiguous else (base.contiguous if detach else None),
             layout_origin=node if noncontiguous else (base.layout_origin if detach else None),
+            layout_op=_short(op.name) if noncontiguous else (base.layout_op if detach else None),
             expanded=base.expanded or (op is not None and _overlapping_view(op)),
             view_origin=base.view_origin if detach else node,
         )
@@ -1288,8 +1299,8 @@ class Analysis:
             base = bound.get(op.aliases or "self")
             if base is None or base.kind is not Kind.TENSOR:
                 return Value(Kind.TENSOR, origin=node)
-            if _short(op.name) in ("view", "view_as") and base.contiguous is False \
-                    and not _dtype_view(args) and _merges_dims(_short(op.name), args):
+            if _short(op.name) == "view" and base.contiguous is False \
+                    and not _dtype_view(args) and _view_fails(base.layout_op, args):
                 self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
             return self._view(base, node, op)
         if kind == "functional":
@@ -1702,12 +1713,14 @@ class Analysis:
             self._eval(arg.value, env)
 
     def _display(self, node, env: Env) -> Value:
-        """A list or tuple display; `[t]` remembers its one element for `[t] * n`."""
+        """A list or tuple display; `[t]` remembers its one element for `[t] * n`,
+        and `a, b = x, y` binds element by element."""
         values = [self._eval(element.value, env) for element in node.elements]
-        if len(values) == 1 and not isinstance(node.elements[0], cst.StarredElement) and (
-                values[0].kind is Kind.TENSOR or values[0].each is not None):
+        if any(isinstance(element, cst.StarredElement) for element in node.elements):
+            return OTHER
+        if len(values) == 1 and (values[0].kind is Kind.TENSOR or values[0].each is not None):
             return Value(Kind.OTHER, origin=node, each=values[0])
-        return OTHER
+        return Value(Kind.OTHER, origin=node, items=tuple(values))
 
     def _comparison(self, node: cst.Comparison, env: Env) -> Value:
         left_node = node.left
@@ -1995,25 +2008,40 @@ def _dtype_view(args) -> bool:
     return False
 
 
-def _merges_dims(name: str, args) -> bool:
-    """Does a `.view()` visibly merge dimensions?  Splitting a dimension works on
-    any layout; merging needs the merged dims to be contiguous with each other.
-    Merging shows as a product argument (`h * d`), a flatten (`view(-1)`,
-    `view(n)`) or `view(b, -1)`; `view_as` is not judged."""
-    if name != "view":
-        return False
+# Views that reorder dimensions.  After one of them, merging dimensions with
+# `.view()` fails unless the merged ones stayed adjacent and in order; the
+# tables say which views are non-contiguous, not which reorder.
+_REORDERING = frozenset({"transpose", "swapaxes", "swapdims", "t", "T", "mT", "mH", "H",
+                         "permute", "movedim", "moveaxis"})
+_EXPANDING = frozenset({"expand", "expand_as", "broadcast_to"})
+
+
+def _view_fails(layout_op: str | None, args) -> bool:
+    """Does `.view(*args)` certainly fail on a tensor ``layout_op`` made non-contiguous?
+
+    Splitting a dimension works on any layout; merging needs the merged
+    dimensions adjacent in memory.  Certain failures: flattening everything
+    (`view(-1)`, `view(n)`) after a reorder or an expand; flattening all but
+    the first (`view(b, -1)`) after a reorder; and merging into a product as
+    the last size (`view(b, t, h * d)`) right after a transpose of two dims,
+    the merge-heads idiom.  Anything else may succeed and is not reported.
+    """
     positional = [arg.value for arg, _ in args if arg.keyword is None and not arg.star]
     if len(positional) != len(args) or not positional:
         return False
-    if any(isinstance(p, cst.BinaryOperation) and isinstance(p.operator, cst.Multiply)
-           for p in positional):
-        return True
-    if len(positional) == 1:
-        return not isinstance(positional[0], (cst.Tuple, cst.List))
+    flatten_all = len(positional) == 1 and not isinstance(positional[0], (cst.Tuple, cst.List))
+    if layout_op in _EXPANDING:
+        return flatten_all
+    if layout_op not in _REORDERING:
+        return False
     last = positional[-1]
-    return len(positional) == 2 and isinstance(last, cst.UnaryOperation) and \
+    flatten_rest = len(positional) == 2 and isinstance(last, cst.UnaryOperation) and \
         isinstance(last.operator, cst.Minus) and isinstance(last.expression, cst.Integer) \
         and last.expression.value == "1"
+    merged_last = isinstance(last, cst.BinaryOperation) and isinstance(
+        last.operator, cst.Multiply)
+    return flatten_all or flatten_rest or (
+        merged_last and layout_op in ("transpose", "swapaxes", "swapdims"))
 
 
 def _subscript_index_value(node: cst.Subscript, values: dict) -> Value | None:

@@ -463,8 +463,9 @@ def overlapping_write(event: InplaceWrite, ctx: Context):
             "AL203", write.node, write.stmt,
             f"{_writer(write, ctx)} writes in place a tensor made by `expand` "
             f"({_code(origin, ctx)}, line {ctx.line(origin)}): several of its elements are one "
-            "memory location, so the write raises (\"unsupported operation: more than one "
-            "element of the written-to tensor refers to a single memory location\") · "
+            "memory location, so most ops raise (\"unsupported operation: more than one "
+            "element of the written-to tensor refers to a single memory location\") and the "
+            "rest (`masked_fill_`, indexing) write each location several times · "
             "`.clone()` (or `.contiguous()`) it first, or build it with `repeat`",
             (("expanded here", origin),) if origin is not None else (),
         )

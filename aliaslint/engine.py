@@ -108,6 +108,10 @@ def decode(data: bytes, filename: str) -> str | Diagnostic:
         )
 
 
+def _text(source: str | bytes, filename: str) -> str | Diagnostic:
+    return decode(source, filename) if isinstance(source, bytes) else source
+
+
 def check_source(source: str | bytes, filename: str = "<string>",
                  rules: Iterable[str] | None = None, *,
                  report_unused_suppressions: bool = False,
@@ -117,11 +121,9 @@ def check_source(source: str | bytes, filename: str = "<string>",
     ``rules`` are the codes to run (default: the default selection).
     """
     enabled = _enabled(rules, report_unused_suppressions)
-    if isinstance(source, bytes):
-        decoded = decode(source, filename)
-        if isinstance(decoded, Diagnostic):
-            return [decoded]
-        source = decoded
+    source = _text(source, filename)
+    if isinstance(source, Diagnostic):
+        return [source]
     if PREFILTER not in source or _compiles_without_rule_words(source, enabled):
         return []
     module = _parse(source, filename)
@@ -200,11 +202,9 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
     other cells are still checked.
     """
     enabled = _enabled(rules, report_unused_suppressions)
-    if isinstance(source, bytes):
-        decoded = decode(source, filename)
-        if isinstance(decoded, Diagnostic):
-            return [decoded]
-        source = decoded
+    source = _text(source, filename)
+    if isinstance(source, Diagnostic):
+        return [source]
     try:
         notebook = load_notebook(source)
     except NotebookError as error:

@@ -26,7 +26,7 @@ FIRES = [
         x = torch.rand(2, 3, 4)
         y = x.transpose(1, 2)
         z = y.view(2, -1)
-        w = x.permute(0, 2, 1).view(2, 4 * 3)
+        w = x.permute(0, 2, 1).view(2, -1)
         """, [(5, "AL202"), (6, "AL202")], id="AL202-merge-after-transpose"),
     pytest.param("""
         import torch
@@ -88,6 +88,22 @@ FIRES = [
         """, [(4, "AL207")], id="AL207-plain-alias"),
     pytest.param("""
         import torch
+        def bump(t: torch.Tensor) -> torch.Tensor:
+            return t.add_(1)
+        b, c = torch.randn(4, 5), 3
+        out = bump(b)
+        print(b.sum(), c)
+        """, [(6, "AL208")], id="AL208-after-tuple-assignment"),
+    pytest.param("""
+        import torch
+        class History:
+            def __init__(self, n: int):
+                self.frames = torch.zeros(n)
+            def push(self, x: float):
+                self.frames[1:] = self.frames[:-1]
+        """, [(7, "AL203")], id="AL203-attribute-of-plain-class"),
+    pytest.param("""
+        import torch
         def normalize(img: torch.Tensor) -> torch.Tensor:
             return img.sub_(0.5).div_(0.25)
         batch = torch.rand(2, 3)
@@ -136,7 +152,10 @@ QUIET = [
         b = x.transpose(1, 2).contiguous().view(2, -1)
         c = x.transpose(1, 2).reshape(2, -1)
         d = x.transpose(1, 2).view(torch.int32)
-        """, id="AL202-split-contiguous-reshape-dtype"),
+        e = x.permute(0, 2, 1).view(2, 2, 2, 5)
+        img = torch.rand(2, 3, 4, 4)
+        patches = img.permute(0, 2, 3, 1).view(2, 4 * 4, 3)
+        """, id="AL202-split-contiguous-reshape-dtype-and-mergeable"),
     pytest.param("""
         import torch
         x = torch.rand(10)
