@@ -95,7 +95,8 @@ class Value:
     # non-contiguous; `expanded`: several elements share one memory location.
     contiguous: bool | None = None
     layout_origin: cst.CSTNode | None = field(default=None, compare=False)
-    layout_op: str | None = None  # the op that made it non-contiguous: "transpose", …
+    # The op that made it non-contiguous and its literal dims: ("transpose", (1, 2)).
+    layout_op: tuple | None = None
     expanded: bool = False
     # A view: where it was made.  A result that aliases its source only for
     # some inputs (reshape, contiguous, float, to…): the source's storage.
@@ -319,13 +320,6 @@ _TRUE, _FALSE = "True", "False"
 
 def _is_literal(node: cst.CSTNode | None, text: str) -> bool:
     return isinstance(node, cst.Name) and node.value == text
-
-
-def _metadata_only(op: ops.Op) -> bool:
-    """In-place ops that only change a tensor's metadata (t_, unsqueeze_, detach_):
-    their functional twins are views.  They neither write data nor bump versions."""
-    twin = op.twin_op() if op.twin else None
-    return twin is not None and twin.kind == "view"
 
 
 # ---------------------------------------------------------------------------
@@ -1103,7 +1097,7 @@ class Analysis:
             return Value(Kind.TENSOR, derived=(attr, base), origin=node)
         return UNKNOWN
 
-    def _view(self, base: Value, node, op: ops.Op | None) -> Value:
+    def _view(self, base: Value, node, op: ops.Op | None, dims: tuple | None = None) -> Value:
         detach = op is not None and _short(op.name) == "detach"
         noncontiguous = op is not None and op.noncontiguous
         return Value(
@@ -1114,7 +1108,8 @@ class Analysis:
             derived=("detach", base) if detach else None,
             contiguous=False if noncontiguous else (base.contiguous if detach else None),
             layout_origin=node if noncontiguous else (base.layout_origin if detach else None),
-            layout_op=_short(op.name) if noncontiguous else (base.layout_op if detach else None),
+            layout_op=(_short(op.name), dims) if noncontiguous else (
+                base.layout_op if detach else None),
             expanded=base.expanded or (op is not None and _overlapping_view(op)),
             view_origin=base.view_origin if detach else node,
         )
@@ -1257,11 +1252,18 @@ class Analysis:
                                      activation=True)
                 return self._record_saves(twin or op, bound, result, node, env, nodes)
         if kind == "inplace":
-            if _metadata_only(op):
+            if op.metadata_only:
+                # t_, unsqueeze_, detach_: no data is written, but most of them
+                # bump the version counter, which a pending backward checks.
                 target = bound.get("self") if receiver is not None else bound.get(
                     op.params[0] if op.params else "")
-                return target if target is not None and \
-                    target.kind is Kind.TENSOR else UNKNOWN
+                if target is None or target.kind is not Kind.TENSOR:
+                    return UNKNOWN
+                if op.bumps_version:
+                    self._dirty(target.storage, Write(
+                        node, self._stmt, target, nodes.get("self"), None, target.via, False,
+                        env.flow.grad), env)
+                return target
             name = op.writes[0] if op.writes else None
             target = bound.get(name) if name else None
             if target is None or target.kind is not Kind.TENSOR:
@@ -1302,7 +1304,7 @@ class Analysis:
             if _short(op.name) == "view" and base.contiguous is False \
                     and not _dtype_view(args) and _view_fails(base.layout_op, args):
                 self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
-            return self._view(base, node, op)
+            return self._view(base, node, op, _literal_ints(args))
         if kind == "functional":
             token = ("alloc", id(node))
             inputs = [v for v in bound.values() if v.kind is Kind.TENSOR]
@@ -2016,23 +2018,50 @@ _REORDERING = frozenset({"transpose", "swapaxes", "swapdims", "t", "T", "mT", "m
 _EXPANDING = frozenset({"expand", "expand_as", "broadcast_to"})
 
 
-def _view_fails(layout_op: str | None, args) -> bool:
+def _literal_ints(args) -> tuple | None:
+    """`transpose(1, 2)` → (1, 2); None when an argument is not an integer literal."""
+    values = []
+    for arg, _ in args:
+        node = arg.value
+        sign = 1
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            node, sign = node.expression, -1
+        if arg.keyword is not None or not isinstance(node, cst.Integer):
+            return None
+        values.append(sign * int(node.value, 0))
+    return tuple(values)
+
+
+def _view_fails(layout_op: tuple | None, args) -> bool:
     """Does `.view(*args)` certainly fail on a tensor ``layout_op`` made non-contiguous?
 
     Splitting a dimension works on any layout; merging needs the merged
-    dimensions adjacent in memory.  Certain failures: flattening everything
-    (`view(-1)`, `view(n)`) after a reorder or an expand; flattening all but
-    the first (`view(b, -1)`) after a reorder; and merging into a product as
-    the last size (`view(b, t, h * d)`) right after a transpose of two dims,
-    the merge-heads idiom.  Anything else may succeed and is not reported.
+    dimensions adjacent and in order in memory.  Reported: flattening
+    (`view(-1)`, `view(n)`, `view(b, -1)`) or merging the last sizes
+    (`view(b, t, h * d)`) after a transpose or permute with literal dims that
+    moves a dimension other than the first two; and flattening an expanded
+    tensor.  A transpose of dims 0 and 1 (or `.t()`, `.T`) is not judged:
+    merging the dims behind them works, and size-1 dims (one channel, a batch
+    of one) make many of those views legal.
     """
+    if layout_op is None:
+        return False
+    name, dims = layout_op
     positional = [arg.value for arg, _ in args if arg.keyword is None and not arg.star]
     if len(positional) != len(args) or not positional:
         return False
     flatten_all = len(positional) == 1 and not isinstance(positional[0], (cst.Tuple, cst.List))
-    if layout_op in _EXPANDING:
+    if name in _EXPANDING:
         return flatten_all
-    if layout_op not in _REORDERING:
+    if name not in _REORDERING or not dims:
+        return False
+    if name in ("transpose", "swapaxes", "swapdims"):
+        moved = set(dims)
+    elif name == "permute":
+        moved = {d for position, d in enumerate(dims) if d != position}
+    else:
+        return False
+    if moved <= {0, 1}:
         return False
     last = positional[-1]
     flatten_rest = len(positional) == 2 and isinstance(last, cst.UnaryOperation) and \
@@ -2040,8 +2069,7 @@ def _view_fails(layout_op: str | None, args) -> bool:
         and last.expression.value == "1"
     merged_last = isinstance(last, cst.BinaryOperation) and isinstance(
         last.operator, cst.Multiply)
-    return flatten_all or flatten_rest or (
-        merged_last and layout_op in ("transpose", "swapaxes", "swapdims"))
+    return flatten_all or flatten_rest or merged_last
 
 
 def _subscript_index_value(node: cst.Subscript, values: dict) -> Value | None:

@@ -534,7 +534,7 @@ def _maybe_alias_message(write: Write, ctx: Context, tail: str) -> str:
 def ambiguous_alias_write_to_argument(event: InplaceWrite, ctx: Context):
     write = event.write
     target = write.target
-    if target is None or target.maybe_of is None or write.activation:
+    if target is None or target.maybe_of is None or write.activation or write.callee:
         return
     if not (isinstance(target.maybe_of, tuple) and target.maybe_of[0] == "arg"):
         return
