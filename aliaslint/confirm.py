@@ -7,7 +7,9 @@ lines runs; each finding becomes a ``Witness``: the file, the rows of the findin
 code, and a predicate the run can evaluate at those rows.  A line hook
 (``sys.settrace``, limited to the code objects that contain such rows) and the tracer's
 ``Tracer.watch`` seam feed the predicates while the program runs; the tracer's own
-runtime findings are matched afterwards.  Every static finding ends with a status:
+runtime findings are matched afterwards.  Hazards that complete at a later line (AL207's
+snapshot written afterwards, AL208's argument written by the call) leave a record for
+their frame, checked at its later lines by version counters.  Every static finding ends with a status:
 
 * ``confirmed``: the predicate held at least once when one of its rows ran;
 * ``refuted``: its rows ran and the predicate never held (a false positive);
@@ -26,6 +28,7 @@ import os
 import sys
 import sysconfig
 import threading
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -70,6 +73,8 @@ class Witness:
     operands: tuple[Operand, ...] = ()
     comparison: str = ""  # "id", "is", "data_ptr" for AL401/402/403
     storage_class: tuple[str, ...] | None = None  # AL404: `torch.FloatStorage(...)`
+    target: tuple[str, ...] | None = None  # AL207: the name the snapshot is assigned to
+    related_rows: frozenset[int] = frozenset()  # related rows in the same file
     ran: bool = False
     confirmed: bool = False
     evidence: str = ""
@@ -118,6 +123,12 @@ def _kind(code: str) -> str:
         return "source-write"
     if code == "AL301":
         return "numpy"
+    if code == "AL206":
+        return "replicated"
+    if code == "AL207":
+        return "snapshot"
+    if code == "AL208":
+        return "argument"
     return "generic"
 
 
@@ -133,7 +144,10 @@ def make_witnesses(diagnostics: Iterable[Diagnostic], path: str,
         rows = frozenset(range(diagnostic.location.row,
                                max(diagnostic.end_location.row, diagnostic.location.row) + 1))
         witness = Witness(diagnostic, path, rows, _kind(diagnostic.code))
-        if witness.kind in ("compare", "storage"):
+        witness.related_rows = frozenset(
+            r.location.row for r in diagnostic.related
+            if os.path.abspath(r.filename) == path and r.location.row >= 1)
+        if witness.kind in ("compare", "storage", "snapshot", "argument"):
             if tree is None:
                 try:
                     tree = ast.parse(source)
@@ -213,7 +227,7 @@ def _read_operands(witness: Witness, tree: ast.AST, lines: list[str]) -> None:
     nodes = [node for node in ast.walk(tree)
              if hasattr(node, "lineno") and node.lineno in witness.rows
              and _in_span(node, witness.diagnostic, lines)]
-    nodes.sort(key=lambda n: (n.lineno, n.col_offset))
+    nodes.sort(key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))
     for node in nodes:
         if witness.kind == "compare" and isinstance(node, ast.Compare) and len(node.ops) == 1:
             left, right = node.left, node.comparators[0]
@@ -241,6 +255,48 @@ def _read_operands(witness: Witness, tree: ast.AST, lines: list[str]) -> None:
                     and chain[-1] != "UntypedStorage":
                 witness.storage_class = chain
                 return
+        if witness.kind == "argument" and isinstance(node, ast.Call):
+            # The outermost call the finding spans: the call of the writing function.
+            arguments = [*node.args, *(k.value for k in node.keywords)]
+            witness.operands = tuple(_operand(a) for a in arguments
+                                     if not isinstance(a, ast.Starred))
+            return
+    if witness.kind == "snapshot":
+        witness.target = _snapshot_target(witness, tree, lines)
+
+
+def _snapshot_target(witness: Witness, tree: ast.AST, lines: list[str]) -> tuple[str, ...] | None:
+    """AL207: the name (or attribute chain) the snapshot expression is assigned to.
+
+    The finding spans the assigned value; ``a, b = x, y`` is read element-wise."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if node.lineno not in witness.rows and value.lineno not in witness.rows:
+            continue
+        for target in targets:
+            if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple,
+                                                                               ast.List)):
+                pairs = list(zip(target.elts, value.elts))
+            else:
+                pairs = [(target, value)]
+            for name, expression in pairs:
+                chain = _chain(name)
+                if chain is not None and _in_span(expression, witness.diagnostic, lines) \
+                        or chain is not None and _covers(expression, witness.diagnostic, lines):
+                    return chain
+    return None
+
+
+def _covers(node: ast.AST, diagnostic: Diagnostic, lines: list[str]) -> bool:
+    """``node`` contains the finding's start."""
+    start = (node.lineno, _char_column(lines, node.lineno, node.col_offset))
+    end = (node.end_lineno, _char_column(lines, node.end_lineno, node.end_col_offset))
+    return start <= (diagnostic.location.row, diagnostic.location.column) < end
 
 
 # --- reading the running frame without running user code -------------------------------------
@@ -342,6 +398,9 @@ class _Session:
     code_hooks: dict[int, tuple[CodeType, bool]] = field(default_factory=dict)
     extra: list[Diagnostic] = field(default_factory=list)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    # id(frame) → what earlier lines of that frame recorded for AL207 / AL208.
+    pending: dict[int, list[_Pending]] = field(default_factory=dict)
+    in_callee: dict[tuple[str, int], list[Witness]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.library = _library_dirs()
@@ -380,9 +439,15 @@ class _Session:
             if witness.kind == "source-write":
                 _read_sources(witness, source)
             if witness.kind in ("saved", "leaf", "generic", "view", "copy-write",
-                                "source-write", "numpy"):
+                                "source-write", "numpy", "replicated"):
                 for row in witness.rows:
                     self.tracer.watch(path, row, self._on_op)
+            if witness.kind == "argument":
+                # The write inside the callee: seen there even when no version counter
+                # shows it (an argument passed as `x.data`).
+                for row in witness.related_rows:
+                    self.in_callee.setdefault((path, row), []).append(witness)
+                    self.tracer.watch(path, row, self._on_callee_op)
 
     # -- the line hook ------------------------------------------------------------------------
 
@@ -404,6 +469,13 @@ class _Session:
             return any(line in rows for _, _, line in code.co_lines() if line is not None)
 
     def _local_trace(self, frame: FrameType, event: str, arg):
+        if self.pending and event in ("line", "return", "exception"):
+            records = self.pending.get(id(frame))
+            if records:
+                try:
+                    self._follow(frame, event, records)
+                except Exception:  # a witness never disturbs the program
+                    pass
         if event in ("line", "exception"):
             key = (os.path.abspath(frame.f_code.co_filename), frame.f_lineno)
             witnesses = self.at_row.get(key)
@@ -428,6 +500,55 @@ class _Session:
             _evaluate_storage(witness, frame)
         elif witness.kind == "numpy":
             _numpy_pair(witness, frame)
+        elif witness.kind == "argument":
+            self._remember(frame, _record_arguments(witness, frame))
+        elif witness.kind == "snapshot":
+            records = self.pending.get(id(frame)) or []
+            if not any(r.witness is witness and r.tensors is None for r in records):
+                # Read when the statement has finished: at the frame's next line elsewhere.
+                self._remember(frame, _Pending(witness, frame.f_code))
+
+    # -- AL207 / AL208: what a line recorded, checked at the frame's later lines ----------
+
+    def _remember(self, frame: FrameType, record: _Pending | None) -> None:
+        if record is not None:
+            with self.lock:
+                self.pending.setdefault(id(frame), []).append(record)
+
+    def _follow(self, frame: FrameType, event: str, records: list[_Pending]) -> None:
+        row = frame.f_lineno
+        suspended = event == "return" and frame.f_code.co_flags & _SUSPENDS
+        finished = event == "return" and not suspended
+        keep = []
+        for record in records:
+            witness = record.witness
+            if record.code is not frame.f_code or witness.strength >= 2:
+                continue  # a finished frame's record (its id was reused), or nothing to learn
+            if witness.kind == "argument":
+                _settle_arguments(record)
+                continue
+            if record.tensors is None:  # the snapshot statement has not finished yet
+                if event == "line" and row in witness.rows:
+                    keep.append(record)
+                    continue
+                if event == "exception" and row in witness.rows:
+                    continue  # the statement raised: nothing was assigned
+                _capture_snapshot(record, frame)
+                if record.tensors is None:
+                    continue
+                if not finished:
+                    keep.append(record)
+                    continue
+            if finished or row in witness.rows or row in witness.related_rows:
+                if _check_snapshot(record, frame, event) and not finished:
+                    keep.append(record)
+            else:
+                keep.append(record)
+        with self.lock:
+            if keep:
+                self.pending[id(frame)] = keep
+            else:
+                self.pending.pop(id(frame), None)
 
     def _on_exception(self, witness: Witness, error: BaseException) -> None:
         witness.ran = True
@@ -441,6 +562,32 @@ class _Session:
                             "size and stride\" at this line")
 
     # -- ATen ops at a watched line -----------------------------------------------------------
+
+    def _on_callee_op(self, event) -> None:
+        """AL208: an op at the write inside the callee, while the call's line is pending in
+        the caller: does it write memory of one of the call's tensor arguments?"""
+        witnesses = self.in_callee.get((event.site.filename, event.site.line))
+        if not witnesses:
+            return
+        try:
+            written = _written(event)
+            if not written:
+                return
+            with self.lock:
+                records = [r for rs in self.pending.values() for r in rs
+                           if any(r.witness is w for w in witnesses)
+                           and r.witness.strength < 2]
+            for record in records:
+                for label, ref in record.roots:
+                    argument = ref()
+                    if argument is not None and any(
+                            t is argument or _overlaps(t, argument) for t in written):
+                        record.witness.confirm(
+                            f"the in-place op at line {event.site.line}, inside the callee, "
+                            f"wrote the memory of its argument `{label}`")
+                        break
+        except Exception:  # a witness never disturbs the program
+            pass
 
     def _on_op(self, event) -> None:
         witnesses = self.at_row.get((event.site.filename, event.site.line))
@@ -470,6 +617,8 @@ class _Session:
                     _lost_write(witness, written, frame)
                 elif witness.kind == "source-write":
                     _source_write(witness, written, frame)
+                elif witness.kind == "replicated" and witness.strength < 2:
+                    _replicated_write(witness, written, frame)
         except Exception:  # a witness never disturbs the program
             pass
 
@@ -630,6 +779,269 @@ def _source_write(witness: Witness, written: list, frame: FrameType | None) -> N
                                 "and the in-place write changed its memory")
                 return
     witness.deny("the call copied on this run: the in-place write did not reach its source")
+
+
+def _replicated_write(witness: Witness, written: list, frame: FrameType | None) -> None:
+    """AL206: the written tensor is (or shares memory with) two or more entries of one list,
+    tuple or dict the frame holds."""
+    import torch
+
+    if frame is None:
+        return
+    for name, container in list(frame.f_locals.items()):
+        if not isinstance(container, (list, tuple, dict)):
+            continue
+        entries = _entries(container, name, torch.Tensor)
+        if len(entries) < 2:
+            continue
+        for tensor in written:
+            hits = [(label, entry) for label, entry in entries
+                    if entry is tensor or _same_memory(entry, tensor)]
+            if len(hits) < 2:
+                continue
+            labels = ", ".join(f"`{label}`" for label, _ in hits[:4])
+            more = f" (and {len(hits) - 4} more)" if len(hits) > 4 else ""
+            if all(entry is hits[0][1] for _, entry in hits):
+                how = "are one tensor object"
+            else:
+                how = "share the written memory"
+            witness.confirm(f"the in-place write hit {labels}{more}: {len(hits)} entries of "
+                            f"`{name}` that {how}")
+            return
+    witness.deny("the written tensor is at most one entry of every list, tuple and dict the "
+                 "frame holds")
+
+
+_MAX_ENTRIES = 4096
+
+
+def _items(container) -> list[tuple[object, object]]:
+    """(key, value) pairs of a list, tuple or dict, read without running user code."""
+    if isinstance(container, dict):
+        return list(dict.items(container))[:_MAX_ENTRIES]
+    if isinstance(container, list):
+        return list(enumerate(list.__getitem__(container, slice(0, _MAX_ENTRIES))))
+    return list(enumerate(tuple.__getitem__(container, slice(0, _MAX_ENTRIES))))
+
+
+def _entries(container, name: str, tensor_type, depth: int = 2) -> list[tuple[str, object]]:
+    """The tensors of a container and of the lists, tuples and dicts in it (``[[t] * n] * m``),
+    each with its place (``sums[2]``, ``counts['cat']``, ``grid[0][1]``)."""
+    found = []
+    for key, value in _items(container):
+        label = f"{name}[{key!r}]"
+        if isinstance(value, tensor_type):
+            found.append((label, value))
+        elif depth > 1 and isinstance(value, (list, tuple, dict)):
+            found += _entries(value, label, tensor_type, depth - 1)
+        if len(found) >= _MAX_ENTRIES:
+            break
+    return found
+
+
+def _same_memory(a, b) -> bool:
+    try:
+        return (a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+                and _overlaps(a, b))
+    except (RuntimeError, NotImplementedError, TypeError, ValueError, AttributeError):
+        return False
+
+
+# --- AL207 / AL208: records a line leaves for its frame's later lines ------------------------
+
+# Code flags of frames that `return` on every `yield` / `await` and resume later.
+_SUSPENDS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+@dataclass
+class _Pending:
+    """What a line of one frame recorded: the tensors (label, weak reference, version) and,
+    for a snapshot, the object its name holds.  ``tensors`` is None for a snapshot whose
+    statement has not finished yet."""
+
+    witness: Witness
+    code: CodeType
+    tensors: list[tuple[str, weakref.ref, int]] | None = None
+    holder: weakref.ref | None = None
+    holder_id: int = 0
+    holder_type: type | None = None
+    roots: list[tuple[str, weakref.ref]] = field(default_factory=list)  # AL208 arguments
+
+    def holds(self, value) -> bool:
+        if self.holder is not None:
+            return value is self.holder()
+        return id(value) == self.holder_id and type(value) is self.holder_type
+
+
+def _versioned(label: str, tensor) -> tuple[str, weakref.ref, int] | None:
+    try:
+        return label, weakref.ref(tensor), tensor._version
+    except (RuntimeError, TypeError):  # inference tensors have no version counter
+        return None
+
+
+def _record_arguments(witness: Witness, frame: FrameType) -> _Pending | None:
+    """AL208, when the call's line starts: the version of every tensor argument that is a
+    plain name or attribute chain (or a view of one: views share their base's counter)."""
+    import torch
+
+    tensors, roots = [], []
+    for operand in witness.operands:
+        if operand.root is None:
+            continue
+        try:
+            value = _lookup(frame, operand.root)
+        except Exception:
+            continue
+        label = ".".join(operand.root)
+        if isinstance(value, torch.Tensor):
+            candidates = [(label, value)]
+        elif isinstance(value, (list, tuple, dict)):
+            candidates = _entries(value, label, torch.Tensor, depth=1)
+        else:
+            candidates = []
+        roots += [(name, weakref.ref(t)) for name, t in candidates]
+        if ".data" not in operand.derived:  # `.data` has a version counter of its own
+            tensors += filter(None, (_versioned(name, t) for name, t in candidates))
+    if not roots:
+        witness.deny("no argument of the call is a tensor that can be read by name")
+        return None
+    return _Pending(witness, frame.f_code, tensors, roots=roots)
+
+
+def _settle_arguments(record: _Pending) -> None:
+    """AL208, when the call's line has finished: did an argument's version counter move?"""
+    for label, ref, version in record.tensors or ():
+        tensor = ref()
+        if tensor is None:
+            continue
+        try:
+            now = tensor._version
+        except RuntimeError:
+            continue
+        if now > version:
+            record.witness.confirm(f"the call wrote its argument `{label}` in place (its "
+                                   f"version went from {version} to {now} during the line)")
+            return
+    if record.tensors:
+        record.witness.deny("the call returned with the version of every tensor argument "
+                            "unchanged")
+    else:
+        record.witness.deny("the arguments were passed as `.data` (no version counter shows "
+                            "their writes) and no op at the callee's write reached them")
+
+
+def _snapshot_tensors(value, label: str) -> list[tuple[str, object]]:
+    """The tensors a snapshot holds: a tensor, a module's parameters and buffers, the values
+    of a (state) dict, the entries of a list or tuple; nested containers too."""
+    import torch
+
+    found: list[tuple[str, object]] = []
+    seen: set[int] = set()
+
+    def visit(item, place: str, depth: int) -> None:
+        if len(found) >= _MAX_ENTRIES or depth > 32 or id(item) in seen:
+            return
+        if isinstance(item, torch.Tensor):
+            seen.add(id(item))
+            found.append((place, item))
+        elif isinstance(item, torch.nn.Module):
+            seen.add(id(item))
+            for table in ("_parameters", "_buffers", "_modules"):
+                for key, member in dict.items(item.__dict__.get(table) or {}):
+                    if member is not None:
+                        visit(member, f"{place}.{key}", depth + 1)
+        elif isinstance(item, (list, tuple, dict)) and depth < 6:
+            seen.add(id(item))
+            for key, member in _items(item):
+                visit(member, f"{place}[{key!r}]", depth + 1)
+
+    visit(value, label, 0)
+    return found
+
+
+def _capture_snapshot(record: _Pending, frame: FrameType) -> None:
+    """AL207, once the snapshot statement has finished: what its name now holds.
+
+    Tensors of the frame over exactly the same memory are followed too: ``prev = w.data``
+    has a version counter of its own, so writes through ``w`` show only on ``w``'s."""
+    import torch
+
+    witness = record.witness
+    if witness.target is None:
+        witness.deny("the name the snapshot is assigned to could not be found in the source")
+        return
+    name = ".".join(witness.target)
+    try:
+        value = _lookup(frame, witness.target)
+    except Exception:
+        witness.deny(f"`{name}` could not be read without running user code")
+        return
+    held = _snapshot_tensors(value, name)
+    if not held:
+        witness.deny(f"`{name}` is a {_describe(value)} that holds no tensor")
+        return
+    keys = {}
+    for label, tensor in held:
+        try:
+            keys[_layout(tensor)] = label
+        except (RuntimeError, NotImplementedError, TypeError, ValueError):
+            pass
+    for local, tensor in _bindings(frame):
+        if not isinstance(tensor, torch.Tensor) or any(tensor is t for _, t in held):
+            continue
+        try:
+            same = keys.get(_layout(tensor))
+        except (RuntimeError, NotImplementedError, TypeError, ValueError):
+            continue
+        if same is not None:
+            held.append((f"{local}` (over the memory of `{same}`)", tensor))
+    shown = [(label if label.endswith(")") else f"{label}`", t) for label, t in held]
+    record.tensors = [entry for entry in (_versioned(f"`{label}", t) for label, t in shown)
+                      if entry]
+    try:
+        record.holder = weakref.ref(value)
+    except TypeError:  # a plain dict or list: known by identity while it is bound
+        record.holder_id, record.holder_type = id(value), type(value)
+
+
+def _layout(tensor) -> tuple:
+    return (tensor.data_ptr(), tuple(tensor.shape), tuple(tensor.stride()), tensor.dtype)
+
+
+def _check_snapshot(record: _Pending, frame: FrameType, event: str) -> bool:
+    """AL207 at a related line, the snapshot line again, or the frame's return: was a tensor
+    the snapshot holds written in place while its name still held it?  False once the
+    record is settled."""
+    witness = record.witness
+    name = ".".join(witness.target or ())
+    try:
+        current = _lookup(frame, witness.target)
+    except Exception:
+        current = _check_snapshot  # unbound: holds nothing the record knows
+    if not record.holds(current):
+        witness.deny(f"`{name}` was rebound before any tensor it held was written in place")
+        return False
+    for label, ref, version in record.tensors or ():
+        tensor = ref()
+        if tensor is None:
+            continue
+        try:
+            now = tensor._version
+        except RuntimeError:
+            continue
+        if now > version:
+            seen = ("when the function returned" if event == "return"
+                    else f"at line {frame.f_lineno}")
+            if label == f"`{name}`":
+                label = f"the tensor `{name}` holds"
+            witness.confirm(f"{label} was written in place after the snapshot (version "
+                            f"{version} → {now}, seen {seen}) while `{name}` still held it")
+            return False
+    if event == "return":
+        witness.deny(f"no tensor `{name}` held was written in place before the function "
+                     "returned")
+    return True
 
 
 def _numpy_pair(witness: Witness, frame: FrameType) -> None:
