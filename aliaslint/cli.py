@@ -145,9 +145,7 @@ def _check(args) -> int:
         return EXIT_ERROR if missing else EXIT_CLEAN
     result = check_paths(args.paths, cli, jobs=args.jobs, cwd=cwd, cache=not args.no_cache)
     diagnostics = result.diagnostics
-    color = args.color == "always" or (
-        args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    )
+    color = _use_color(args.color, sys.stdout)
     if args.statistics:
         sys.stdout.write(render_statistics(diagnostics))
     else:
@@ -160,6 +158,13 @@ def _check(args) -> int:
     if diagnostics and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _use_color(choice: str, stream) -> bool:
+    """`--color always|never|auto`; auto: a terminal, and NO_COLOR unset."""
+    if choice != "auto":
+        return choice == "always"
+    return stream.isatty() and "NO_COLOR" not in os.environ
 
 
 def _summary(files: int, diagnostics, could_not_check: int) -> str:
@@ -311,10 +316,7 @@ def _trace(argv: list[str]) -> int:
     diagnostics = [_relative(d, cwd) for d in tracer.findings]
     stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stderr
     try:
-        color = args.color == "always" or (
-            args.color == "auto" and not args.output and stream.isatty()
-            and "NO_COLOR" not in os.environ
-        )
+        color = _use_color(args.color, stream)
         stream.write(render(args.output_format, diagnostics, source_lines=_source_lines(cwd),
                             color=color, cwd=cwd))
         if args.output_format in ("full", "concise"):
@@ -422,10 +424,7 @@ def _confirm(argv: list[str]) -> int:
         shown.append(relative)
     stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stderr
     try:
-        color = args.color == "always" or (
-            args.color == "auto" and not args.output and stream.isatty()
-            and "NO_COLOR" not in os.environ
-        )
+        color = _use_color(args.color, stream)
         stream.write(render(args.output_format, shown, source_lines=_source_lines(cwd),
                             color=color, cwd=cwd))
         if args.output_format in ("full", "concise"):

@@ -106,30 +106,25 @@ class Witness:
         return "the line never ran"
 
 
+# Which predicate confirms each code (see docs/trace.md); any other code uses
+# the generic write predicate.
+_KINDS = {
+    **dict.fromkeys(SAVED_WRITE, "saved"),
+    **dict.fromkeys(COMPARISONS, "compare"),
+    "AL102": "leaf",
+    "AL404": "storage",
+    "AL202": "view",
+    "AL204": "copy-write",
+    "AL205": "source-write",
+    "AL301": "numpy",
+    "AL206": "replicated",
+    "AL207": "snapshot",
+    "AL208": "argument",
+}
+
+
 def _kind(code: str) -> str:
-    if code in SAVED_WRITE:
-        return "saved"
-    if code == "AL102":
-        return "leaf"
-    if code in COMPARISONS:
-        return "compare"
-    if code == "AL404":
-        return "storage"
-    if code == "AL202":
-        return "view"
-    if code == "AL204":
-        return "copy-write"
-    if code == "AL205":
-        return "source-write"
-    if code == "AL301":
-        return "numpy"
-    if code == "AL206":
-        return "replicated"
-    if code == "AL207":
-        return "snapshot"
-    if code == "AL208":
-        return "argument"
-    return "generic"
+    return _KINDS.get(code, "generic")
 
 
 def make_witnesses(diagnostics: Iterable[Diagnostic], path: str,
