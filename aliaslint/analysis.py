@@ -468,6 +468,8 @@ class Analysis:
         # rebound holds the same value whenever a function runs.
         self._bindings: dict[str, set[int]] = {}
         self._rebound: set[str] = set()
+        self._outer_cache: dict[int, tuple[Env, Env]] = {}
+        self._deferring = False  # running function bodies, the module body done
         self._write_log: list[Write] | None = None  # writes made while summarising
         self._index_values: dict[int, Value] = {}  # subscript index expression → value
         self._rewriting = False  # evaluating the target of an in-place write
@@ -483,13 +485,13 @@ class Analysis:
             cst.Float: self._literal,
             cst.Imaginary: self._literal,
             cst.SimpleString: self._literal,
-            cst.ConcatenatedString: self._generic_other,
-            cst.FormattedString: self._generic_other,
-            cst.BooleanOperation: self._generic_unknown,
+            cst.ConcatenatedString: self._concatenated,
+            cst.FormattedString: self._formatted,
+            cst.BooleanOperation: self._boolean,
             cst.Tuple: self._display,
             cst.List: self._display,
-            cst.Set: self._generic_other,
-            cst.Dict: self._generic_other,
+            cst.Set: self._set,
+            cst.Dict: self._dict,
             cst.IfExp: self._if_exp,
             cst.NamedExpr: self._named_expr,
             cst.Lambda: self._lambda,
@@ -522,6 +524,7 @@ class Analysis:
         self._block(self.module.body, env)
         # Function bodies run after the scope that defines them is complete,
         # so they see every module-level import (as pyflakes does).
+        self._deferring = True
         while self._deferred:
             deferred = self._deferred.pop(0)
             self._function_body(deferred)
@@ -783,8 +786,12 @@ class Analysis:
 
         Imports, functions and classes are stable, and so is a module-level
         name bound once; other variables may change before the function runs,
-        so they are not trusted.
+        so they are not trusted.  Deferred bodies run once their defining scope
+        is complete, so one view per scope serves every function in it.
         """
+        cached = self._outer_cache.get(id(env))
+        if cached is not None and cached[0] is env:
+            return cached[1]
         chain = []
         scope: Env | None = env
         while scope is not None:
@@ -798,7 +805,10 @@ class Analysis:
                     visible[name] = value
                 else:
                     visible[name] = UNKNOWN
-        return Env(None, visible)
+        outer = Env(None, visible)
+        if self._deferring:  # the module body may still bind names before that
+            self._outer_cache[id(env)] = (env, outer)
+        return outer
 
     def _function_body(self, deferred: _Deferred) -> None:
         node = deferred.function
@@ -1051,6 +1061,41 @@ class Analysis:
         return OTHER
 
     def _literal(self, node, env: Env) -> Value:
+        return OTHER
+
+    # Common containers of expressions, walked directly: libcst's generic
+    # `children` builds a list through a visitor and costs far more.
+
+    def _boolean(self, node: cst.BooleanOperation, env: Env) -> Value:
+        self._eval(node.left, env)
+        self._eval(node.right, env)
+        return UNKNOWN
+
+    def _concatenated(self, node: cst.ConcatenatedString, env: Env) -> Value:
+        self._eval(node.left, env)
+        self._eval(node.right, env)
+        return OTHER
+
+    def _formatted(self, node: cst.FormattedString, env: Env) -> Value:
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self._eval(part.expression, env)
+                if part.format_spec:
+                    for spec in part.format_spec:
+                        if isinstance(spec, cst.FormattedStringExpression):
+                            self._eval(spec.expression, env)
+        return OTHER
+
+    def _set(self, node: cst.Set, env: Env) -> Value:
+        for element in node.elements:
+            self._eval(element.value, env)
+        return OTHER
+
+    def _dict(self, node: cst.Dict, env: Env) -> Value:
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                self._eval(element.key, env)
+            self._eval(element.value, env)
         return OTHER
 
     def _name(self, node: cst.Name, env: Env) -> Value:
@@ -1817,7 +1862,9 @@ class Analysis:
             if isinstance(index, cst.Index):
                 self._index_values[id(index.value)] = self._eval(index.value, env)
             else:
-                self._eval_children(element, env)
+                for bound in (index.lower, index.upper, index.step):
+                    if bound is not None:
+                        self._eval(bound, env)
 
     def _if_exp(self, node: cst.IfExp, env: Env) -> Value:
         self._eval(node.test, env)
