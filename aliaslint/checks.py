@@ -169,7 +169,9 @@ def is_sharing_check(event: Compare, ctx: Context):
         return
     a = _tensor_behind(event.left, event.left_node, ctx)
     b = _tensor_behind(event.right, event.right_node, ctx)
-    if Kind.TENSOR in (event.left.kind, event.right.kind):
+    tensors = Kind.TENSOR in (event.left.kind, event.right.kind)
+    operands = "tensors" if tensors else "storages"
+    if tensors:
         why = ("tests whether two names hold one Python object; views of one storage "
                "(slices, `.t()`, `.view()`, `.detach()`) are distinct objects")
     else:
@@ -179,8 +181,7 @@ def is_sharing_check(event: Compare, ctx: Context):
         "AL402",
         event.node,
         event.stmt,
-        f"`{event.operator}` between {'tensors' if Kind.TENSOR in (event.left.kind, event.right.kind) else 'storages'} {why} · "
-        + _advice(a, b),
+        f"`{event.operator}` between {operands} {why} · " + _advice(a, b),
     )
 
 

@@ -1,7 +1,6 @@
 """The command line as a user meets it: exit codes, formats, config, bad input."""
 
 import json
-import os
 from pathlib import Path
 
 import pytest

@@ -14,7 +14,6 @@ import types
 import weakref
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 
