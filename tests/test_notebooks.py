@@ -73,6 +73,14 @@ def test_a_broken_cell_is_reported_and_the_rest_still_checked():
     assert result[1][1:3] == (1, 7)
 
 
+def test_a_broken_cell_is_a_finding_not_an_unchecked_file(project, capsys):
+    (project / "nb.ipynb").write_text(notebook(SETUP, "x = (1,", "print(id(a) == id(a[1:]))"))
+    assert main(["check", "--color", "never", "--output-format", "concise"]) == 1
+    (project / "broken.py").write_text("import torch\nx = (1,\n")
+    assert main(["check", "--color", "never", "--output-format", "concise"]) == 2
+    capsys.readouterr()
+
+
 def test_files_that_are_not_notebooks():
     assert [d.message for d in check_notebook("{not json", "x.ipynb")][0].startswith(
         "notebook is not valid JSON")
