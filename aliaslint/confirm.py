@@ -1088,7 +1088,8 @@ def _evaluate_comparison(witness: Witness, frame: FrameType) -> None:
             values.append(None)
         except Exception:
             values.append(None)
-    storages = (torch.TypedStorage, torch.UntypedStorage)
+    # Recognising the deprecated class is the point here, not using it.
+    storages = (torch.TypedStorage, torch.UntypedStorage)  # noqa: AL404
     for operand, value in zip(witness.operands, values):
         if value is not None and not isinstance(value, (torch.Tensor, *storages)):
             root = ".".join(operand.root)
@@ -1140,7 +1141,7 @@ def _evaluate_storage(witness: Witness, frame: FrameType) -> None:
         except Exception:
             witness.deny(f"`{'.'.join(witness.storage_class)}` could not be read")
             return
-        if isinstance(value, type) and issubclass(value, torch.TypedStorage):
+        if isinstance(value, type) and issubclass(value, torch.TypedStorage):  # noqa: AL404
             witness.confirm(f"`{'.'.join(witness.storage_class)}` is the typed storage class "
                             f"`{value.__name__}`")
         else:
