@@ -117,16 +117,21 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FINDINGS
 
 
-def _check(args) -> int:
+def _selection(args) -> Selection:
+    """The command line's --select / --extend-select / --ignore, validated."""
     select = _selectors(args.select)
+    return Selection(
+        select=validate_selectors(select, "--select") if select is not None else None,
+        extend_select=validate_selectors(_selectors(args.extend_select) or [],
+                                         "--extend-select"),
+        ignore=validate_selectors(_selectors(args.ignore) or [], "--ignore",
+                                  allow_planned=True),
+    )
+
+
+def _check(args) -> int:
     cli = CliOptions(
-        selection=Selection(
-            select=validate_selectors(select, "--select") if select is not None else None,
-            extend_select=validate_selectors(_selectors(args.extend_select) or [],
-                                             "--extend-select"),
-            ignore=validate_selectors(_selectors(args.ignore) or [], "--ignore",
-                                      allow_planned=True),
-        ),
+        selection=_selection(args),
         config=args.config,
         max_file_size=args.max_file_size,
         confidence=args.confidence,
@@ -383,16 +388,9 @@ def _confirm(argv: list[str]) -> int:
     args = parser.parse_args(ours)
     if args.module is None and not program:
         parser.error("give a script to run, or -m MODULE")
-    select = _selectors(args.select)
     try:
         cli = CliOptions(
-            selection=Selection(
-                select=validate_selectors(select, "--select") if select is not None else None,
-                extend_select=validate_selectors(_selectors(args.extend_select) or [],
-                                                 "--extend-select"),
-                ignore=validate_selectors(_selectors(args.ignore) or [], "--ignore",
-                                          allow_planned=True),
-            ),
+            selection=_selection(args),
             config=args.config, confidence=args.confidence, isolated=args.isolated,
         )
         from aliaslint.confirm import confirm

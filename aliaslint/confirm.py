@@ -710,12 +710,21 @@ def _leaf_write(witness: Witness, written: list) -> None:
                  "(grad mode off, or not a leaf)")
 
 
+def _holds(value, tensor) -> bool:
+    """Is ``value`` the tensor itself, or memory overlapping it?"""
+    return value is tensor or _overlaps(value, tensor)
+
+
+def _holders(bindings, tensor) -> list[str]:
+    """Names of the frame whose values are ``tensor`` or overlap its memory."""
+    return [name for name, value in bindings if _holds(value, tensor)]
+
+
 def _stale_alias(witness: Witness, written: list, frame: FrameType | None) -> None:
     """AL105: the write hits memory another name of the same frame still holds."""
     bindings = _bindings(frame)
     for tensor in written:
-        holders = [name for name, value in bindings
-                   if value is tensor or _overlaps(value, tensor)]
+        holders = _holders(bindings, tensor)
         if len(holders) >= 2:
             names = ", ".join(f"`{name}`" for name in holders)
             witness.confirm(f"the in-place write hit memory that {names} all still hold")
@@ -769,7 +778,7 @@ def _source_write(witness: Witness, written: list, frame: FrameType | None) -> N
         except Exception:
             continue
         for tensor in written:
-            if value is tensor or _overlaps(value, tensor):
+            if _holds(value, tensor):
                 witness.confirm(f"the call returned `{operand.text}` itself or a view of it, "
                                 "and the in-place write changed its memory")
                 return
@@ -1062,8 +1071,7 @@ def _lost_write(witness: Witness, written: list, frame: FrameType | None) -> Non
     """AL204: the write lands in a temporary copy that no live name of the frame holds."""
     bindings = _bindings(frame)
     for tensor in written:
-        holders = [name for name, value in bindings
-                   if value is tensor or _overlaps(value, tensor)]
+        holders = _holders(bindings, tensor)
         if not holders:
             witness.confirm("the in-place write hit a temporary tensor that no live name "
                             "holds: the written values are lost")
