@@ -981,8 +981,13 @@ class Analysis:
                   env: Env, what_node=None) -> Save | None:
         if value.kind is not Kind.TENSOR or value.storage is None:
             return None
-        save = Save(next(self._ids), value.storage, value.counter, node, label, what, what_node)
-        env.flow.saves[value.storage] = env.flow.saves.get(value.storage, ()) + (save,)
+        return self._save(value.storage, value.counter, node, label, what, env, what_node)
+
+    def _save(self, storage, counter, node, label: str | None, what: str, env: Env,
+              what_node=None) -> Save:
+        """Record that autograd now holds ``storage`` for a pending backward pass."""
+        save = Save(next(self._ids), storage, counter, node, label, what, what_node)
+        env.flow.saves[storage] = env.flow.saves.get(storage, ()) + (save,)
         return save
 
     def _consume(self, value: Value, node, label: str | None, env: Env, *,
@@ -1055,10 +1060,6 @@ class Analysis:
     def _generic_unknown(self, node, env: Env) -> Value:
         self._eval_children(node, env)
         return UNKNOWN
-
-    def _generic_other(self, node, env: Env) -> Value:
-        self._eval_children(node, env)
-        return OTHER
 
     def _literal(self, node, env: Env) -> Value:
         return OTHER
@@ -1600,9 +1601,8 @@ class Analysis:
             elif name == "input" and _input_saved("input", bound):
                 saved = [self._new_save(x, node, info.label, "its input", env)]
             elif name == "weight" and params is not None and _input_saved("weight", bound):
-                saved = [self._new_save(replace(params, storage=t, counter=t), node,
-                                        info.label, "its parameters", env)
-                         for t in info.params]
+                saved = [self._save(token, token, node, info.label, "its parameters", env)
+                         for token in info.params]
             else:
                 saved = []
             new.update(save.id for save in saved if save is not None)
@@ -1734,21 +1734,17 @@ class Analysis:
             return UNKNOWN
         new = set()
         for token, save in summary.saves:
-            targets = []
+            # A save the callee left pending, moved onto the caller's storages.
+            moved: list[Save | None] = []
             if isinstance(token, tuple) and token[0] == "arg" and token[1] < len(args):
-                value = args[token[1]][0]
-                if value.kind is Kind.TENSOR and value.storage is not None:
-                    source = self.module.code_for_node(args[token[1]][1]).strip()
-                    targets.append((value.storage, value.counter, f"`{source}`"))
+                value, arg_node = args[token[1]]
+                moved.append(self._new_save(value, node, label, "its input", env, arg_node))
             elif token in mapping:
-                targets.extend((t, t, "its parameters") for t in mapping[token])
-            elif summary.result.kind is Kind.TENSOR and token == summary.result.storage \
-                    and result.kind is Kind.TENSOR:
-                targets.append((result.storage, result.counter, "its result"))
-            for storage, counter, what in targets:
-                moved = Save(next(self._ids), storage, counter, node, label, what)
-                env.flow.saves[storage] = env.flow.saves.get(storage, ()) + (moved,)
-                new.add(moved.id)
+                moved.extend(self._save(t, t, node, label, "its parameters", env)
+                             for t in mapping[token])
+            elif summary.result.kind is Kind.TENSOR and token == summary.result.storage:
+                moved.append(self._new_save(result, node, label, "its result", env))
+            new.update(save.id for save in moved if save is not None)
         if result.kind is Kind.TENSOR:
             result = replace(result, graph=result.graph | graph | frozenset(new))
         return result
