@@ -1,0 +1,176 @@
+"""Autograd's bookkeeping: in-place writes, saves for backward, backward passes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from aliaslint import ops
+from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.events import InplaceWrite, LostWrite, Save, SavedWrite, Write
+from aliaslint.analysis.opfacts import chosen_saves, input_saved
+from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.syntax import FALSE, TRUE, discards, is_literal, names_assigned_by, names_of
+from aliaslint.analysis.values import OTHER, Kind, Value, refers_to
+
+
+class Autograd(Interpreter):
+    """Records writes, saves and backward passes on the path's flow."""
+
+    def _write(self, target: Value, target_node, node, label: str | None, env: Env, *,
+               activation: bool = False, defined_at=None, visible: bool = True,
+               fill: bool = False, callee: str | None = None, declared: bool = False,
+               inputs: tuple = (), region: tuple | None = None) -> Value:
+        """An in-place write to ``target``'s storage; returns the written tensor's value.
+
+        ``visible``: the code at the write names what it writes (`x.relu_()`,
+        `inplace=True` at the call), so reading that name later is intended; a
+        module built with `inplace=True` elsewhere, or a helper function that
+        writes its argument, gives no such hint.
+        """
+        write = Write(node, self._stmt, target, target_node, label, target.via, activation,
+                      env.flow.grad, defined_at, fill, callee, declared, inputs,
+                      region if region is not None else target.region)
+        self._emit(InplaceWrite(node, self._stmt, write))
+        if self._write_log is not None:
+            self._write_log.append(write)
+        self._dirty(target.storage, write, env)
+        if target.copied_at is not None and target.copied_at is target_node and \
+                (fill and node is self._stmt or discards(self._stmt, node)):
+            # `x[idx][m] = v`, a bare `x[mask].add_(1)`: the copy is dropped at once.
+            self._emit(LostWrite(node, self._stmt, write))
+        exclude = names_assigned_by(self._stmt)
+        if visible:
+            exclude |= names_of(target_node)
+        self._mark_stale({target.storage, target.maybe_of}, write, exclude, env)
+        return target
+
+    def _mark_stale(self, tokens: set, write: Write, exclude: set, env: Env) -> None:
+        """Every other name that shares memory with ``tokens`` now sees new values."""
+        tokens.discard(None)
+        if not tokens:
+            return
+        for name, value in env.names.items():
+            if name not in exclude and refers_to(value, tokens):
+                env.flow.stale[name] = write
+
+    def _dirty(self, token, write: Write, env: Env) -> None:
+        if token is None:
+            return
+        for save in env.flow.saves.get(token, ()):
+            pair = (write, save)
+            if pair not in env.flow.dirty:
+                env.flow.dirty = env.flow.dirty + (pair,)
+
+    def _new_save(self, value: Value, node, label: str | None, what: str,
+                  env: Env, what_node=None) -> Save | None:
+        if value.kind is not Kind.TENSOR or value.storage is None:
+            return None
+        return self._save(value.storage, value.counter, node, label, what, env, what_node)
+
+    def _save(self, storage, counter, node, label: str | None, what: str, env: Env,
+              what_node=None) -> Save:
+        """Record that autograd now holds ``storage`` for a pending backward pass."""
+        save = Save(next(self._ids), storage, counter, node, label, what, what_node)
+        env.flow.saves[storage] = env.flow.saves.get(storage, ()) + (save,)
+        return save
+
+    def _consume(self, value: Value, node, label: str | None, env: Env, *,
+                 returned: bool = False,
+                 retain: bool = False) -> None:
+        """A backward pass through ``value``'s graph (or its return to the caller)."""
+        graph = value.graph
+        if not graph:
+            return
+        for write, save in env.flow.dirty:
+            if save.id in graph:
+                self._emit(SavedWrite(write.node, write.stmt, write, save, node, label, returned))
+        if retain:
+            return
+        env.flow.dirty = tuple(d for d in env.flow.dirty if d[1].id not in graph)
+        for token in list(env.flow.saves):
+            kept = tuple(s for s in env.flow.saves[token] if s.id not in graph)
+            if kept:
+                env.flow.saves[token] = kept
+            else:
+                del env.flow.saves[token]
+
+    def _requires_grad(self, inputs: list[Value], env: Env) -> bool | None:
+        if env.flow.grad is False:
+            return False
+        tensors = [v for v in inputs if v.kind is Kind.TENSOR]
+        if any(v.requires_grad for v in tensors):
+            return True if env.flow.grad else None
+        if all(v.requires_grad is False for v in tensors):
+            return False
+        return None
+
+    def _record_saves(self, op: ops.Op, bound: dict[str, Value], result: Value, node,
+                      env: Env, nodes: dict | None = None) -> Value:
+        """Autograd's saves for ``op`` at ``node``; returns ``result`` with its graph."""
+        inputs = [v for v in bound.values() if v.kind is Kind.TENSOR]
+        graph = frozenset().union(*(v.graph for v in inputs)) if inputs else frozenset()
+        requires = self._requires_grad(inputs, env)
+        result = replace(result, requires_grad=requires, graph=graph | result.graph)
+        if requires is not True:
+            return result
+        saves = chosen_saves(op, bound)
+        if not saves:
+            return result
+        new = set()
+        for name in sorted(saves):
+            if name == "result":
+                save = self._new_save(result, node, None, "its result", env)
+            elif name in bound and input_saved(name, bound):
+                save = self._new_save(bound[name], node, None, "its input", env,
+                                      (nodes or {}).get(name))
+            else:
+                save = None
+            if save is not None:
+                new.add(save.id)
+        return replace(result, graph=result.graph | new)
+
+    def _backward(self, op: ops.Op, receiver, args, node, env: Env) -> None:
+        retain_kwarg = op.extra.get("retain_kwarg", "retain_graph")
+        retain = False
+        targets = []
+        if receiver is not None:
+            targets.append(receiver)
+        elif args:
+            targets.append(args[0][1])
+        for arg, value in args:
+            if arg.keyword is not None and arg.keyword.value in (retain_kwarg, "create_graph"):
+                retain = retain or not is_literal(arg.value, FALSE)
+        for target in targets:
+            if target.kind is Kind.TENSOR:
+                self._consume(target, node, None, env, retain=retain)
+
+    def _optimizer_step(self, optimizer: Value, node, env: Env) -> None:
+        self._write_parameters(optimizer.params, node, env)
+
+    def _write_parameters(self, tokens: frozenset, node, env: Env) -> None:
+        """optimizer.step(), load_state_dict(): every parameter written in place."""
+        write = Write(node, self._stmt, None, None, None, None, False, env.flow.grad)
+        for token in tokens:
+            self._dirty(token, write, env)
+        self._mark_stale(set(tokens), write, set(), env)
+
+    def _unknown_call(self, args, env: Env) -> None:
+        # An unknown function given a tensor may run its backward: forget the
+        # hazards of that graph rather than report them later.
+        for _, value in args:
+            if value.kind is Kind.TENSOR and value.graph:
+                env.flow.dirty = tuple(d for d in env.flow.dirty if d[1].id not in value.graph)
+
+    def _grad_mode(self, op: ops.Op, args) -> Value:
+        enabled = op.extra.get("grad_enabled")
+        if enabled is None and args:
+            # set_grad_enabled(flag) / inference_mode(mode): a literal says which.
+            node = args[0][0].value
+            enabled = True if is_literal(node, TRUE) else False if is_literal(
+                node, FALSE) else None
+            if op.extra.get("mode_arg") and enabled is not None:
+                enabled = not enabled  # inference_mode(True) disables grad
+        elif enabled is False and args and op.extra.get("mode_arg"):
+            node = args[0][0].value
+            enabled = False if not is_literal(node, FALSE) else True
+        return Value(Kind.GRAD_MODE, derived=(enabled, OTHER))

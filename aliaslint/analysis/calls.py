@@ -1,0 +1,305 @@
+"""Calls: resolving the callee and applying what the op tables say it does."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from aliaslint import ops
+from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.events import Call, NonContiguousView, Reference, Write
+from aliaslint.analysis.geometry import dtype_view, slice_region, view_fails
+from aliaslint.analysis.opfacts import (
+    NDARRAY_WRITERS,
+    PARAMETER_TYPES,
+    SCALAR_METHODS,
+    STORAGE_METHODS,
+    TENSOR_TYPES,
+    bind_arguments,
+    is_activation,
+    is_fill,
+    is_nn_class,
+    short_name,
+)
+from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.syntax import FALSE, TRUE, attr_key, is_literal, literal_ints
+from aliaslint.analysis.values import OTHER, UNKNOWN, Kind, ModuleInfo, Value
+
+
+class Calls(Interpreter):
+    """Evaluates calls."""
+
+    def _call(self, node: cst.Call, env: Env) -> Value:
+        func = node.func
+        receiver = None
+        receiver_node = None
+        qualname = None
+        callee = None
+        if isinstance(func, cst.Attribute):
+            attr = func.attr.value
+            method = ops.method(attr) if attr.endswith("_") else None
+            owner = self._eval_target(func.value, env) if method is not None and \
+                method.kind == "inplace" else self._eval(func.value, env)
+            if owner.kind is Kind.REF:
+                qualname = f"{owner.qualname}.{attr}"
+                self._emit(Reference(func, self._stmt, qualname))
+            elif owner.is_tensor_like:
+                receiver, receiver_node = owner, func.value
+                prefix = "torch.Tensor" if owner.kind is Kind.TENSOR else "torch.UntypedStorage"
+                qualname = f"{prefix}.{attr}"
+            elif owner.kind is Kind.NDARRAY:
+                receiver, receiver_node = owner, func.value
+                qualname = f"numpy.ndarray.{attr}"
+            elif owner.kind is Kind.OTHER and attr == "copy" and owner.snapshot is not None:
+                # `state.copy()` of a state dict: a new dict of the same tensors.
+                self._eval_args(node, env)
+                return replace(owner, snapshot=node, origin=node)
+            elif owner.kind in (Kind.MODULE, Kind.OPTIMIZER, Kind.PARAMS):
+                receiver, receiver_node = owner, func.value
+                key = attr_key(func)
+                callee = env.names.get(key) if key else None
+                if callee is None and owner.module is not None and owner.module.cls is not None:
+                    callee = owner.module.cls.attr(f"self.{attr}")
+                    method = owner.module.cls.method(attr)
+                    if callee is None and method is not None:
+                        callee = Value(Kind.FUNCTION, qualname=attr, origin=method)
+        else:
+            callee = self._eval(func, env)
+            if callee.kind is Kind.REF:
+                qualname = callee.qualname
+        args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+        result = self._call_result(node, qualname, callee, receiver, receiver_node, args, env)
+        self._emit(Call(node, self._stmt, qualname, receiver, receiver_node, result))
+        return result
+
+    def _call_result(self, node, qualname, callee, receiver, receiver_node, args, env) -> Value:
+        positional = [value for arg, value in args if arg.keyword is None and not arg.star]
+        keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
+                    if arg.keyword is not None}
+        if callee is not None and callee.kind is Kind.MODULE:
+            return self._call_module(callee, node, positional, args, env)
+        if callee is not None and callee.kind is Kind.CLASS and callee.module is not None:
+            return self._construct_local_module(callee, node)
+        if callee is not None and callee.kind is Kind.FUNCTION:
+            return self._call_function(callee, receiver, node, args, env)
+        if receiver is not None and receiver.kind is Kind.MODULE and qualname is None:
+            return self._module_method(receiver, node, args, env)
+        if receiver is not None and receiver.kind is Kind.OPTIMIZER:
+            attr = node.func.attr.value
+            op = ops.lookup(f"torch.optim.Optimizer.{attr}")
+            if op is not None and op.kind == "optimizer_step" and "params" in op.writes:
+                self._optimizer_step(receiver, node, env)
+            return UNKNOWN
+        if qualname is None:
+            self._unknown_call(args, env)
+            return UNKNOWN
+        method = qualname.rpartition(".")[2]
+        if receiver is not None and receiver.kind is Kind.NDARRAY:
+            if method in NDARRAY_WRITERS or "out" in keywords and keywords["out"][0] is receiver:
+                self._write(receiver, receiver_node, node, None, env)
+            return UNKNOWN
+        if receiver is not None and receiver.kind is not Kind.TENSOR:
+            # Methods of storages: nothing here returns a tensor.
+            return Value(Kind.OTHER, derived=(method, receiver), origin=node)
+        if receiver is not None:
+            if method in STORAGE_METHODS:
+                return Value(STORAGE_METHODS[method], derived=(method, receiver), origin=node)
+            if method in SCALAR_METHODS:
+                return Value(Kind.OTHER, derived=(method, receiver), origin=node)
+            if method == "requires_grad_":
+                flag = positional[0] if positional else keywords.get("requires_grad", (None,))[0]
+                on = flag is None or flag is OTHER
+                return replace(receiver, requires_grad=True if on else None, origin=node)
+        if qualname == "builtins.id" and len(positional) == 1:
+            return Value(Kind.OTHER, derived=("id", positional[0]), origin=node)
+        container = self._builtin_container(qualname, positional, node)
+        if container is not None:
+            return container
+        if qualname == "torch.tensor":  # always copies its data
+            token = ("alloc", id(node))
+            flag = keywords.get("requires_grad", (None, None))[1]
+            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                         requires_grad=is_literal(flag, TRUE), leaf=is_literal(flag, TRUE),
+                         contiguous=True)
+        if qualname.startswith("numpy.") and "out" in keywords \
+                and keywords["out"][0].kind is Kind.NDARRAY:
+            self._write(keywords["out"][0], keywords["out"][1], node, None, env, fill=True)
+            return keywords["out"][0]
+        if qualname in TENSOR_TYPES:
+            data = positional[0] if positional else UNKNOWN
+            if qualname in PARAMETER_TYPES:
+                no_grad = "requires_grad" in keywords and is_literal(
+                    keywords["requires_grad"][1], FALSE)
+                token = ("alloc", id(node))
+                return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                             requires_grad=not no_grad, leaf=True)
+            return Value(Kind.TENSOR, origin=node, storage=data.storage, counter=data.counter)
+        module_spec = ops.module(qualname)
+        if module_spec is not None:
+            return self._construct_module(module_spec, qualname, node, positional, keywords)
+        if is_nn_class(qualname) and ops.lookup(qualname) is None:
+            label = f"`{qualname.removeprefix('torch.')}()`"
+            return Value(Kind.MODULE, origin=node, module=ModuleInfo(label=label))
+        if qualname.startswith("torch.optim.") and positional and \
+                positional[0].kind is Kind.PARAMS:
+            return Value(Kind.OPTIMIZER, origin=node, params=positional[0].params)
+        op = ops.lookup(qualname)
+        if op is None:
+            return UNKNOWN
+        return self._apply(op, qualname, receiver, receiver_node, args, node, env)
+
+    def _apply(self, op: ops.Op, qualname: str, receiver, receiver_node, args, node,
+               env: Env) -> Value:
+        kind = op.kind
+        if kind == "grad_mode":
+            return self._grad_mode(op, args)
+        if kind == "backward":
+            self._backward(op, receiver, args, node, env)
+            return UNKNOWN if op.returns != "none" else OTHER
+        bound, nodes = bind_arguments(op, receiver, receiver_node, args)
+        inplace_flag = op.inplace_kwarg and is_literal(nodes.get(op.inplace_kwarg), TRUE)
+        if inplace_flag:
+            twin = op.twin_op() or ops.lookup(f"torch.{op.twin}") if op.twin else None
+            first = op.params[0] if op.params else None
+            target = bound.get(first) if first else None
+            if target is not None and target.kind is Kind.TENSOR:
+                result = self._write(target, nodes.get(first), node, None, env,
+                                     activation=True)
+                return self._record_saves(twin or op, bound, result, node, env, nodes)
+        if kind == "inplace":
+            if op.metadata_only:
+                # t_, unsqueeze_, detach_: no data is written, but most of them
+                # bump the version counter, which a pending backward checks.
+                target = bound.get("self") if receiver is not None else bound.get(
+                    op.params[0] if op.params else "")
+                if target is None or target.kind is not Kind.TENSOR:
+                    return UNKNOWN
+                if op.bumps_version:
+                    self._dirty(target.storage, Write(
+                        node, self._stmt, target, nodes.get("self"), None, target.via, False,
+                        env.flow.grad), env)
+                return target
+            name = op.writes[0] if op.writes else None
+            target = bound.get(name) if name else None
+            if target is None or target.kind is not Kind.TENSOR:
+                return UNKNOWN
+            inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
+                           if key != name and v.kind in (Kind.TENSOR, Kind.NDARRAY))
+            result = self._write(target, nodes.get(name), node, None, env,
+                                 activation=is_activation(op), fill=is_fill(op),
+                                 inputs=inputs)
+            if op.returns == "none":
+                return OTHER
+            return self._record_saves(op, {**bound, name: result}, result, node, env, nodes)
+        out = nodes.get("out")
+        if out is not None and op.has_out:
+            target = bound.get("out")
+            if target is not None and target.kind is Kind.TENSOR:
+                inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
+                               if key != "out" and v.kind is Kind.TENSOR)
+                result = self._write(target, out, node, None, env, fill=True, inputs=inputs,
+                                     region=slice_region(out) if isinstance(
+                                         out, cst.Subscript) and slice_region(out) else None)
+                return self._record_saves(op, bound, result, node, env, nodes)
+            return UNKNOWN
+        if kind == "numpy_share":
+            return self._numpy_share(op, bound, nodes, node, env)
+        if op.returns != "tensor":
+            if op.returns == "tensors" and kind == "view":
+                base = bound.get(op.aliases or "self")
+                if base is not None and base.kind is Kind.TENSOR:
+                    return Value(Kind.OTHER, origin=node, each=self._view(base, node, op))
+            if op.returns == "tensors" or kind in ("numpy_share", "reference"):
+                return UNKNOWN
+            return OTHER if op.returns in ("none", "other") and kind == "functional" else UNKNOWN
+        if kind == "view":
+            base = bound.get(op.aliases or "self")
+            if base is None or base.kind is not Kind.TENSOR:
+                return Value(Kind.TENSOR, origin=node)
+            if short_name(op.name) == "view" and base.contiguous is False \
+                    and not dtype_view(args) and view_fails(base.layout_op, args):
+                self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
+            return self._view(base, node, op, literal_ints(args))
+        if kind == "functional":
+            token = ("alloc", id(node))
+            inputs = [v for v in bound.values() if v.kind is Kind.TENSOR]
+            requires = None
+            if not inputs:
+                flag = nodes.get("requires_grad")
+                requires = is_literal(flag, TRUE) if flag is not None else False
+                if flag is not None and not is_literal(flag, TRUE) and not is_literal(
+                        flag, FALSE):
+                    requires = None
+            result = Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                           requires_grad=requires, leaf=bool(requires) and not inputs,
+                           contiguous=True if not inputs else None,
+                           copied_at=node if inputs else None)
+            if not inputs:
+                return result
+            return self._record_saves(op, bound, result, node, env, nodes)
+        requires = self._requires_grad(list(bound.values()), env)
+        if kind == "sometimes_alias":
+            # The result is the source itself, a view of it, or a copy: which
+            # one depends on the input (dtype, device, layout).
+            source = bound.get(op.aliases or "self")
+            token = ("alloc", id(node))
+            # An explicit `.to(dtype)` / `.type(t)` is a conversion the code
+            # usually guards by a dtype check: not treated as ambiguous.
+            explicit = short_name(op.name) in ("to", "type") and bool(args)
+            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                         requires_grad=requires,
+                         maybe_of=source.storage if source is not None and not explicit
+                         else None,
+                         view_origin=node,
+                         contiguous=True if short_name(op.name) == "contiguous" else None)
+        # Indexing and the rest: a tensor, its storage not proven.
+        return Value(Kind.TENSOR, origin=node, requires_grad=requires)
+
+    def _numpy_share(self, op: ops.Op, bound, nodes, node, env: Env) -> Value:
+        """from_numpy / as_tensor / .numpy() / np.asarray: one buffer, two objects."""
+        source_name = op.aliases or "self"
+        source = bound.get(source_name, UNKNOWN)
+        source_node = nodes.get(source_name)
+        converts = any(key in nodes for key in ("dtype", "device"))
+        copy_kwarg = op.extra.get("copy_kwarg")
+        if copy_kwarg and not is_literal(nodes.get(copy_kwarg), FALSE):
+            converts = True  # numpy.array copies unless told not to
+        to_numpy = op.returns != "tensor"
+        if converts:
+            return UNKNOWN
+        if to_numpy:
+            if source.kind is not Kind.TENSOR or source.storage is None:
+                return UNKNOWN
+            return Value(Kind.NDARRAY, origin=node, storage=source.storage, view_origin=node)
+        if source.kind is Kind.TENSOR:
+            return source  # as_tensor(t) with nothing to convert is t itself
+        if source.kind is Kind.UNKNOWN and isinstance(source_node, cst.Name) \
+                and short_name(op.name) == "torch.from_numpy":
+            # from_numpy accepts only an ndarray: the name holds one from here on.
+            source = Value(Kind.NDARRAY, origin=source_node,
+                           storage=("alloc", id(source_node)))
+            self._assign_name(source_node.value, source, env)
+        if source.kind is not Kind.NDARRAY or source.storage is None:
+            return Value(Kind.TENSOR, origin=node, requires_grad=False)
+        return Value(Kind.TENSOR, origin=node, storage=source.storage,
+                     counter=("alloc", id(node)), requires_grad=False, view_origin=node)
+
+    def _builtin_container(self, qualname: str, positional, node) -> Value | None:
+        """Containers that repeat one object, and copies that share their tensors."""
+        if qualname in ("builtins.dict.fromkeys", "itertools.repeat"):
+            item = positional[1] if qualname.endswith("fromkeys") and len(positional) > 1 \
+                else positional[0] if qualname.endswith("repeat") and positional else None
+            if item is not None and item.kind is Kind.TENSOR:
+                return Value(Kind.OTHER, origin=node, each=item, replicated=node)
+            return None
+        if qualname in ("builtins.list", "builtins.tuple", "builtins.dict", "copy.copy") \
+                and len(positional) == 1:
+            source = positional[0]
+            if source.kind is Kind.PARAMS:
+                return Value(Kind.OTHER, origin=node, params=source.params, snapshot=node)
+            if source.snapshot is not None:
+                return replace(source, snapshot=node, origin=node)
+            if source.each is not None:
+                return replace(source, origin=node)
+        return None

@@ -1,0 +1,131 @@
+"""Facts about saves and writes, and the events rules consume."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from aliaslint.analysis.values import Value
+
+
+@dataclass(frozen=True)
+class Save:
+    """Autograd saved a tensor at ``node`` for the backward pass of its graph."""
+
+    id: int
+    storage: object
+    counter: object
+    node: cst.CSTNode
+    # What saved it, when the call's source does not say: "`nn.Sigmoid()`"
+    # for a module run inside `self.net(x)`; None: the call at ``node`` itself.
+    label: str | None
+    what: str  # "its result", "its input", "its parameters"
+    what_node: cst.CSTNode | None = None  # the input's expression, for messages
+
+
+@dataclass(frozen=True)
+class Write:
+    """An in-place write to a storage."""
+
+    node: cst.CSTNode
+    stmt: cst.CSTNode
+    target: Value | None  # None for optimizer.step() (many parameters)
+    target_node: cst.CSTNode | None
+    # What writes, when the source at ``node`` does not say it: the module
+    # "`nn.ReLU(inplace=True)`" run by `self.relu(x)`; None: ``node`` itself.
+    label: str | None
+    via: str | None  # the target's `via`: None, "view", "detach" or "data"
+    activation: bool  # an in-place activation (`inplace=True`, `relu_`)
+    grad_enabled: bool | None
+    # Where the write was configured, e.g. the nn.ReLU(inplace=True) constructor.
+    defined_at: cst.CSTNode | None = None
+    # The op overwrites the destination whatever it held (copy_, fill_, zero_,
+    # item assignment, out=): code that fills a buffer through a view.
+    fill: bool = False
+    # A function of this file wrote its argument: its name, and whether it
+    # says so (a trailing `_`, "in place" in its docstring).
+    callee: str | None = None
+    declared: bool = False
+    # The in-place op's other tensor inputs (value, node), to find overlaps.
+    inputs: tuple = ()
+    # The written part of the target along dim 0, when literal slices say it;
+    # () for an item assignment whose part is not known; None: all of it.
+    region: tuple | None = None
+
+
+@dataclass(frozen=True)
+class Event:
+    node: cst.CSTNode
+    # The enclosing simple statement or compound statement header: a
+    # suppression comment on its first line covers the finding.
+    stmt: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class Compare(Event):
+    operator: str  # "==", "!=", "is", "is not", "<", …
+    left: Value
+    right: Value
+    left_node: cst.BaseExpression
+    right_node: cst.BaseExpression
+
+
+@dataclass(frozen=True)
+class Call(Event):
+    qualname: str | None  # resolved callee: "torch.zeros", "torch.Tensor.storage", …
+    receiver: Value | None  # the object a method was called on
+    receiver_node: cst.BaseExpression | None
+    result: Value
+
+
+@dataclass(frozen=True)
+class Reference(Event):
+    qualname: str  # an importable name used in the code: "torch.FloatStorage"
+
+
+@dataclass(frozen=True)
+class InplaceWrite(Event):
+    write: Write
+
+
+@dataclass(frozen=True)
+class SavedWrite(Event):
+    """A storage saved for backward was written in place, and a backward pass
+    (or the caller, through a returned tensor) will read the saved value."""
+
+    write: Write
+    save: Save
+    consumer: cst.CSTNode
+    consumer_label: str | None  # None: the call at ``consumer``; or "the tensor returned here"
+    returned: bool
+
+
+@dataclass(frozen=True)
+class StaleRead(Event):
+    """A name that shares memory with a storage written in place under another
+    name, read after the write: it sees the new values."""
+
+    write: Write
+    name: str
+    read: cst.CSTNode
+    value: Value  # what the name holds
+    # The read is itself an in-place write of that name (`out.clamp_()`,
+    # `out += 1`, `out[i] = v`): the code treats it as a buffer it updates.
+    rewritten: bool = False
+
+
+@dataclass(frozen=True)
+class NonContiguousView(Event):
+    """`.view()` of a tensor whose layout is known to be non-contiguous."""
+
+    receiver: Value
+    receiver_node: cst.CSTNode
+
+
+@dataclass(frozen=True)
+class LostWrite(Event):
+    """An in-place write into a temporary copy whose result nobody keeps."""
+
+    write: Write
+

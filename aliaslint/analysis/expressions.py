@@ -1,0 +1,304 @@
+"""Expressions other than calls: names, attributes, operators, subscripts, displays."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from aliaslint import ops
+from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.events import Compare, Reference, StaleRead
+from aliaslint.analysis.geometry import slice_region
+from aliaslint.analysis.opfacts import TENSOR_TYPES, overlapping_view, short_name
+from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.syntax import all_params, attr_key, basic_index, child_expressions
+from aliaslint.analysis.values import OTHER, UNKNOWN, Kind, Value, join
+
+_COMPARE_OPS = {
+    cst.Equal: "==",
+    cst.NotEqual: "!=",
+    cst.Is: "is",
+    cst.IsNot: "is not",
+    cst.In: "in",
+    cst.NotIn: "not in",
+    cst.LessThan: "<",
+    cst.LessThanEqual: "<=",
+    cst.GreaterThan: ">",
+    cst.GreaterThanEqual: ">=",
+}
+_NON_TENSOR_COMPARE = {"is", "is not", "in", "not in"}
+_BINARY_DUNDERS = {
+    cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "truediv",
+    cst.FloorDivide: "floordiv", cst.Modulo: "mod", cst.Power: "pow",
+    cst.MatrixMultiply: "matmul", cst.BitAnd: "and", cst.BitOr: "or", cst.BitXor: "xor",
+    cst.LeftShift: "lshift", cst.RightShift: "rshift",
+}
+
+
+class Expressions(Interpreter):
+    """Evaluates expressions to abstract values."""
+
+    def _eval(self, node: cst.BaseExpression, env: Env) -> Value:
+        handler = self._expr_dispatch.get(type(node))
+        if handler is None:
+            return self._generic_unknown(node, env)
+        return handler(node, env)
+
+    def _eval_children(self, node: cst.CSTNode, env: Env) -> None:
+        for child in child_expressions(node):
+            self._eval(child, env)
+
+    def _generic_unknown(self, node, env: Env) -> Value:
+        self._eval_children(node, env)
+        return UNKNOWN
+
+    def _literal(self, node, env: Env) -> Value:
+        return OTHER
+
+    def _boolean(self, node: cst.BooleanOperation, env: Env) -> Value:
+        self._eval(node.left, env)
+        self._eval(node.right, env)
+        return UNKNOWN
+
+    def _concatenated(self, node: cst.ConcatenatedString, env: Env) -> Value:
+        self._eval(node.left, env)
+        self._eval(node.right, env)
+        return OTHER
+
+    def _formatted(self, node: cst.FormattedString, env: Env) -> Value:
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression):
+                self._eval(part.expression, env)
+                if part.format_spec:
+                    for spec in part.format_spec:
+                        if isinstance(spec, cst.FormattedStringExpression):
+                            self._eval(spec.expression, env)
+        return OTHER
+
+    def _set(self, node: cst.Set, env: Env) -> Value:
+        for element in node.elements:
+            self._eval(element.value, env)
+        return OTHER
+
+    def _dict(self, node: cst.Dict, env: Env) -> Value:
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                self._eval(element.key, env)
+            self._eval(element.value, env)
+        return OTHER
+
+    def _name(self, node: cst.Name, env: Env) -> Value:
+        if node.value in ("None", "True", "False"):
+            return OTHER
+        value = env.lookup(node.value)
+        write = env.flow.stale.pop(node.value, None)
+        if write is not None:
+            self._emit(StaleRead(write.node, write.stmt, write, node.value, node, value,
+                                 self._rewriting))
+        return value
+
+    def _attribute(self, node: cst.Attribute, env: Env) -> Value:
+        key = attr_key(node)
+        if key is not None and key in env.names:
+            write = env.flow.stale.pop(key, None)
+            if write is not None:
+                self._emit(StaleRead(write.node, write.stmt, write, key, node, env.names[key],
+                                     self._rewriting))
+            self._eval(node.value, env)
+            return env.names[key]
+        base = self._eval(node.value, env)
+        attr = node.attr.value
+        if base.kind is Kind.REF:
+            qualname = f"{base.qualname}.{attr}"
+            self._emit(Reference(node, self._stmt, qualname))
+            return Value(Kind.REF, qualname=qualname, origin=node)
+        if base.module is not None and base.module.cls is not None:
+            value = base.module.cls.attr(f"self.{attr}")
+            if value is not None:
+                return value
+            return UNKNOWN
+        if base.kind is Kind.TENSOR:
+            op = ops.lookup(f"torch.Tensor.{attr}")
+            if op is None or op.returns != "tensor":
+                return OTHER if attr in ("shape", "dtype", "device", "ndim") else UNKNOWN
+            if op.kind == "detached_alias":  # .data: same storage, its own version counter
+                return Value(Kind.TENSOR, derived=(attr, base), origin=node, storage=base.storage,
+                             counter=("data", id(node)), requires_grad=False, via="data")
+            if op.kind == "view":
+                return self._view(base, node, op)
+            if op.kind == "reference":  # .grad
+                return Value(Kind.TENSOR, derived=(attr, base), origin=node, requires_grad=False)
+            return Value(Kind.TENSOR, derived=(attr, base), origin=node)
+        return UNKNOWN
+
+    def _view(self, base: Value, node, op: ops.Op | None, dims: tuple | None = None) -> Value:
+        detach = op is not None and short_name(op.name) == "detach"
+        noncontiguous = op is not None and op.noncontiguous
+        return Value(
+            Kind.TENSOR, origin=node, storage=base.storage, counter=base.counter,
+            requires_grad=False if detach else base.requires_grad,
+            via="detach" if detach else (base.via or "view"),
+            graph=frozenset() if detach else base.graph,
+            derived=("detach", base) if detach else None,
+            contiguous=False if noncontiguous else (base.contiguous if detach else None),
+            layout_origin=node if noncontiguous else (base.layout_origin if detach else None),
+            layout_op=(short_name(op.name), dims) if noncontiguous else (
+                base.layout_op if detach else None),
+            expanded=base.expanded or (op is not None and overlapping_view(op)),
+            view_origin=base.view_origin if detach else node,
+        )
+
+    def _eval_args(self, node: cst.Call, env: Env) -> None:
+        for arg in node.args:
+            self._eval(arg.value, env)
+
+    def _display(self, node, env: Env) -> Value:
+        """A list or tuple display; `[t]` remembers its one element for `[t] * n`,
+        and `a, b = x, y` binds element by element."""
+        values = [self._eval(element.value, env) for element in node.elements]
+        if any(isinstance(element, cst.StarredElement) for element in node.elements):
+            return OTHER
+        if len(values) == 1 and (values[0].kind is Kind.TENSOR or values[0].each is not None):
+            return Value(Kind.OTHER, origin=node, each=values[0])
+        return Value(Kind.OTHER, origin=node, items=tuple(values))
+
+    def _comparison(self, node: cst.Comparison, env: Env) -> Value:
+        left_node = node.left
+        left = self._eval(left_node, env)
+        any_tensor = False
+        for target in node.comparisons:
+            right = self._eval(target.comparator, env)
+            operator = _COMPARE_OPS.get(type(target.operator), "?")
+            self._emit(
+                Compare(node, self._stmt, operator, left, right, left_node, target.comparator)
+            )
+            if operator not in _NON_TENSOR_COMPARE and Kind.TENSOR in (left.kind, right.kind):
+                any_tensor = True
+            left, left_node = right, target.comparator
+        # Element-wise comparison of a tensor is a tensor (only when chained once:
+        # `a < b < c` is `(a < b) and (b < c)`).
+        if any_tensor and len(node.comparisons) == 1:
+            token = ("alloc", id(node))
+            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                         requires_grad=False)
+        return UNKNOWN
+
+    def _binary(self, node: cst.BinaryOperation, env: Env) -> Value:
+        left = self._eval(node.left, env)
+        right = self._eval(node.right, env)
+        if isinstance(node.operator, cst.Multiply) and Kind.TENSOR not in (left.kind, right.kind):
+            # `[t] * n` / `n * [t]`: n references to one object.
+            for container, count in ((left, node.right), (right, node.left)):
+                if container.each is not None and isinstance(count, (cst.Name, cst.Integer,
+                                                                     cst.Attribute, cst.Call)):
+                    return replace(container, replicated=node, origin=node)
+        if Kind.TENSOR not in (left.kind, right.kind):
+            if left.kind is Kind.OTHER and right.kind is Kind.OTHER:
+                return OTHER
+            return UNKNOWN
+        token = ("alloc", id(node))
+        result = Value(Kind.TENSOR, origin=node, storage=token, counter=token)
+        dunder = _BINARY_DUNDERS.get(type(node.operator))
+        op = ops.method(f"__{dunder}__") if dunder else None
+        if op is None:
+            return replace(result, requires_grad=self._requires_grad([left, right], env))
+        if left.kind is Kind.TENSOR:
+            bound, nodes = {"self": left, "other": right}, {"self": node.left, "other": node.right}
+        else:  # `2 * x` runs x.__rmul__(2)
+            bound, nodes = {"self": right, "other": left}, {"self": node.right, "other": node.left}
+        return self._record_saves(op, bound, result, node, env, nodes)
+
+    def _unary(self, node: cst.UnaryOperation, env: Env) -> Value:
+        operand = self._eval(node.expression, env)
+        if isinstance(node.operator, cst.Not):
+            return OTHER
+        if operand.kind is not Kind.TENSOR:
+            return UNKNOWN
+        token = ("alloc", id(node))
+        return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                     requires_grad=operand.requires_grad, graph=operand.graph)
+
+    def _subscript(self, node: cst.Subscript, env: Env) -> Value:
+        base = self._eval(node.value, env)
+        self._slices(node, env)
+        if base.kind is not Kind.TENSOR:
+            if base.each is not None:
+                # An element of a tuple/list: with `[t] * n`, every element is `t`.
+                return replace(base.each, replica=base.replicated or base.each.replica)
+            return UNKNOWN
+        if basic_index(node):
+            view = self._view(base, node, None)
+            region = slice_region(node)
+            return replace(view, region=region) if region is not None and base.region is None \
+                and base.via is None else view
+        if self._advanced_index(node, env):
+            token = ("alloc", id(node))
+            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                         requires_grad=base.requires_grad, graph=base.graph, copied_at=node)
+        return Value(Kind.TENSOR, origin=node, requires_grad=base.requires_grad, graph=base.graph)
+
+    def _advanced_index(self, node: cst.Subscript, env: Env) -> bool:
+        """Indexing with a list, a tensor or a mask: always a copy."""
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index):
+                value = index.value
+                if isinstance(value, (cst.List, cst.Comparison)):
+                    return True
+                if self._index_values.get(id(value), UNKNOWN).kind is Kind.TENSOR:
+                    return True
+        return False
+
+    def _slices(self, node: cst.Subscript, env: Env) -> None:
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index):
+                self._index_values[id(index.value)] = self._eval(index.value, env)
+            else:
+                for bound in (index.lower, index.upper, index.step):
+                    if bound is not None:
+                        self._eval(bound, env)
+
+    def _if_exp(self, node: cst.IfExp, env: Env) -> Value:
+        self._eval(node.test, env)
+        return join(self._eval(node.body, env), self._eval(node.orelse, env))
+
+    def _named_expr(self, node: cst.NamedExpr, env: Env) -> Value:
+        value = self._eval(node.value, env)
+        self._bind(node.target, value, env)
+        return value
+
+    def _lambda(self, node: cst.Lambda, env: Env) -> Value:
+        inner = Env(env, flow=env.flow.copy())
+        for param in all_params(node.params):
+            if param.default is not None:
+                self._eval(param.default, env)
+            inner.names[param.name.value] = UNKNOWN
+        self._eval_silently(node.body, inner)
+        return OTHER
+
+    def _comprehension(self, node, env: Env) -> Value:
+        # The first iterable runs in the enclosing scope; targets, later
+        # iterables, conditions and the element run in the comprehension's own.
+        inner = Env(env, flow=env.flow)
+        clause = node.for_in
+        scope = env
+        while clause is not None:
+            iterable = self._eval(clause.iter, scope)
+            self._bind(clause.target, self._element_of(iterable, clause), inner)
+            for condition in clause.ifs:
+                self._eval(condition.test, inner)
+            clause, scope = clause.inner_for_in, inner
+        if isinstance(node, cst.DictComp):
+            self._eval(node.key, inner)
+            self._eval(node.value, inner)
+        else:
+            self._eval(node.elt, inner)
+        return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN
+
+    def _annotation(self, annotation: cst.Annotation, env: Env) -> Value:
+        declared = self._eval(annotation.annotation, env)
+        if declared.kind is Kind.REF and declared.qualname in TENSOR_TYPES:
+            return Value(Kind.TENSOR, origin=annotation)
+        return UNKNOWN

@@ -1,0 +1,176 @@
+"""Function and class definitions: deferred bodies, what `self` holds, grad-mode decorators."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from aliaslint import ops
+from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.opfacts import MODULE_BASES
+from aliaslint.analysis.scopes import ClassInfo, Deferred, Env
+from aliaslint.analysis.syntax import all_params
+from aliaslint.analysis.values import UNKNOWN, Kind, ModuleInfo, Value
+
+
+class Functions(Interpreter):
+    """Defines functions and classes; runs deferred bodies."""
+
+    def _function_def(self, node: cst.FunctionDef, env: Env, *, cls: ClassInfo | None = None,
+                      scope: Env | None = None) -> None:
+        """Bind the function in ``env``; its body later sees ``scope`` (default ``env``)."""
+        self._stmt = node
+        for decorator in node.decorators:
+            self._eval(decorator.decorator, env)
+        for param in all_params(node.params):
+            if param.default is not None:
+                self._eval(param.default, env)
+        env.names[node.name.value] = Value(Kind.FUNCTION, qualname=node.name.value, origin=node)
+        if cls is not None:
+            cls.methods[node.name.value] = node
+        self._deferred.append(Deferred(node, scope or env, cls))
+
+    def _stable(self, name: str, env: Env) -> bool:
+        return env is self._top and len(self._bindings.get(name, ())) == 1 \
+            and name not in self._rebound
+
+    def _outer_env(self, env: Env) -> Env:
+        """Names a function body sees from its definition scope.
+
+        Imports, functions and classes are stable, and so is a module-level
+        name bound once; other variables may change before the function runs,
+        so they are not trusted.  Deferred bodies run once their defining scope
+        is complete, so one view per scope serves every function in it.
+        """
+        cached = self._outer_cache.get(id(env))
+        if cached is not None and cached[0] is env:
+            return cached[1]
+        chain = []
+        scope: Env | None = env
+        while scope is not None:
+            chain.append(scope)
+            scope = scope.parent
+        visible = {}
+        for scope in reversed(chain):
+            for name, value in scope.names.items():
+                if value.kind in (Kind.REF, Kind.FUNCTION, Kind.CLASS) or self._stable(
+                        name, scope):
+                    visible[name] = value
+                else:
+                    visible[name] = UNKNOWN
+        outer = Env(None, visible)
+        if self._deferring:  # the module body may still bind names before that
+            self._outer_cache[id(env)] = (env, outer)
+        return outer
+
+    def _function_body(self, deferred: Deferred) -> None:
+        node = deferred.function
+        cls = deferred.cls
+        env = Env(self._outer_env(deferred.parent))
+        env.flow.grad = self._decorated_grad_mode(node, env)
+        params = all_params(node.params)
+        for index, param in enumerate(params):
+            value = UNKNOWN
+            if param.annotation is not None:
+                value = self._annotation(param.annotation, env)
+            elif (cls is not None and cls.is_module and node.name.value == "forward"
+                  and index > 0 and param.default is None and param.star == ""
+                  and param in node.params.params):
+                # nn.Module.forward receives tensors unless it says otherwise.
+                value = Value(Kind.TENSOR, origin=param, storage=("arg", index),
+                              counter=("arg", index))
+            if cls is not None and index == 0 and param in node.params.params:
+                value = self._self_value(cls)
+            if value.kind is Kind.TENSOR and value.storage is None:
+                value = replace(value, storage=("arg", index), counter=("arg", index))
+            env.names[param.name.value] = value
+        self._run_body(node, env)
+        if cls is not None and node.name.value == "__init__":
+            self._learn_class(cls, env)
+
+    def _run_body(self, node: cst.FunctionDef, env: Env) -> list:
+        outer_returns, outer_function = self._returns, self._function
+        self._returns, self._function = [], node
+        body = node.body
+        if isinstance(body, cst.IndentedBlock):
+            self._block(body.body, env)
+        else:
+            self._stmt = body
+            for small in body.body:
+                self._small(small, env)
+        returns = self._returns
+        self._returns, self._function = outer_returns, outer_function
+        return returns
+
+    def _decorated_grad_mode(self, node: cst.FunctionDef, env: Env) -> bool | None:
+        grad: bool | None = True
+        for decorator in node.decorators:
+            value = self._eval_silently(decorator.decorator, env)
+            if value.kind is Kind.GRAD_MODE:
+                grad = value.derived[0] if value.derived else None
+            elif value.kind is Kind.REF and value.qualname:
+                op = ops.lookup(value.qualname)
+                if op is not None and op.kind == "grad_mode":
+                    grad = op.extra.get("grad_enabled")
+        return grad
+
+    def _eval_silently(self, node, env: Env) -> Value:
+        self._silent += 1
+        try:
+            return self._eval(node, env)
+        finally:
+            self._silent -= 1
+
+    def _self_value(self, cls: ClassInfo) -> Value:
+        if not cls.is_module:
+            # A plain object: its attributes are known, nothing else is.
+            return Value(Kind.UNKNOWN, qualname=cls.name, module=ModuleInfo(cls=cls))
+        info = ModuleInfo(cls=cls, params=frozenset({cls.self_token}), label=f"`{cls.name}`")
+        return Value(Kind.MODULE, module=info, origin=cls.node)
+
+    def _learn_class(self, cls: ClassInfo, env: Env) -> None:
+        """After __init__: what `self.<attr>` holds in the other methods."""
+        params = set()
+        for key, value in env.names.items():
+            if not key.startswith("self."):
+                continue
+            cls.attrs[key] = value
+            if value.kind is Kind.MODULE and value.module is not None:
+                params |= value.module.params
+            elif value.kind is Kind.TENSOR and value.leaf and value.requires_grad:
+                params.add(value.storage)
+        cls.params = frozenset(params)
+
+    def _class_def(self, node: cst.ClassDef, env: Env) -> None:
+        self._stmt = node
+        is_module = False
+        local_bases = []
+        for base in node.bases:
+            value = self._eval(base.value, env)
+            if value.kind is Kind.REF and value.qualname in MODULE_BASES:
+                is_module = True
+            elif value.kind is Kind.CLASS and value.module is not None:
+                is_module = True
+                local_bases.append(value)
+            elif value.kind is Kind.REF and value.qualname and value.qualname.startswith(
+                    "torch.nn.") and ops.module(value.qualname) is not None:
+                is_module = True
+        bases = tuple(value.module.cls for value in local_bases)
+        cls = ClassInfo(node.name.value, node, is_module, self_token=("self", id(node)),
+                        bases=bases)
+        class_env = Env(env)
+        # __init__ first: the other methods need to know the attributes it sets.
+        methods = sorted(
+            (stmt for stmt in node.body.body if isinstance(stmt, cst.FunctionDef)),
+            key=lambda f: f.name.value != "__init__",
+        )
+        for stmt in node.body.body:
+            if not isinstance(stmt, cst.FunctionDef):
+                self._statement(stmt, class_env)
+        for stmt in methods:
+            # Methods do not see the class body's names (Python's scoping).
+            self._function_def(stmt, class_env, cls=cls, scope=env)
+        info = ModuleInfo(cls=cls) if is_module else None
+        env.names[node.name.value] = Value(Kind.CLASS, qualname=node.name.value, origin=node,
+                                           module=info)

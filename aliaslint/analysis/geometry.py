@@ -1,0 +1,107 @@
+"""Layout geometry: which `.view()` certainly fails, which slices overlap."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from aliaslint.analysis.values import Kind
+
+
+def dtype_view(args) -> bool:
+    """`t.view(torch.float16)` / `t.view(dtype=...)` reinterprets, it does not reshape."""
+    for arg, value in args:
+        if arg.keyword is not None and arg.keyword.value == "dtype":
+            return True
+        if value.kind is Kind.REF:
+            return True
+    return False
+
+
+# Views that reorder dimensions.  After one of them, merging dimensions with
+# `.view()` fails unless the merged ones stayed adjacent and in order; the
+# tables say which views are non-contiguous, not which reorder.
+_REORDERING = frozenset({"transpose", "swapaxes", "swapdims", "t", "T", "mT", "mH", "H",
+                         "permute", "movedim", "moveaxis"})
+
+
+_EXPANDING = frozenset({"expand", "expand_as", "broadcast_to"})
+
+
+def view_fails(layout_op: tuple | None, args) -> bool:
+    """Does `.view(*args)` certainly fail on a tensor ``layout_op`` made non-contiguous?
+
+    Splitting a dimension works on any layout; merging needs the merged
+    dimensions adjacent and in order in memory.  Reported: flattening
+    (`view(-1)`, `view(n)`, `view(b, -1)`) or merging the last sizes
+    (`view(b, t, h * d)`) after a transpose or permute with literal dims that
+    moves a dimension other than the first two; and flattening an expanded
+    tensor.  A transpose of dims 0 and 1 (or `.t()`, `.T`) is not judged:
+    merging the dims behind them works, and size-1 dims (one channel, a batch
+    of one) make many of those views legal.
+    """
+    if layout_op is None:
+        return False
+    name, dims = layout_op
+    positional = [arg.value for arg, _ in args if arg.keyword is None and not arg.star]
+    if len(positional) != len(args) or not positional:
+        return False
+    flatten_all = len(positional) == 1 and not isinstance(positional[0], (cst.Tuple, cst.List))
+    if name in _EXPANDING:
+        return flatten_all
+    if name not in _REORDERING or not dims:
+        return False
+    if name in ("transpose", "swapaxes", "swapdims"):
+        moved = set(dims)
+    elif name == "permute":
+        moved = {d for position, d in enumerate(dims) if d != position}
+    else:
+        return False
+    if moved <= {0, 1}:
+        return False
+    last = positional[-1]
+    flatten_rest = len(positional) == 2 and isinstance(last, cst.UnaryOperation) and \
+        isinstance(last.operator, cst.Minus) and isinstance(last.expression, cst.Integer) \
+        and last.expression.value == "1"
+    merged_last = isinstance(last, cst.BinaryOperation) and isinstance(
+        last.operator, cst.Multiply)
+    return flatten_all or flatten_rest or merged_last
+
+
+def _bound(node) -> tuple[int, int] | None:
+    """A slice bound as (k, c), meaning k·n + c for a dim of unknown size n."""
+    if node is None:
+        return None
+    if isinstance(node, cst.Integer):
+        return (0, int(node.value, 0))
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
+            and isinstance(node.expression, cst.Integer):
+        return (1, -int(node.expression.value, 0))
+    raise ValueError
+
+
+def slice_region(node) -> tuple | None:
+    """The part of dim 0 a subscript `x[a:b]` covers, as ((k, c), (k, c)) bounds;
+    None when it is not one step-1 slice with literal (or absent) bounds."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return None
+    index = node.slice[0].slice
+    if not isinstance(index, cst.Slice) or index.step is not None:
+        return None
+    try:
+        lower = _bound(index.lower) or (0, 0)
+        upper = _bound(index.upper) or (1, 0)
+    except ValueError:
+        return None
+    return (lower, upper)
+
+
+def regions_overlap(a: tuple | None, b: tuple | None) -> bool | None:
+    """Do two dim-0 regions overlap for every large enough size?  None: not known.
+
+    A region of None is the whole dimension.  Bounds compare as n grows, so
+    `x[1:]` and `x[:-1]` overlap and `x[:2]` and `x[2:]` do not.
+    """
+    whole = ((0, 0), (1, 0))
+    a, b = a or whole, b or whole
+    return max(a[0], b[0]) < min(a[1], b[1])
+

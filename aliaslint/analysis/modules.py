@@ -1,0 +1,284 @@
+"""`nn.Module` modelling and summaries of the file's own functions."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from aliaslint import ops
+from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.events import Save
+from aliaslint.analysis.opfacts import PARAMETER_METHODS, has_params, input_saved
+from aliaslint.analysis.scopes import ClassInfo, Env, Summary
+from aliaslint.analysis.syntax import TRUE, declares_mutation, is_literal
+from aliaslint.analysis.values import OTHER, UNKNOWN, Kind, ModuleInfo, Value, join
+
+
+class Modules(Interpreter):
+    """Calls modules and the file's own functions through summaries."""
+
+    def _construct_module(self, spec: ops.ModuleOp, qualname: str, node, positional,
+                          keywords) -> Value:
+        short = qualname.removeprefix("torch.nn.modules.").removeprefix("torch.")
+        inplace = False
+        if spec.inplace_kwarg:
+            flag = keywords.get(spec.inplace_kwarg, (None, None))[1]
+            index = getattr(spec, "inplace_index", None)
+            if flag is None and index is not None and len(node.args) > index \
+                    and node.args[index].keyword is None:
+                flag = node.args[index].value
+            inplace = is_literal(flag, TRUE)
+        children = None
+        params: frozenset = frozenset()
+        if spec.container:
+            if all(v.kind is Kind.MODULE for v in positional) and "ModuleDict" not in qualname:
+                children = tuple(positional)
+                if len(positional) == 1 and "List" in qualname:
+                    children = None
+            for child in positional:
+                if child.kind is Kind.MODULE and child.module is not None:
+                    params |= child.module.params
+        elif has_params(spec):
+            params = frozenset({("params", id(node))})
+        label = f"`{short}(inplace=True)`" if inplace else f"`{short}()`"
+        info = ModuleInfo(spec=spec, inplace=inplace, children=children, params=params,
+                          label=label)
+        return Value(Kind.MODULE, origin=node, module=info)
+
+    def _construct_local_module(self, cls_value: Value, node) -> Value:
+        cls = cls_value.module.cls if cls_value.module is not None else None
+        if cls is None:
+            return UNKNOWN
+        token = ("instance", id(node))
+        info = ModuleInfo(cls=cls, params=frozenset({token}), label=f"`{cls.name}`")
+        return Value(Kind.MODULE, origin=node, module=info)
+
+    def _module_method(self, module: Value, node, args, env: Env) -> Value:
+        attr = node.func.attr.value
+        info = module.module
+        if attr in PARAMETER_METHODS and info is not None and info.params:
+            return Value(Kind.PARAMS, origin=node, params=info.params)
+        op = ops.lookup(f"torch.nn.Module.{attr}")
+        if op is not None and op.kind == "reference" and info is not None and info.params:
+            # state_dict(): the module's own tensors, not copies.
+            return Value(Kind.OTHER, origin=node, params=info.params, snapshot=node)
+        if attr == "load_state_dict" and info is not None and info.params:
+            self._write_parameters(info.params, node, env)
+            return UNKNOWN
+        if info is not None and info.cls is not None and info.cls.method(attr) is not None:
+            return UNKNOWN
+        self._unknown_call(args, env)
+        return UNKNOWN
+
+    def _call_module(self, module: Value, node, positional, args, env: Env) -> Value:
+        info = module.module
+        if info is None or not positional or len(positional) != len(args):
+            return UNKNOWN
+        arg_node = args[0][0].value
+        if info.cls is None and info.spec is not None and len(positional) != 1:
+            return UNKNOWN
+        return self._run_module(module, positional, arg_node, node, env)
+
+    def _run_module(self, module: Value, inputs: list[Value], arg_node, node,
+                    env: Env) -> Value:
+        """Call ``module`` on ``inputs``; ``arg_node`` is the first argument's expression."""
+        info = module.module
+        x = inputs[0]
+        if info.children is not None:
+            value = x
+            for child in info.children:
+                if child.module is None:
+                    return UNKNOWN
+                value = self._run_module(child, [value], arg_node, node, env)
+                arg_node = None
+            return value
+        if info.cls is not None:
+            return self._call_local_module(module, inputs, arg_node, node, env)
+        tensors = [v for v in inputs if v.kind is Kind.TENSOR]
+        graph = frozenset().union(*(v.graph for v in tensors)) if tensors else frozenset()
+        spec = info.spec
+        token = ("alloc", id(node), id(module.origin))
+        fresh = Value(Kind.TENSOR, origin=node, storage=token, counter=token, graph=graph)
+        if spec is None:
+            # A torch.nn class the tables do not describe: its output is a
+            # differentiable function of its inputs, nothing more is known.
+            if not tensors:
+                return UNKNOWN
+            return replace(fresh, requires_grad=True if any(
+                v.requires_grad for v in tensors) else None)
+        if x.kind is not Kind.TENSOR or spec.returns != "tensor":
+            return UNKNOWN
+        if spec.identity:
+            return x
+        params = self._parameter(info.params, module.origin) if info.params else None
+        bound = {"input": x}
+        if params is not None:
+            bound["weight"] = params
+        if info.inplace:
+            result = self._write(x, arg_node, node, info.label, env, activation=True,
+                                 defined_at=module.origin, visible=False)
+            result = replace(result, graph=graph)
+        else:
+            result = fresh
+        requires = self._requires_grad(list(bound.values()), env)
+        result = replace(result, requires_grad=requires)
+        # In place, the module runs the in-place op, whose saves may differ
+        # (hardswish_ decomposes; its saves are unknown, so none are assumed).
+        inplace_op = spec.inplace() if info.inplace else None
+        saves = spec.saves if not info.inplace else (
+            inplace_op.saves_must if inplace_op is not None else None)
+        if requires is not True or not saves:
+            return result
+        new = set()
+        for name in sorted(saves):
+            if name == "result":
+                saved = [self._new_save(result, node, info.label, "its result", env)]
+            elif name == "input" and input_saved("input", bound):
+                saved = [self._new_save(x, node, info.label, "its input", env)]
+            elif name == "weight" and params is not None and input_saved("weight", bound):
+                saved = [self._save(token, token, node, info.label, "its parameters", env)
+                         for token in info.params]
+            else:
+                saved = []
+            new.update(save.id for save in saved if save is not None)
+        return replace(result, graph=result.graph | new)
+
+    def _call_local_module(self, module: Value, inputs, arg_node, node, env: Env) -> Value:
+        cls = module.module.cls
+        forward = cls.method("forward")
+        if forward is None:
+            return UNKNOWN
+        summary = self._summary(forward, cls, tuple(inputs))
+        if summary is None:
+            return UNKNOWN
+        arg_nodes = [arg.value for arg in node.args] if isinstance(node, cst.Call) else []
+        if len(arg_nodes) != len(inputs):
+            arg_nodes = [arg_node] + [None] * (len(inputs) - 1)
+        return self._apply_summary(summary, list(zip(inputs, arg_nodes)),
+                                   self._param_mapping(cls, module.module.params), node,
+                                   None, env, forward)
+
+    @staticmethod
+    def _param_mapping(cls: ClassInfo, params: frozenset) -> dict:
+        """Parameter tokens seen inside a class's methods → the instance's tokens."""
+        mapping = {cls.self_token: params}
+        for token in cls.all_params():
+            mapping[token] = params
+        for base in cls.bases:
+            mapping[base.self_token] = params
+        return mapping
+
+    def _call_function(self, function: Value, receiver, node, args, env: Env) -> Value:
+        definition = function.origin
+        if not isinstance(definition, cst.FunctionDef):
+            return UNKNOWN
+        positional = [(value, arg.value) for arg, value in args
+                      if arg.keyword is None and not arg.star]
+        if len(positional) != len(args):
+            self._unknown_call(args, env)
+            return UNKNOWN
+        cls = receiver.module.cls if receiver is not None and receiver.module is not None \
+            else None
+        summary = self._summary(definition, cls, tuple(v for v, _ in positional))
+        if summary is None:
+            self._unknown_call(args, env)
+            return UNKNOWN
+        mapping = self._param_mapping(cls, receiver.module.params) if cls is not None else {}
+        return self._apply_summary(summary, positional, mapping, node, None, env, definition)
+
+    def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
+                 args: tuple[Value, ...]) -> Summary | None:
+        key = (id(function), id(cls), tuple(a.requires_grad if a.kind is Kind.TENSOR else a.kind
+                                            for a in args))
+        if key in self._summaries:
+            return self._summaries[key]
+        if key in self._in_progress or len(self._in_progress) > 8:
+            return None
+        self._in_progress.add(key)
+        self._silent += 1
+        outer_stmt = self._stmt
+        try:
+            summary = self._summarise(function, cls, args)
+        finally:
+            self._silent -= 1
+            self._in_progress.discard(key)
+            self._stmt = outer_stmt
+        self._summaries[key] = summary
+        return summary
+
+    def _summarise(self, function: cst.FunctionDef, cls, args) -> Summary | None:
+        env = Env(self._outer_env(self._top))
+        env.flow.grad = self._decorated_grad_mode(function, env)
+        params = list(function.params.params)
+        offset = 1 if cls is not None else 0
+        if cls is not None and params:
+            env.names[params[0].name.value] = self._self_value(cls)
+        if len(params) - offset < len(args) or any(
+                p.default is None for p in params[offset + len(args):]):
+            return None
+        for index, (param, value) in enumerate(zip(params[offset:], args)):
+            if value.kind is Kind.TENSOR:
+                value = Value(Kind.TENSOR, storage=("arg", index), counter=("arg", index),
+                              requires_grad=value.requires_grad, origin=param)
+            env.names[param.name.value] = value
+        for param in params[offset + len(args):]:
+            env.names[param.name.value] = UNKNOWN
+        outer_log, self._write_log = self._write_log, []
+        try:
+            returns = self._run_body(function, env)
+            log = self._write_log
+        finally:
+            self._write_log = outer_log
+        if not returns:
+            returns = [(OTHER, env.flow)]
+        result, flow = returns[0][0], returns[0][1].copy()
+        for value, other in returns[1:]:
+            result = join(result, value)
+            flow.merge(other)
+        writes = {}
+        for write in log:
+            token = write.target.storage if write.target is not None else None
+            if isinstance(token, tuple) and token[0] == "arg":
+                writes.setdefault(token[1], write)
+        saves = tuple((token, save) for token, pending in flow.saves.items() for save in pending)
+        returns_arg = None
+        if result.kind is Kind.TENSOR and isinstance(result.storage, tuple) \
+                and result.storage[0] == "arg" and result.via is None:
+            returns_arg = result.storage[1]
+        return Summary(result, writes, saves, returns_arg)
+
+    def _apply_summary(self, summary: Summary, args, mapping, node, label: str | None,
+                       env: Env, function: cst.FunctionDef) -> Value:
+        for index, write in summary.writes.items():
+            if index < len(args) and args[index][0].kind is Kind.TENSOR:
+                value, arg_node = args[index]
+                self._write(value, arg_node, node, label, env, activation=write.activation,
+                            defined_at=write.node, visible=False,
+                            callee=function.name.value, declared=declares_mutation(function))
+        graph = frozenset().union(*(v.graph for v, _ in args if v.kind is Kind.TENSOR))
+        result = summary.result
+        if summary.returns_arg is not None and summary.returns_arg < len(args):
+            result = args[summary.returns_arg][0]
+        elif result.kind is Kind.TENSOR:
+            token = ("alloc", id(node))
+            result = Value(Kind.TENSOR, origin=node, storage=token, counter=token,
+                           requires_grad=result.requires_grad)
+        elif result.kind is not Kind.OTHER:
+            return UNKNOWN
+        new = set()
+        for token, save in summary.saves:
+            # A save the callee left pending, moved onto the caller's storages.
+            moved: list[Save | None] = []
+            if isinstance(token, tuple) and token[0] == "arg" and token[1] < len(args):
+                value, arg_node = args[token[1]]
+                moved.append(self._new_save(value, node, label, "its input", env, arg_node))
+            elif token in mapping:
+                moved.extend(self._save(t, t, node, label, "its parameters", env)
+                             for t in mapping[token])
+            elif summary.result.kind is Kind.TENSOR and token == summary.result.storage:
+                moved.append(self._new_save(result, node, label, "its result", env))
+            new.update(save.id for save in moved if save is not None)
+        if result.kind is Kind.TENSOR:
+            result = replace(result, graph=result.graph | graph | frozenset(new))
+        return result

@@ -1,0 +1,129 @@
+"""What the op tables say about one call, in the interpreter's terms."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import libcst as cst
+
+from aliaslint import ops
+from aliaslint.analysis.values import Kind, Value
+
+MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
+TENSOR_TYPES = {"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"}
+PARAMETER_TYPES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
+# Python-level Tensor methods (not ATen ops, so not in the op tables).
+STORAGE_METHODS = {"untyped_storage": Kind.STORAGE, "storage": Kind.TYPED_STORAGE}
+SCALAR_METHODS = {"data_ptr", "item", "tolist", "dim", "numel", "size", "stride",
+                   "storage_offset", "is_contiguous", "element_size", "nelement"}
+PARAMETER_METHODS = {"parameters", "named_parameters"}
+
+# Views whose elements may share one memory location (stride 0).  The tables
+# mark non-contiguous views; only these also overlap themselves.
+_SELF_OVERLAPPING = frozenset({"expand", "expand_as", "broadcast_to"})
+# In-place ops that overwrite the destination whatever it held: writing
+# through a view with them fills a buffer, which is what views are for.
+_FILLS = frozenset({"copy_", "fill_", "zero_"})
+# NumPy's in-place ndarray methods.
+NDARRAY_WRITERS = frozenset({"fill", "sort", "put", "partition", "resize", "itemset",
+                              "byteswap", "setfield"})
+
+
+def short_name(qualname: str) -> str:
+    for prefix in ("torch.Tensor.", "torch.nn.functional.", "torch.nn."):
+        if qualname.startswith(prefix):
+            return qualname[len(prefix):]
+    return qualname
+
+
+def is_activation(op: ops.Op) -> bool:
+    return short_name(op.name) in _activation_names()
+
+
+@cache
+def _activation_names() -> frozenset[str]:
+    """In-place ops a module's or function's `inplace=True` turns into (relu_, elu_, …)."""
+    names = set()
+    for name in ops.names("modules"):
+        spec = ops.module(name)
+        if spec is not None and spec.inplace_op:
+            names.add(spec.inplace_op)
+    for name in ops.names("ops"):
+        if name.startswith("torch.nn.functional."):
+            op = ops.lookup(name)
+            if op is not None and op.inplace_kwarg and op.twin:
+                names.add(op.twin)
+    return frozenset(names)
+
+
+def is_nn_class(qualname: str) -> bool:
+    """`torch.nn.BCELoss`, `torch.nn.modules.loss.MSELoss`: a class of torch.nn."""
+    head, _, last = qualname.rpartition(".")
+    return (head == "torch.nn" or head.startswith("torch.nn.modules")) and last[:1].isupper()
+
+
+def has_params(spec: ops.ModuleOp) -> bool:
+    explicit = getattr(spec, "has_params", None)
+    if explicit is not None:
+        return bool(explicit)
+    return bool(spec.opaque or (spec.saves and {"weight", "bias"} & set(spec.saves)))
+
+
+def overlapping_view(op: ops.Op) -> bool:
+    return short_name(op.name) in _SELF_OVERLAPPING
+
+
+def is_fill(op: ops.Op) -> bool:
+    return short_name(op.name) in _FILLS
+
+
+def chosen_saves(op: ops.Op, bound: dict[str, Value]) -> frozenset:
+    """What ``op``'s backward saves for these arguments: the overloads the
+    argument kinds allow, and only what all of them save."""
+    if op.saves_must == op.saves_may or not op.overloads:
+        return op.saves_must or frozenset()
+    candidates = []
+    for overload in op.overloads.values():
+        if overload.saves is None:
+            return op.saves_must or frozenset()
+        other = bound.get("other")
+        if other is not None and other.kind is Kind.TENSOR and "Scalar" in overload.name:
+            continue
+        if other is not None and other.kind is Kind.OTHER and overload.name == "Tensor":
+            continue
+        candidates.append(overload.saves)
+    if not candidates:
+        return op.saves_must or frozenset()
+    return frozenset.intersection(*candidates)
+
+
+def input_saved(name: str, bound: dict[str, Value]) -> bool:
+    """Autograd keeps an input only when a gradient formula that reads it runs:
+    proven when another tensor input requires grad, or for an op's only input."""
+    tensors = {key: v for key, v in bound.items() if v.kind is Kind.TENSOR}
+    if name not in tensors:
+        return False
+    others = [v for key, v in tensors.items() if key != name]
+    if not others:
+        return tensors[name].requires_grad is True
+    return any(v.requires_grad is True for v in others)
+
+
+def bind_arguments(op: ops.Op, receiver, receiver_node, args):
+    """Argument values and nodes by parameter name, as the op's signature names them."""
+    bound: dict[str, Value] = {}
+    nodes: dict[str, cst.CSTNode] = {}
+    if receiver is not None:
+        bound["self"], nodes["self"] = receiver, receiver_node
+    position = 0
+    for arg, value in args:
+        if arg.star:
+            continue
+        if arg.keyword is not None:
+            bound[arg.keyword.value], nodes[arg.keyword.value] = value, arg.value
+        elif position < len(op.params):
+            name = op.params[position]
+            bound[name], nodes[name] = value, arg.value
+            position += 1
+    return bound, nodes
+

@@ -1,0 +1,282 @@
+"""Statements: assignments, imports, branches, loops, `with` and `try`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from aliaslint import ops
+from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.events import Reference
+from aliaslint.analysis.geometry import slice_region
+from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.syntax import (
+    alias_name,
+    attr_key,
+    dotted,
+    expressions_in,
+    is_alias_expression,
+    names_bound_in,
+)
+from aliaslint.analysis.values import OTHER, UNKNOWN, Kind, Value
+
+_AUG_DUNDERS = {
+    cst.AddAssign: "add", cst.SubtractAssign: "sub", cst.MultiplyAssign: "mul",
+    cst.DivideAssign: "truediv", cst.FloorDivideAssign: "floordiv", cst.ModuloAssign: "mod",
+    cst.PowerAssign: "pow", cst.MatrixMultiplyAssign: "matmul", cst.BitAndAssign: "and",
+    cst.BitOrAssign: "or", cst.BitXorAssign: "xor", cst.LeftShiftAssign: "lshift",
+    cst.RightShiftAssign: "rshift",
+}
+
+
+class Statements(Interpreter):
+    """Interprets statements in an environment."""
+
+    def _block(self, body, env: Env) -> None:
+        for stmt in body:
+            self._statement(stmt, env)
+
+    def _statement(self, stmt: cst.CSTNode, env: Env) -> None:
+        handler = self._stmt_dispatch.get(type(stmt))
+        if handler is not None:
+            handler(stmt, env)
+        else:
+            # Match and other compound statements: evaluate what they contain,
+            # then forget what they bound.
+            self._stmt = stmt
+            for expr in expressions_in(stmt):
+                self._eval(expr, env)
+            for name in names_bound_in(stmt):
+                self._assign_name(name, UNKNOWN, env)
+
+    def _simple_line(self, line: cst.SimpleStatementLine, env: Env) -> None:
+        self._stmt = line
+        for small in line.body:
+            self._small(small, env)
+
+    def _small(self, small: cst.BaseSmallStatement, env: Env) -> None:
+        if isinstance(small, cst.Assign):
+            value = self._eval(small.value, env)
+            if value.kind in (Kind.TENSOR, Kind.MODULE) and is_alias_expression(small.value):
+                # `prev = w`, `best_model = model`: a second name, not a copy.
+                value = replace(value, snapshot=small.value)
+            for target in small.targets:
+                self._bind(target.target, value, env)
+        elif isinstance(small, cst.AnnAssign):
+            declared = self._annotation(small.annotation, env)
+            value = self._eval(small.value, env) if small.value is not None else declared
+            if value.kind is Kind.UNKNOWN:
+                value = declared
+            self._bind(small.target, value, env)
+        elif isinstance(small, cst.AugAssign):
+            self._aug_assign(small, env)
+        elif isinstance(small, cst.Expr):
+            self._eval(small.value, env)
+        elif isinstance(small, cst.Return):
+            returned = small.value
+            if isinstance(returned, cst.Tuple):
+                # `return h, codes`: the caller gets each tensor.
+                for element in returned.elements:
+                    value = self._eval(element.value, env)
+                    if value.kind is Kind.TENSOR:
+                        self._consume(value, small, "the tensor returned here", env,
+                                      returned=True, retain=True)
+                self._return(OTHER, small, env)
+            else:
+                self._return(self._eval(returned, env) if returned is not None else OTHER,
+                             small, env)
+        elif isinstance(small, cst.Import):
+            for alias in small.names:
+                name = dotted(alias.name)
+                if alias.asname is not None:
+                    self._assign_name(alias_name(alias), Value(Kind.REF, qualname=name), env)
+                else:
+                    top = name.split(".")[0]
+                    self._assign_name(top, Value(Kind.REF, qualname=top), env)
+        elif isinstance(small, cst.ImportFrom):
+            base = None if small.relative or small.module is None else dotted(small.module)
+            if isinstance(small.names, cst.ImportStar):
+                return
+            for alias in small.names:
+                name = alias_name(alias)
+                if base is None:
+                    self._assign_name(name, UNKNOWN, env)
+                else:
+                    qualname = f"{base}.{dotted(alias.name)}"
+                    self._assign_name(name, Value(Kind.REF, qualname=qualname), env)
+                    self._emit(Reference(alias, self._stmt, qualname))
+        elif isinstance(small, cst.Del):
+            self._forget(small.target, env)
+        elif isinstance(small, (cst.Global, cst.Nonlocal)):
+            for item in small.names:
+                self._rebound.add(item.name.value)
+                self._assign_name(item.name.value, UNKNOWN, env)
+        else:
+            for expr in expressions_in(small):
+                self._eval(expr, env)
+
+    def _assign_name(self, name: str, value: Value, env: Env) -> None:
+        env.names[name] = value
+        env.flow.stale.pop(name, None)
+        if env is self._top:
+            self._bindings.setdefault(name, set()).add(id(self._stmt))
+
+    def _bind(self, target, value: Value, env: Env, evaluate_base: bool = True) -> None:
+        if isinstance(target, cst.Name):
+            self._assign_name(target.value, value, env)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            if value.items is not None and len(value.items) == len(elements) and not any(
+                    isinstance(element, cst.StarredElement) for element in elements):
+                for element, item in zip(elements, value.items):
+                    self._bind(element.value, item, env, evaluate_base)
+                return
+            element_value = value.each or UNKNOWN
+            for element in elements:
+                self._bind(element.value, element_value, env, evaluate_base)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, OTHER, env, evaluate_base)
+        elif isinstance(target, cst.Attribute):
+            key = attr_key(target)
+            if evaluate_base:
+                self._eval(target.value, env)
+            if key is not None:
+                self._assign_name(key, value, env)
+        elif isinstance(target, cst.Subscript):
+            base = self._eval_target(target.value, env) if evaluate_base else UNKNOWN
+            self._slices(target, env)
+            if evaluate_base and base.kind in (Kind.TENSOR, Kind.NDARRAY):
+                assigned = value if value.kind in (Kind.TENSOR, Kind.NDARRAY) else None
+                index = _subscript_index_value(target, self._index_values)
+                inputs = tuple((v, role) for v, role in ((assigned, "value"), (index, "index"))
+                               if v is not None)
+                self._write(base, target.value, self._stmt, None, env, fill=True,
+                            inputs=inputs, region=slice_region(target) or ())
+
+    def _forget(self, target, env: Env) -> None:
+        if isinstance(target, cst.Name):
+            self._assign_name(target.value, UNKNOWN, env)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._forget(element.value, env)
+
+    def _eval_target(self, node, env: Env) -> Value:
+        """Evaluate the expression an in-place write is about to change."""
+        outer, self._rewriting = self._rewriting, True
+        try:
+            return self._eval(node, env)
+        finally:
+            self._rewriting = outer
+
+    def _aug_assign(self, node: cst.AugAssign, env: Env) -> None:
+        target = self._eval_target(node.target, env)
+        other = self._eval(node.value, env)
+        if target.kind is Kind.NDARRAY:
+            self._write(target, node.target, node, None, env)
+            return
+        if target.kind is not Kind.TENSOR:
+            self._bind(node.target, UNKNOWN, env, evaluate_base=False)
+            return
+        # `t += x` on a tensor is the in-place `__iadd__`: it writes t's storage.
+        dunder = _AUG_DUNDERS.get(type(node.operator))
+        op = ops.method(f"__i{dunder}__") if dunder else None
+        result = self._write(target, node.target, node, None, env)
+        if op is not None:
+            result = self._record_saves(op, {"self": result, "other": other}, result, node, env,
+                                        {"self": node.target, "other": node.value})
+        self._bind(node.target, result, env, evaluate_base=False)
+
+    def _if(self, node: cst.If, env: Env) -> None:
+        self._stmt = node
+        self._eval(node.test, env)
+        taken = env.copy()
+        self._block(node.body.body, taken)
+        other = env.copy()
+        if isinstance(node.orelse, cst.If):
+            self._if(node.orelse, other)
+        elif isinstance(node.orelse, cst.Else):
+            self._block(node.orelse.body.body, other)
+        taken.merge(other)
+        env.adopt(taken)
+
+    def _loop(self, node, env: Env) -> None:
+        # Two passes reach the fixed point of this small lattice: the second
+        # pass starts from the join of "before the loop" and "after one turn",
+        # so a hazard carried around the loop is seen.
+        before = env.copy()
+        for _ in range(2):
+            self._stmt = node
+            if isinstance(node, cst.For):
+                iterable = self._eval(node.iter, env)
+                self._bind(node.target, self._element_of(iterable, node), env)
+            else:
+                self._eval(node.test, env)
+            self._block(node.body.body, env)
+            env.merge(before)
+        if node.orelse is not None:
+            self._block(node.orelse.body.body, env)
+
+    def _element_of(self, iterable: Value, node) -> Value:
+        if iterable.kind is Kind.PARAMS and iterable.params:
+            return self._parameter(iterable.params, node)
+        if iterable.each is not None:
+            return replace(iterable.each, replica=iterable.replicated or iterable.each.replica)
+        return UNKNOWN
+
+    def _parameter(self, tokens: frozenset, origin) -> Value:
+        token = next(iter(tokens)) if len(tokens) == 1 else None
+        return Value(Kind.TENSOR, origin=origin, storage=token, counter=token,
+                     requires_grad=True, leaf=True)
+
+    def _with(self, node: cst.With, env: Env) -> None:
+        self._stmt = node
+        saved_grad = env.flow.grad
+        for item in node.items:
+            value = self._eval(item.item, env)
+            if value.kind is Kind.GRAD_MODE:
+                env.flow.grad = value.derived[0] if value.derived else None
+            if item.asname is not None:
+                self._bind(item.asname.name, UNKNOWN, env)
+        self._block(node.body.body, env)
+        env.flow.grad = saved_grad
+
+    def _try(self, node, env: Env) -> None:
+        before = env.copy()
+        self._block(node.body.body, env)
+        # A handler may start anywhere in the body: from what both ends agree on.
+        start = before.copy()
+        start.merge(env)
+        outcomes = []
+        for handler in node.handlers:
+            handler_env = start.copy()
+            self._stmt = handler
+            if handler.type is not None:
+                self._eval(handler.type, handler_env)
+            if handler.name is not None:
+                self._bind(handler.name.name, UNKNOWN, handler_env)
+            self._block(handler.body.body, handler_env)
+            outcomes.append(handler_env)
+        if node.orelse is not None:
+            self._block(node.orelse.body.body, env)
+        for outcome in outcomes:
+            env.merge(outcome)
+        if node.finalbody is not None:
+            self._block(node.finalbody.body.body, env)
+
+    def _return(self, value: Value, node, env: Env) -> None:
+        if self._returns is not None:
+            self._returns.append((value, env.flow.copy()))
+        # The caller will run backward through a returned tensor: a dirty save
+        # in its graph makes that backward raise.
+        if value.kind is Kind.TENSOR and self._function is not None:
+            self._consume(value, node, "the tensor returned here", env, returned=True,
+                          retain=True)
+
+
+def _subscript_index_value(node: cst.Subscript, values: dict) -> Value | None:
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        value = values.get(id(node.slice[0].slice.value))
+        if value is not None and value.kind in (Kind.TENSOR, Kind.NDARRAY):
+            return value
+    return None

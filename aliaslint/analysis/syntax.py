@@ -1,0 +1,156 @@
+"""Small questions about libcst nodes: names, targets, literals, parameters."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+TRUE, FALSE = "True", "False"
+
+
+def is_literal(node: cst.CSTNode | None, text: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == text
+
+
+def attr_key(node) -> str | None:
+    """`self.h` → "self.h": attributes of `self` are tracked like names."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+            and node.value.value == "self":
+        return f"self.{node.attr.value}"
+    return None
+
+
+def dotted(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def alias_name(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return dotted(alias.name).split(".")[0]
+
+
+def all_params(params: cst.Parameters) -> list[cst.Param]:
+    result = list(params.posonly_params) + list(params.params)
+    if isinstance(params.star_arg, cst.Param):
+        result.append(params.star_arg)
+    result.extend(params.kwonly_params)
+    if params.star_kwarg is not None:
+        result.append(params.star_kwarg)
+    return result
+
+
+def child_expressions(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    """The nearest expressions below ``node`` (not below those expressions)."""
+    for child in node.children:
+        if isinstance(child, cst.BaseExpression):
+            yield child
+        elif not isinstance(child, (cst.BaseSuite, cst.BaseStatement)):
+            yield from child_expressions(child)
+
+
+def expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
+    for child in node.children:
+        if isinstance(child, cst.BaseExpression):
+            yield child
+        else:
+            yield from expressions_in(child)
+
+
+def names_bound_in(node: cst.CSTNode) -> Iterator[str]:
+    for child in node.children:
+        if isinstance(child, (cst.AssignTarget, cst.AsName, cst.MatchAs, cst.MatchStar)):
+            for sub in _walk(child):
+                if isinstance(sub, cst.Name):
+                    yield sub.value
+        else:
+            yield from names_bound_in(child)
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def discards(stmt, node) -> bool:
+    """Is ``node`` a whole expression statement (its result thrown away)?"""
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is node)
+
+
+def names_of(node) -> set[str]:
+    if isinstance(node, cst.Name):
+        return {node.value}
+    key = attr_key(node)
+    return {key} if key else set()
+
+
+def names_assigned_by(stmt) -> set[str]:
+    """Names that receive a statement's result: its assignment targets."""
+    names: set[str] = set()
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            targets = []
+            if isinstance(small, cst.Assign):
+                targets = [t.target for t in small.targets]
+            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                targets = [small.target]
+            for target in targets:
+                names |= names_of(target)
+    return names
+
+
+def is_alias_expression(node) -> bool:
+    """`w`, `self.w`, `w.data`, `w.detach()`: another name for the same memory."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args \
+            and node.func.attr.value == "detach":
+        node = node.func.value
+    elif isinstance(node, cst.Attribute) and node.attr.value == "data":
+        node = node.value
+    return isinstance(node, cst.Name) or attr_key(node) is not None
+
+
+def declares_mutation(function: cst.FunctionDef) -> bool:
+    """A trailing `_` or "in place" in the docstring: the function says it writes."""
+    if function.name.value.endswith("_"):
+        return True
+    if any(param.name.value in ("inplace", "in_place") for param in all_params(function.params)):
+        return True
+    doc = (function.get_docstring() or "").lower()
+    return "in place" in doc or "in-place" in doc or "inplace" in doc
+
+
+def basic_index(node: cst.Subscript) -> bool:
+    """Basic indexing (ints, slices, None, ...) gives a view; anything else may copy."""
+    for element in node.slice:
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            continue
+        value = index.value
+        if isinstance(value, (cst.Integer, cst.Ellipsis)) or is_literal(value, "None"):
+            continue
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
+            continue
+        return False
+    return True
+
+
+def literal_ints(args) -> tuple | None:
+    """`transpose(1, 2)` → (1, 2); None when an argument is not an integer literal."""
+    values = []
+    for arg, _ in args:
+        node = arg.value
+        sign = 1
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            node, sign = node.expression, -1
+        if arg.keyword is not None or not isinstance(node, cst.Integer):
+            return None
+        values.append(sign * int(node.value, 0))
+    return tuple(values)
+
