@@ -47,7 +47,7 @@ def tool_fingerprint() -> str:
 
     package = Path(__file__).resolve().parent
     digest = hashlib.blake2b(f"{__version__}/{_FORMAT}".encode(), digest_size=16)
-    files = sorted(package.glob("*.py")) + sorted((package / "data").glob("*"))
+    files = sorted(package.rglob("*.py")) + sorted((package / "data").glob("*"))
     files += sorted(rules_dir().glob("AL*.md"))
     for path in files:
         try:
