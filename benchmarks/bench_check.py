@@ -1,10 +1,13 @@
 """How fast `aliaslint check` is, as a ratio to libcst's parse-only time of the same files.
 
-    python benchmarks/bench_check.py [DIR ...] [--jobs 1 2] [--no-parse]
+    python benchmarks/bench_check.py --corpora ROOT [--jobs 1 2] [--no-parse]
+    python benchmarks/bench_check.py DIR [DIR ...] [--jobs 1 2] [--no-parse]
 
-DIRs default to every directory in /work/corpora.  Files are found as `check`
-finds them (no config: `--isolated`).  Every run starts in a fresh process, so
-nothing is shared between them.  Printed per run: wall time, lines per second,
+`--corpora ROOT` measures every directory in ROOT (not hidden ones), as
+`python benchmarks/corpora.py fetch ROOT` lays out the pinned corpora; DIRs
+name the directories to measure (both may be given).  Files are found as
+`check` finds them (no config: `--isolated`).  Every run starts in a fresh
+process, so nothing is shared between them.  Printed per run: wall time, lines per second,
 the ratio of its throughput to the parse-only throughput (1.00 = as fast as
 parsing every file on one core), the CPU seconds spent (less sensitive to a
 busy machine than wall time), and the peak resident memory of the main process
@@ -24,7 +27,18 @@ import tempfile
 import time
 from pathlib import Path
 
-DEFAULT_ROOT = Path("/work/corpora")
+FETCH_HINT = """\
+Fetch the pinned corpora (benchmarks/corpora.toml) first:
+
+    python benchmarks/corpora.py fetch CORPORA      # git clones and PyPI wheels into CORPORA/<name>
+    python benchmarks/corpora.py verify CORPORA
+
+then measure them with
+
+    python benchmarks/bench_check.py --corpora CORPORA
+
+or name directories to measure: python benchmarks/bench_check.py DIR [DIR ...]
+(benchmarks/README.md: without network, `fetch --mirror-root` clones from local copies)"""
 
 
 def _files(dirs: list[str]):
@@ -110,7 +124,9 @@ def _child(kind: str, dirs: list[str], *extra) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dirs", nargs="*")
+    parser.add_argument("dirs", nargs="*", metavar="DIR", help="a directory to measure")
+    parser.add_argument("--corpora", metavar="ROOT",
+                        help="measure every directory in ROOT (see benchmarks/corpora.py)")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--no-parse", action="store_true",
                         help="skip the parse-only reference (ratios are then not printed)")
@@ -118,7 +134,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child-jobs", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--child-cache", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    dirs = args.dirs or sorted(str(p) for p in DEFAULT_ROOT.iterdir() if p.is_dir())
+    dirs = list(args.dirs)
+    if args.corpora:
+        root = Path(args.corpora)
+        corpora = sorted(str(p) for p in root.iterdir()
+                         if p.is_dir() and not p.name.startswith(".")) if root.is_dir() else []
+        if not corpora:
+            print(f"bench_check.py: {root} is not a directory with corpora in it.\n{FETCH_HINT}",
+                  file=sys.stderr)
+            return 2
+        dirs += corpora
+    if not dirs:
+        print(f"bench_check.py: no corpora given (--corpora ROOT or DIRs).\n{FETCH_HINT}",
+              file=sys.stderr)
+        return 2
+    missing = [d for d in dirs if not Path(d).exists()]
+    if missing:
+        print(f"bench_check.py: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return 2
     if args.child == "parse":
         print(json.dumps(measure_parse(dirs)))
         return 0
