@@ -495,6 +495,10 @@ def main(argv: list[str] | None = None) -> int:
     except Failure as error:
         print(f"corpora.py: {error}", file=sys.stderr)
         return 2
+    except OSError as error:  # an unwritable DIR, a full disk
+        where = f": {error.filename}" if error.filename else ""
+        print(f"corpora.py: {error.strerror or error}{where}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("corpora.py: interrupted", file=sys.stderr)
         return 130
