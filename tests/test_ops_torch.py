@@ -19,7 +19,8 @@ from collections import Counter, defaultdict
 import pytest
 import torch
 
-from aliaslint import ops, ops_gen
+from aliaslint import ops
+from aliaslint.ops.generate import main as generator, probes, samples, schema
 
 STATS: dict[str, Counter] = defaultdict(Counter)
 DISAGREE: dict[str, list[str]] = defaultdict(list)
@@ -34,8 +35,8 @@ KNOWN_SAVE_EXCEPTIONS: dict[str, str] = {}
 
 @pytest.fixture(scope="module")
 def overloads():
-    funcs, infos = ops_gen.load_torchgen()
-    ovs = [ops_gen.overload_facts(f) for f in funcs]
+    funcs, infos = schema.load_torchgen()
+    ovs = [schema.overload_facts(f) for f in funcs]
     return {o.aten: o for o in ovs}
 
 
@@ -72,10 +73,10 @@ def _first_call(ns, short, op, ov, variants=False, all_worlds=False):
     """(x, pos, kw, result) of the sample calls that work through the public API, in the first
     world where one works (every world with all_worlds)."""
     called_world = None
-    for world, x, pos, kw in ops_gen.sample_calls(torch, ov.schema):
+    for world, x, pos, kw in samples.sample_calls(torch, ov.schema):
         if called_world is not None and world is not called_world and not all_worlds:
             return
-        inputs = ops_gen._input_variants(torch, x) if variants else [x]
+        inputs = samples.input_variants(torch, x) if variants else [x]
         for xin in inputs:
             p = [xin if v is x else v for v in pos]
             try:
@@ -95,7 +96,7 @@ def _tensors(v):
 
 
 def _shares(a, b):
-    return ops_gen.shares_storage(a, b)
+    return samples.shares_storage(a, b)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -104,8 +105,8 @@ def _shares(a, b):
 
 
 def test_no_drift():
-    fresh = ops_gen.dumps(ops_gen.generate())
-    shipped = ops_gen.OPS_JSON.read_text()
+    fresh = generator.dumps(generator.generate())
+    shipped = schema.OPS_JSON.read_text()
     if fresh != shipped:
         import difflib
 
@@ -113,9 +114,9 @@ def test_no_drift():
         pytest.fail("aliaslint/data/ops.json is out of date; run python -m aliaslint.ops_gen\n" + diff)
     m = ops.meta()
     assert m["torch"] == torch.__version__
-    paths = ops_gen.yaml_paths()
-    assert m["native_functions.yaml sha256"] == ops_gen.sha256(paths["native_functions"])
-    assert m["derivatives.yaml sha256"] == ops_gen.sha256(paths["derivatives"])
+    paths = schema.yaml_paths()
+    assert m["native_functions.yaml sha256"] == schema.sha256(paths["native_functions"])
+    assert m["derivatives.yaml sha256"] == schema.sha256(paths["derivatives"])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -168,7 +169,7 @@ def test_functional_do_not_alias(overloads):
             if od.kind != "functional" or od.returns not in ("tensor", "tensors"):
                 continue
             ov = overloads.get(_aten(op, short, oname))
-            if ov is None or not ov.schema.arguments.flat_positional or not ops_gen.callable_by_sample(ov.schema):
+            if ov is None or not ov.schema.arguments.flat_positional or not samples.callable_by_sample(ov.schema):
                 continue
             calls = shared = 0
             for xin, p, kw, r in _first_call(ns, short, op, ov, variants=True):
@@ -227,7 +228,7 @@ def test_sometimes_alias_both_outcomes(overloads):
         if op.kind != "sometimes_alias" or op.overloads or op.extra.get("manual"):
             continue
         short = name.rpartition(".")[2]
-        res = ops_gen._probe_conversion(torch, short)
+        res = probes.probe_conversion(torch, short)
         STATS["sometimes_alias"]["checked"] += 1
         if res and res[0]:
             STATS["sometimes_alias"]["agree"] += 1
@@ -250,10 +251,10 @@ def test_inplace_writes_bump_version(overloads):
             if od.kind != "inplace" or od.bumps_version is None:
                 continue
             ov = overloads.get(_aten(op, short, oname))
-            if ov is None or not ops_gen.callable_by_sample(ov.schema):
+            if ov is None or not samples.callable_by_sample(ov.schema):
                 continue
             bumped = None
-            for world, x, pos, kw in ops_gen.sample_calls(torch, ov.schema):
+            for world, x, pos, kw in samples.sample_calls(torch, ov.schema):
                 v0 = x._version
                 try:
                     r = _call_public(ns, short, op, pos, kw)
@@ -314,7 +315,7 @@ def _saves_case(ns, short, op, ov, oname):
     """Actual saves of one overload through the public API, or None when not callable."""
     names = [a.name for a in ov.schema.arguments.flat_positional if a.default is None]
     kwn = [a.name for a in ov.schema.arguments.flat_kwarg_only if a.default is None and a.name not in {o.name for o in ov.schema.arguments.out}]
-    for world, x, pos, kw in ops_gen.sample_calls(torch, ov.schema):
+    for world, x, pos, kw in samples.sample_calls(torch, ov.schema):
         if not world["dtype"].is_floating_point:
             continue
         vals = list(pos) + [kw[k] for k in kwn]
@@ -359,7 +360,7 @@ def test_saves_match_autograd(overloads):
             if od.saves is None or od.kind == "out":
                 continue
             ov = overloads.get(_aten(op, short, oname))
-            if ov is None or not ops_gen.callable_by_sample(ov.schema):
+            if ov is None or not samples.callable_by_sample(ov.schema):
                 continue
             res = _saves_case(ns, short, op, ov, oname)
             if res is None:

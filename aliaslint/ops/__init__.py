@@ -32,7 +32,7 @@ from typing import Any, Iterator, Mapping
 
 __all__ = ["Op", "Overload", "ModuleOp", "lookup", "method", "module", "aten", "meta", "names", "KINDS"]
 
-DATA_PATH = Path(__file__).resolve().parent / "data" / "ops.json"
+DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "ops.json"
 
 #: Every kind an :class:`Op` can have.
 KINDS = frozenset(
