@@ -219,3 +219,45 @@ def test_loader_accepts_reformatted_json(tmp_path, monkeypatch):
 def test_conversions_sometimes_alias():
     for name in ("float", "double", "half", "bfloat16", "int", "long", "short", "bool", "byte", "char", "cfloat", "type"):
         assert ops.method(name).kind == "sometimes_alias", name
+
+
+def test_self_overlapping_views():
+    for name in ("expand", "expand_as", "broadcast_to"):
+        assert ops.method(name).self_overlapping, name
+    assert ops.lookup("torch.Tensor.expand").self_overlapping
+    assert ops.lookup("torch.broadcast_to").self_overlapping
+    for name in ("transpose", "t", "T", "view", "unfold", "as_strided", "diagonal", "select", "add_", "reshape"):
+        assert not ops.method(name).self_overlapping, name
+
+
+def test_reordering_views():
+    for name in ("transpose", "swapaxes", "swapdims", "t", "T", "mT", "mH", "H", "permute", "movedim", "moveaxis",
+                 "adjoint"):
+        op = ops.method(name)
+        assert op.kind == "view" and op.reorders_dims, name
+    assert ops.lookup("torch.transpose").reorders_dims and ops.lookup("torch.permute").reorders_dims
+    for name in ("expand", "expand_as", "view", "diagonal", "unfold", "as_strided", "narrow", "unsqueeze", "squeeze",
+                 "select", "detach", "split", "reshape", "contiguous"):
+        assert not ops.method(name).reorders_dims, name
+
+
+def test_fills():
+    for name in ("copy_", "fill_", "zero_", "normal_", "uniform_", "random_"):
+        op = ops.method(name)
+        assert op.kind == "inplace" and op.fills, name
+    assert ops.lookup("torch.zero_").fills and ops.lookup("torch.fill_").fills
+    for name in ("add_", "mul_", "clamp_", "relu_", "masked_fill_", "index_fill_", "fill_diagonal_", "logical_or_",
+                 "set_", "resize_", "t_", "requires_grad_", "__setitem__", "__iadd__"):
+        assert not ops.method(name).fills, name
+    assert not ops.method("add").fills
+
+
+def test_fact_keys_only_where_true():
+    data = json.loads(ops.DATA_PATH.read_text())
+    for name, entry in data["ops"].items():
+        for key in ("self_overlapping", "reorders_dims", "fills"):
+            assert entry.get(key, True) is True, (name, key)
+        op = ops.lookup(name)
+        assert not (op.self_overlapping or op.reorders_dims) or op.kind == "view", name
+        assert not op.fills or op.kind == "inplace", name
+        assert not {"self_overlapping", "reorders_dims", "fills"} & set(op.extra), name

@@ -278,6 +278,169 @@ def test_inplace_writes_bump_version(overloads):
 
 
 # ------------------------------------------------------------------------------------------------
+# layout and fill facts: self_overlapping, reorders_dims, fills
+# ------------------------------------------------------------------------------------------------
+
+
+def _dims(t):
+    return [(sz, st) for sz, st in zip(t.shape, t.stride()) if sz > 1]
+
+
+def _public_view_calls(ns, short, op, ov, narrowed=False):
+    """(input, result tensors) of every public sample call in every world; with narrowed also
+    with the first tensor narrowed to size 1 in its first dimension (something to broadcast)."""
+    for world, x, pos, kw in samples.sample_calls(torch, ov.schema):
+        for xin in [x] + ([x[:1]] if narrowed and x.dim() and x.shape[0] > 1 else []):
+            p = [xin if v is x else v for v in pos]
+            k = {n: (xin if v is x else v) for n, v in kw.items()}
+            try:
+                r = _call_public(ns, short, op, p, k)
+            except Exception:
+                continue
+            outs = _tensors(r)
+            if outs:
+                yield xin, outs
+
+
+def _view_overloads(overloads, op, short):
+    for oname, od in op.overloads.items():
+        ov = overloads.get(_aten(op, short, oname))
+        if od.kind == "view" and ov is not None:
+            yield oname, ov
+
+
+def test_self_overlapping_views(overloads):
+    """Through the public API, a view's result has a stride 0 on a dimension of size > 1 on some
+    sample exactly when the table says self_overlapping, and torch then refuses an in-place
+    write to it ("more than one element of the written-to tensor refers to a single memory
+    location")."""
+    bad = []
+    for name, ns, short, op in _entries({"view"}):
+        called = overlapping = False
+        for oname, ov in _view_overloads(overloads, op, short):
+            for xin, outs in _public_view_calls(ns, short, op, ov, narrowed=True):
+                called = True
+                for t in outs:
+                    if not any(st == 0 and sz > 1 for sz, st in zip(t.shape, t.stride())):
+                        continue
+                    overlapping = True
+                    with pytest.raises(RuntimeError, match="single memory location"):
+                        t.mul_(torch.ones((), dtype=t.dtype))
+        if not called:
+            continue
+        STATS["self-overlapping views"]["checked"] += 1
+        if overlapping == op.self_overlapping:
+            STATS["self-overlapping views"]["agree"] += 1
+            STATS["self-overlapping views"]["claimed"] += overlapping
+        else:
+            bad.append(f"{name}: table self_overlapping={op.self_overlapping}, torch {overlapping}")
+    DISAGREE["self-overlapping views"] += bad
+    assert not bad, "\n".join(bad)
+    assert STATS["self-overlapping views"]["claimed"] >= 3
+
+
+def test_reordering_views(overloads):
+    """Through the public API, every view overload of a name the table says reorders_dims gives
+    results with the input's dimensions (size, stride) in another order on some sample and never
+    other dimensions, and `.view(-1)` of such a result raises; no other view name does so."""
+    bad = []
+    for name, ns, short, op in _entries({"view"}):
+        verdicts = []
+        for oname, ov in _view_overloads(overloads, op, short):
+            called = reordered = other = False
+            for xin, outs in _public_view_calls(ns, short, op, ov):
+                called = True
+                for t in outs:
+                    if sorted(_dims(t)) != sorted(_dims(xin)):
+                        other = True
+                    elif _dims(t) != _dims(xin):
+                        reordered = True
+                        xin.view(-1)
+                        with pytest.raises(RuntimeError, match="view size is not compatible"):
+                            t.view(-1)
+            if called:
+                verdicts.append(reordered and not other)
+        if not verdicts:
+            continue
+        reorders = all(verdicts)
+        STATS["reordering views"]["checked"] += 1
+        if reorders == op.reorders_dims:
+            STATS["reordering views"]["agree"] += 1
+            STATS["reordering views"]["claimed"] += reorders
+        else:
+            bad.append(f"{name}: table reorders_dims={op.reorders_dims}, torch {reorders}")
+    DISAGREE["reordering views"] += bad
+    assert not bad, "\n".join(bad)
+    assert STATS["reordering views"]["claimed"] >= 10
+
+
+def _destinations(x):
+    """Destinations of one shape and dtype with very different values."""
+    if x.dtype == torch.bool:
+        return [x.clone(), ~x, torch.zeros_like(x)]
+    return [x.clone(), torch.zeros_like(x), x * -37]
+
+
+def _ends(ns, short, op, pos, kw):
+    """What the destination (the receiver) holds after the call, for each destination; None when
+    a call raises."""
+    ends = []
+    for d in _destinations(pos[0]):
+        rest = [v.clone() if isinstance(v, torch.Tensor) else v for v in pos[1:]]
+        torch.manual_seed(0)
+        try:
+            _call_public(ns, short, op, [d, *rest], kw)
+        except Exception:
+            return None
+        ends.append(d)
+    return ends
+
+
+def _equal(a, b):
+    return a.shape == b.shape and bool(((a == b) | (a != a) & (b != b)).all())
+
+
+def test_fills(overloads):
+    """Through the Tensor methods, an in-place op the table says fills leaves destinations with
+    very different values equal (same random seed) on every sample; other in-place ops show
+    that their result depends on the destination (counted; not every dependence is visible on
+    samples)."""
+    bad = []
+    with torch.random.fork_rng(devices=[]):
+        for name, ns, short, op in _entries({"inplace"}, namespaces=("torch.Tensor",)):
+            if op.writes != ("self",) or op.is_property:
+                continue
+            called = depends = False
+            for oname, od in op.overloads.items():
+                ov = overloads.get(_aten(op, short, oname))
+                if od.kind != "inplace" or ov is None or not samples.callable_by_sample(ov.schema):
+                    continue
+                for world, x, pos, kw in samples.sample_calls(torch, ov.schema):
+                    ends = _ends(ns, short, op, pos, kw)
+                    if ends is None:
+                        continue
+                    called = True
+                    if not all(_equal(ends[0], e) for e in ends[1:]):
+                        depends = True
+            if not called:
+                continue
+            if op.fills:
+                STATS["fills"]["checked"] += 1
+                if depends:
+                    bad.append(f"{name}: table says fills, its result depends on the destination")
+                else:
+                    STATS["fills"]["agree"] += 1
+            else:
+                STATS["not fills"]["checked"] += 1
+                STATS["not fills"]["dependence seen"] += depends
+                if not depends:
+                    UNCALLABLE["fills (no dependence seen on samples, not claimed)"].append(name)
+    DISAGREE["fills"] += bad
+    assert not bad, "\n".join(bad)
+    assert STATS["fills"]["checked"] >= 3
+
+
+# ------------------------------------------------------------------------------------------------
 # saves
 # ------------------------------------------------------------------------------------------------
 

@@ -12,6 +12,14 @@ API::
     aten("relu_")                        -> Op | None   # by ATen op name (module / twin targets)
     meta()                               -> dict        # torch version, yaml sha256s
 
+Probed layout / write facts on :class:`Op` (all ``bool``, False when not established)::
+
+    lookup("torch.Tensor.expand").self_overlapping   # view may have elements that are one
+                                                     #   memory location (stride 0): expand ...
+    method("transpose").reorders_dims                # view only reorders the input's dims
+    method("fill_").fills                            # in-place op overwrites all of its
+                                                     #   destination whatever it held
+
 Naming of arguments: in ``torch.X`` / ``torch.nn.functional.X`` entries the schema's ``self`` is
 called ``input`` (as the Python binding calls it) and is the first of ``params``.  In
 ``torch.Tensor.X`` entries the receiver is ``self`` and is *not* in ``params`` (``params`` lists
@@ -102,6 +110,16 @@ class Op:
             ``inplace_view`` tag: ``t_``, ``unsqueeze_``, ``as_strided_`` ...).
         note: free-text explanation (hand entries, overload disagreements).
         extra: further hand fields (``retain_kwarg``, ``grad_enabled``, ``mode_arg``, ``copy_kwarg``).
+        self_overlapping: a view whose result may have several elements at one memory location
+            (a stride 0 on a dimension of size > 1: ``expand``, ``expand_as``, ``broadcast_to``);
+            most in-place ops refuse to write such a tensor.  Probed.
+        reorders_dims: a view whose result has exactly its input's dimensions (sizes and
+            strides) in another order (``transpose``, ``permute``, ``movedim``, ``t``, ``.T``,
+            ``.mT``, ``.H``, ``adjoint`` ...): merging dimensions with ``.view()`` afterwards
+            needs them adjacent and in order.  Probed; every view overload must reorder.
+        fills: an in-place op whose result does not depend on what the destination held, and
+            which writes all of it in place (``copy_``, ``fill_``, ``zero_``, ``normal_``,
+            ``uniform_``, ``random_`` ...).  Probed; every in-place overload must fill.
     """
 
     name: str
@@ -123,6 +141,9 @@ class Op:
     metadata_only: bool = False
     note: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    self_overlapping: bool = False
+    reorders_dims: bool = False
+    fills: bool = False
 
     @property
     def is_view(self) -> bool:
@@ -233,7 +254,7 @@ def _fs(v: list[str] | None) -> frozenset[str] | None:
 _OP_KEYS = {
     "kind", "params", "aliases", "writes", "twin", "noncontiguous", "returns", "has_out",
     "saves_must", "saves_may", "overloads", "op", "inplace_kwarg", "property", "note",
-    "bumps_version", "metadata_only",
+    "bumps_version", "metadata_only", "self_overlapping", "reorders_dims", "fills",
 }
 
 
@@ -273,6 +294,9 @@ def _decode_op(name: str, d: dict[str, Any]) -> Op:
         metadata_only=bool(d.get("metadata_only", False)),
         note=d.get("note"),
         extra=MappingProxyType({k: v for k, v in d.items() if k not in _OP_KEYS}),
+        self_overlapping=bool(d.get("self_overlapping", False)),
+        reorders_dims=bool(d.get("reorders_dims", False)),
+        fills=bool(d.get("fills", False)),
     )
 
 

@@ -92,6 +92,14 @@ def merge_entry(name: str, ovs: list[Overload], self_name: str | None, facts: di
             entry["bumps_version"] = False
         if all("inplace_view" in o.func.tags for o in main if facts[o.aten]["kind"] == "inplace"):
             entry["metadata_only"] = True
+    views = [facts[o.aten] for o in main if facts[o.aten]["kind"] == "view"]
+    if any(f.get("self_overlapping") for f in views):
+        entry["self_overlapping"] = True  # some view overload can be (stride 0)
+    if views and all(f.get("reorders_dims") is True for f in views):
+        entry["reorders_dims"] = True
+    fills = [facts[o.aten].get("fills") for o in main if facts[o.aten]["kind"] == "inplace"]
+    if kind == "inplace" and fills and all(f is True for f in fills):
+        entry["fills"] = True
     if self_name is None and entry["aliases"] is None and len(aliases) == 0 and kind in ("view", "inplace", "sometimes_alias"):
         entry["aliases"] = "self"
     if entry["aliases"] is None and kind in ("view", "inplace", "sometimes_alias") and main and main[0].params:

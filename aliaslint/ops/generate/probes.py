@@ -1,4 +1,4 @@
-"""What torch does on sample calls: views' layout, version bumps, aliasing, Python-level conversions."""
+"""What torch does on sample calls: views' layout, version bumps, fills, aliasing, Python-level conversions."""
 
 from __future__ import annotations
 
@@ -52,6 +52,131 @@ def probe_version_bump(torch: Any, ov: Overload) -> bool | None:
     return None if seen is None else seen[1]
 
 
+
+def _quiet_call(torch: Any, aten: str, pos: list[Any], kw: dict[str, Any]) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return call_aten(torch, aten, pos, kw)
+
+
+def probe_self_overlap(torch: Any, ov: Overload) -> bool | None:
+    """Can the view's result have elements that are one memory location (a stride 0 on a
+    dimension of size > 1, what torch calls internal overlap)?
+
+    Every sample call of every world is tried, also with the first tensor narrowed to size 1 in
+    its first dimension (so ``expand_as`` / ``broadcast_to`` have something to broadcast)."""
+    called = False
+    for world, x, pos, kw in sample_calls(torch, ov.schema):
+        for xin in [x] + ([x[:1]] if x.dim() and x.shape[0] > 1 else []):
+            p = [xin if v is x else v for v in pos]
+            k = {n: (xin if v is x else v) for n, v in kw.items()}
+            try:
+                r = _quiet_call(torch, ov.aten, p, k)
+            except Exception:
+                continue
+            called = True
+            for t in tensors_of(r):
+                if any(st == 0 and sz > 1 for sz, st in zip(t.shape, t.stride())):
+                    return True
+    return False if called else None
+
+
+def _dims(t: Any) -> list[tuple[int, int]]:
+    """(size, stride) of the dimensions that matter for the layout (size > 1)."""
+    return [(sz, st) for sz, st in zip(t.shape, t.stride()) if sz > 1]
+
+
+def probe_reorders_dims(torch: Any, ov: Overload) -> bool | None:
+    """Does the view reorder its input's dimensions: on every sample call (every world) each
+    result has exactly the input's dimensions (size and stride; size-1 ones ignored), and on
+    some call in another order?  (transpose, permute, movedim, t, T, mT ...; not expand,
+    view, diagonal, unfold, which make other dimensions.)"""
+    called = reordered = False
+    for world, x, pos, kw in sample_calls(torch, ov.schema):
+        try:
+            r = _quiet_call(torch, ov.aten, pos, kw)
+        except Exception:
+            continue
+        outs = tensors_of(r)
+        if not outs:
+            continue
+        called = True
+        src = _dims(x)
+        for t in outs:
+            dims = _dims(t)
+            if sorted(dims) != sorted(src):
+                return False
+            reordered = reordered or dims != src
+    return reordered if called else None
+
+
+def _unlike(torch: Any, t: Any) -> Any:
+    """A tensor of t's shape, dtype and layout whose values are unlike the samples' (which are
+    positive, below 2 and never 0): whole numbers in [-100, 100), every third one 0."""
+    g = torch.Generator().manual_seed(1)
+    if t.dtype == torch.bool:
+        other = ~t
+    else:
+        other = torch.randint(-100, 100, t.shape, generator=g).to(t.dtype)
+        other.view(-1)[::3] = 0
+    out = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype)
+    return out.copy_(other)
+
+
+def _same_values(torch: Any, a: Any, b: Any) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    same = a == b
+    if a.is_floating_point() or a.is_complex():
+        same = same | (torch.isnan(a) & torch.isnan(b))
+    return bool(same.all())
+
+
+def probe_fill(torch: Any, ov: Overload) -> bool | None:
+    """Does the in-place op overwrite all of its destination whatever it held?
+
+    The op runs on two destinations with very different values (the random generator reseeded
+    before each call, so random fills count), with the sample's other tensor arguments and
+    again with unlike ones (zeros included: ``logical_or_`` fills only for a nonzero other).
+    It fills when, for every argument try of the first world where it works, both destinations
+    end with the same values, the same shape and their own memory (``set_`` / ``resize_``
+    rebind or reallocate instead).  None when not callable on samples."""
+    schema = ov.schema
+    written = ov.writes[0] if ov.writes else "self"
+    names = [a.name for a in schema.arguments.flat_positional if a.default is None]
+    if written not in names:
+        return None
+    i = names.index(written)
+    seen_world = None
+    fills = True
+    for world, x, pos, kw in sample_calls(torch, schema):
+        if seen_world is not None and world is not seen_world:
+            break  # every argument try of the first world that works
+        dest = pos[i]
+        if not isinstance(dest, torch.Tensor):
+            return None
+        for remake in (torch.clone, lambda v: _unlike(torch, v)):
+            def arg(v: Any) -> Any:
+                return remake(v) if isinstance(v, torch.Tensor) else v
+
+            ends = []
+            for d in (dest.clone(), _unlike(torch, dest)):
+                ptr, shape = d.untyped_storage().data_ptr(), tuple(d.shape)
+                p = [d if j == i else arg(v) for j, v in enumerate(pos)]
+                k = {n: arg(v) for n, v in kw.items()}
+                torch.manual_seed(0)
+                try:
+                    _quiet_call(torch, ov.aten, p, k)
+                except Exception:
+                    break
+                if d.untyped_storage().data_ptr() != ptr or tuple(d.shape) != shape:
+                    return False
+                ends.append(d)
+            if not ends:
+                continue
+            seen_world = world
+            fills = fills and len(ends) == 2 and _same_values(torch, *ends)
+    return fills if seen_world is not None else None
 
 def probe_alias(torch: Any, fn: Any, schema: Any, all_worlds: bool = False) -> tuple[bool, bool] | None:
     """(alias seen, copy seen) over sample calls: contiguous / transposed / conj / neg-bit input,
@@ -166,4 +291,14 @@ def probe_overloads(
                 o.saves = decomposition_saves(torch, o, by_aten)
                 if o.saves is not None:
                     o.saves_source = "decomposition"
+        # layout and fill facts (after the probes above: their random state stays as it was)
+        with torch.random.fork_rng(devices=[]):
+            for o in ovs:
+                if o.base not in visible or "backward" in o.base:
+                    continue
+                if facts[o.aten]["kind"] == "view":
+                    facts[o.aten]["self_overlapping"] = probe_self_overlap(torch, o)
+                    facts[o.aten]["reorders_dims"] = probe_reorders_dims(torch, o)
+                elif o.kind == "inplace" and not o.base.startswith("_") and o.base not in CRASHERS:
+                    facts[o.aten]["fills"] = probe_fill(torch, o)
     return facts, probe_notes
