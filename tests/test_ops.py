@@ -261,3 +261,41 @@ def test_fact_keys_only_where_true():
         assert not (op.self_overlapping or op.reorders_dims) or op.kind == "view", name
         assert not op.fills or op.kind == "inplace", name
         assert not {"self_overlapping", "reorders_dims", "fills"} & set(op.extra), name
+
+
+def test_non_tensor_methods():
+    m = ops.non_tensor_methods()
+    assert set(m) == set(ops.names("non_tensor_methods"))
+    assert set(m.values()) <= {"value", "storage", "typed_storage"}
+    assert m["untyped_storage"] == "storage"
+    assert m["storage"] == "typed_storage" and m["_typed_storage"] == "typed_storage"
+    for name in ("data_ptr", "item", "tolist", "dim", "numel", "size", "stride", "storage_offset", "is_contiguous",
+                 "element_size", "nelement"):
+        assert m[name] == "value", name
+    for name in ("add", "view", "float", "numpy", "T", "data", "is_leaf", "type", "clone"):
+        assert name not in m, name
+
+
+def test_sometimes_alias_methods():
+    names = ops.sometimes_alias_methods()
+    assert {"float", "double", "half", "bfloat16", "int", "long", "to", "type", "contiguous", "reshape",
+            "reshape_as", "flatten", "cpu", "cuda"} <= names
+    for name in names:
+        assert ops.method(name).kind == "sometimes_alias", name
+    assert not {"view", "clone", "add", "detach", "data"} & names
+
+
+def test_deriving_methods_and_attributes():
+    methods = ops.deriving_methods()
+    assert {"storage", "untyped_storage", "_typed_storage", "detach", "view", "t", "view_as", "reshape", "flatten",
+            "contiguous", "expand", "narrow", "transpose", "permute", "squeeze", "unsqueeze", "select",
+            "as_strided"} <= methods
+    for name in methods:
+        op = ops.method(name)
+        if op is None:
+            assert ops.non_tensor_methods()[name] in ("storage", "typed_storage"), name
+        else:
+            assert op.kind in ops.DERIVING_KINDS and not op.is_property and op.aliases == "self", name
+    assert not {"clone", "add", "add_", "numpy", "T", "data", "data_ptr", "item"} & methods
+    assert ops.deriving_attributes() == {"data", "T", "mT", "H", "mH", "real", "imag"}
+    assert ops.method("data").is_property and ops.method("grad").is_property

@@ -756,6 +756,60 @@ def test_numpy_share_entries():
     STATS["hand entries"]["agree"] += 6
 
 
+def _plain(v):
+    if isinstance(v, (bool, int, float, complex, str, torch.qscheme)):
+        return True
+    return isinstance(v, (list, tuple)) and all(_plain(i) for i in v)
+
+
+def test_non_tensor_methods():
+    """Every method of the non_tensor_methods section, called on a sample (without arguments, on
+    a one-element tensor, with a second tensor), returns what the table says: a plain value, or
+    an untyped / typed storage over the tensor's memory.  The deriving storage methods are in
+    deriving_methods()."""
+    bad = []
+    for name, kind in ops.non_tensor_methods().items():
+        result = None
+        for x, args in ((torch.ones(2, 3), ()), (torch.ones(1), ()), (torch.ones(2, 3), (torch.ones(2, 3),))):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = (x, getattr(x, name)(*args))
+                break
+            except Exception:
+                continue
+        if result is None:
+            UNCALLABLE["non-tensor methods"].append(name)  # sparse / quantized receivers
+            continue
+        x, r = result
+        STATS["non-tensor methods"]["checked"] += 1
+        if kind == "value":
+            ok = _plain(r)
+        else:
+            cls = torch.UntypedStorage if kind == "storage" else torch.TypedStorage
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # TypedStorage is deprecated
+                ok = isinstance(r, cls) and r.data_ptr() == x.untyped_storage().data_ptr()
+            ok = ok and name in ops.deriving_methods()
+        if ok:
+            STATS["non-tensor methods"]["agree"] += 1
+        else:
+            bad.append(f"{name}: table says {kind}, torch returned {type(r).__name__}")
+    DISAGREE["non-tensor methods"] += bad
+    assert not bad, "\n".join(bad)
+    assert STATS["non-tensor methods"]["checked"] >= 25
+
+
+def test_deriving_attributes():
+    """The deriving attributes make a new object over the tensor's memory."""
+    x = torch.ones(3, 3, dtype=torch.complex64)
+    for name in ops.deriving_attributes():
+        v = getattr(x, name)
+        assert isinstance(v, torch.Tensor) and v is not x and _shares(v, x), name
+    STATS["deriving attributes"]["checked"] += len(ops.deriving_attributes())
+    STATS["deriving attributes"]["agree"] += len(ops.deriving_attributes())
+
+
 def test_running_stats_writes():
     """The schema-less writes of [extra_writes] happen (values of running_mean change)."""
     import torch.nn.functional as F

@@ -12,6 +12,14 @@ API::
     aten("relu_")                        -> Op | None   # by ATen op name (module / twin targets)
     meta()                               -> dict        # torch version, yaml sha256s
 
+Name sets and maps derived from the tables (computed once)::
+
+    non_tensor_methods()     -> Mapping[str, str]  # Tensor methods returning no tensor: "value" |
+                                                   #   "storage" | "typed_storage"
+    sometimes_alias_methods() -> frozenset[str]    # Tensor methods of kind sometimes_alias
+    deriving_methods()       -> frozenset[str]     # Tensor methods making a new object over the
+    deriving_attributes()    -> frozenset[str]     #   receiver's memory / such attributes
+
 Probed layout / write facts on :class:`Op` (all ``bool``, False when not established)::
 
     lookup("torch.Tensor.expand").self_overlapping   # view may have elements that are one
@@ -36,9 +44,12 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
-__all__ = ["Op", "Overload", "ModuleOp", "lookup", "method", "module", "aten", "meta", "names", "KINDS"]
+__all__ = [
+    "Op", "Overload", "ModuleOp", "lookup", "method", "module", "aten", "meta", "names", "KINDS",
+    "DERIVING_KINDS", "non_tensor_methods", "sometimes_alias_methods", "deriving_methods", "deriving_attributes",
+]
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "ops.json"
 
@@ -214,6 +225,7 @@ class ModuleOp:
 # lazy table
 # ------------------------------------------------------------------------------------------------
 
+_SECTIONS = ("ops", "modules", "non_tensor_methods")
 _raw: dict[str, dict[str, str]] | None = None
 _meta: dict[str, Any] | None = None
 _ops: dict[str, Op | None] = {}
@@ -225,16 +237,14 @@ def _load() -> dict[str, dict[str, str]]:
     global _raw, _meta
     if _raw is not None:
         return _raw
-    raw: dict[str, dict[str, str]] = {"ops": {}, "modules": {}}
+    raw: dict[str, dict[str, str]] = {sec: {} for sec in _SECTIONS}
     text = DATA_PATH.read_text(encoding="utf-8")
     section: dict[str, str] | None = None
     for line in text.split("\n"):
         if line.startswith('"meta": '):
             _meta = json.loads(line[8:].rstrip(","))
-        elif line == '"ops": {':
-            section = raw["ops"]
-        elif line == '"modules": {':
-            section = raw["modules"]
+        elif line.endswith('": {') and line[1:-4] in raw:
+            section = raw[line[1:-4]]
         elif section is not None and line.startswith('"'):
             i = line.index('": ')
             section[line[1:i]] = line[i + 3 :].rstrip(",")
@@ -242,7 +252,7 @@ def _load() -> dict[str, dict[str, str]]:
         # not in the one-entry-per-line layout (edited by hand?): parse it the slow way
         data = json.loads(text)
         _meta = data.get("meta", {})
-        raw = {sec: {k: json.dumps(v) for k, v in data.get(sec, {}).items()} for sec in ("ops", "modules")}
+        raw = {sec: {k: json.dumps(v) for k, v in data.get(sec, {}).items()} for sec in _SECTIONS}
     _raw = raw
     return raw
 
@@ -373,5 +383,82 @@ def meta() -> dict[str, Any]:
 
 
 def names(section: str = "ops") -> Iterator[str]:
-    """All names of a section (``"ops"`` or ``"modules"``), sorted."""
+    """All names of a section (``"ops"``, ``"modules"`` or ``"non_tensor_methods"``), sorted."""
     return iter(sorted(_load()[section]))
+
+
+# ------------------------------------------------------------------------------------------------
+# name sets derived from the table (computed once per loaded file)
+# ------------------------------------------------------------------------------------------------
+
+#: Kinds whose result is a new object over the memory of ``aliases``, always or for some inputs.
+DERIVING_KINDS = frozenset({"view", "sometimes_alias", "detached_alias"})
+
+_derived: dict[str, tuple[Any, Any]] = {}
+
+
+def _cached(key: str, build: Callable[[], Any]) -> Any:
+    raw = _load()
+    hit = _derived.get(key)
+    if hit is None or hit[0] is not raw:
+        hit = _derived[key] = (raw, build())
+    return hit[1]
+
+
+def _tensor_ops(kinds: frozenset[str]) -> Iterator[Op]:
+    """The ``torch.Tensor.X`` entries of these kinds (lines without such a kind are not decoded)."""
+    marks = tuple(f'"kind":"{k}"' for k in kinds)
+    for name, line in _load()["ops"].items():
+        if name.startswith("torch.Tensor.") and any(m in line for m in marks):
+            op = lookup(name)
+            if op is not None and op.kind in kinds:
+                yield op
+
+
+def non_tensor_methods() -> Mapping[str, str]:
+    """Tensor methods that return no tensor, by what they return: ``"value"`` (a plain Python
+    value -- int, bool, float, str, torch.Size, lists / tuples of them -- holding no tensor
+    memory: ``data_ptr``, ``item``, ``size``, ``tolist`` ...), ``"storage"`` (a
+    ``torch.UntypedStorage`` over the tensor's memory: ``untyped_storage``) or
+    ``"typed_storage"`` (a ``torch.TypedStorage`` over it, a new object per call: ``storage``,
+    ``_typed_storage``).  ATen methods from their schema; the others (bound by hand in C++ or
+    written in Python, so without an ``ops`` entry) probed."""
+
+    def build() -> Mapping[str, str]:
+        return MappingProxyType({k: json.loads(v)["returns"] for k, v in _load()["non_tensor_methods"].items()})
+
+    return _cached("non_tensor_methods", build)
+
+
+def sometimes_alias_methods() -> frozenset[str]:
+    """Tensor methods (and dunders) whose result is the receiver itself or a view of it for some
+    inputs and a copy for others (kind ``sometimes_alias``): ``float``, ``to``, ``type``,
+    ``contiguous``, ``reshape``, ``flatten``, ``cpu``, ``cuda`` ..."""
+    return _cached(
+        "sometimes_alias_methods",
+        lambda: frozenset(op.name[13:] for op in _tensor_ops(frozenset({"sometimes_alias"})) if op.aliases == "self"),
+    )
+
+
+def deriving_methods() -> frozenset[str]:
+    """Tensor methods (called) whose result is a new object over the receiver's memory, always or
+    for some inputs: the methods of kind view, sometimes_alias or detached_alias
+    (:data:`DERIVING_KINDS`) that alias ``self``, and the storage methods of
+    :func:`non_tensor_methods` (``untyped_storage``, ``storage``, ``_typed_storage``)."""
+
+    def build() -> frozenset[str]:
+        names = {op.name[13:] for op in _tensor_ops(DERIVING_KINDS) if not op.is_property and op.aliases == "self"}
+        names |= {k for k, v in non_tensor_methods().items() if v in ("storage", "typed_storage")}
+        return frozenset(names)
+
+    return _cached("deriving_methods", build)
+
+
+def deriving_attributes() -> frozenset[str]:
+    """Tensor attributes (not called) whose value is a new object over the tensor's memory:
+    the properties of kind view, sometimes_alias or detached_alias (``.data``, ``.T``, ``.mT``,
+    ``.H``, ``.mH``, ``.real``, ``.imag``)."""
+    return _cached(
+        "deriving_attributes",
+        lambda: frozenset(op.name[13:] for op in _tensor_ops(DERIVING_KINDS) if op.is_property and op.aliases == "self"),
+    )

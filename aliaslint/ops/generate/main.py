@@ -11,7 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from aliaslint.ops.generate.names import module_entries, op_entries, visible_bases
+from aliaslint.ops.generate.names import module_entries, non_tensor_method_entries, op_entries, visible_bases
 from aliaslint.ops.generate.probes import probe_overloads
 from aliaslint.ops.generate.schema import (
     MANUAL_TOML,
@@ -25,6 +25,8 @@ from aliaslint.ops.generate.schema import (
 )
 
 FORMAT = 1
+#: The file's sections in the order written (each line of one is an entry the reader indexes).
+SECTIONS = ("modules", "non_tensor_methods", "ops")
 DESCRIPTION = "Generate aliaslint/data/ops.json from the torchgen files shipped in the installed torch."
 
 
@@ -47,6 +49,7 @@ def generate(probe: bool = True) -> dict[str, Any]:
     facts, probe_notes = probe_overloads(torch, ovs, by_aten, visible, probe)
     entries = op_entries(torch, F, by_base, facts, probe_notes, manual, visible, probe)
     modules = module_entries(manual, by_base)
+    non_tensor = non_tensor_method_entries(torch, by_base, entries, manual, probe)
 
     return {
         "meta": {
@@ -60,19 +63,20 @@ def generate(probe: bool = True) -> dict[str, Any]:
         },
         "ops": dict(sorted(entries.items())),
         "modules": dict(sorted(modules.items())),
+        "non_tensor_methods": dict(sorted(non_tensor.items())),
     }
 
 
 def dumps(table: dict[str, Any]) -> str:
     """Deterministic JSON with one op / module per line (diffable, and lazily loadable)."""
     lines = ["{", '"meta": ' + json.dumps(table["meta"], sort_keys=True) + ","]
-    for section in ("modules", "ops"):
+    for section in SECTIONS:
         lines.append(f'"{section}": {{')
         items = sorted(table[section].items())
         for i, (k, v) in enumerate(items):
             sep = "," if i < len(items) - 1 else ""
             lines.append(json.dumps(k) + ": " + json.dumps(v, sort_keys=True, separators=(",", ":")) + sep)
-        lines.append("}," if section == "modules" else "}")
+        lines.append("}" if section == SECTIONS[-1] else "},")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

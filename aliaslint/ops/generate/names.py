@@ -1,4 +1,4 @@
-"""User-visible names: table entries for torch.*, Tensor methods, F.*, dunders, properties, hand entries, modules."""
+"""User-visible names: entries for torch.*, Tensor methods, F.*, dunders, properties, hand entries, modules."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from aliaslint.ops.generate.merge import merge_entry
-from aliaslint.ops.generate.probes import probe_conversion
+from aliaslint.ops.generate.probes import probe_conversion, probe_non_tensor_result
 from aliaslint.ops.generate.schema import Overload, is_tensor_type
 
 TORCH_NS = "torch"
@@ -171,7 +171,7 @@ def op_entries(
              "writes": m.get("writes", []), "twin": m.get("twin"), "noncontiguous": m.get("noncontiguous", False),
              "returns": m.get("returns", "other"), "has_out": False,
              "saves_must": m.get("saves_must"), "saves_may": m.get("saves_may"), "overloads": {}, "manual": True}
-        for k in ("note", "retain_kwarg", "grad_enabled", "mode_arg", "copy_kwarg", "bumps_version"):
+        for k in ("note", "retain_kwarg", "grad_enabled", "mode_arg", "copy_kwarg", "bumps_version", "property"):
             if k in m:
                 e[k] = m[k]
         entries[qn] = e
@@ -182,6 +182,52 @@ def op_entries(
             if key in probe_notes:
                 od["probe"] = probe_notes[key]
     return entries
+
+
+def non_tensor_method_entries(
+    torch: Any,
+    by_base: dict[str, list[Overload]],
+    entries: dict[str, dict[str, Any]],
+    manual: dict[str, Any],
+    probe: bool = True,
+) -> dict[str, dict[str, Any]]:
+    """The ``non_tensor_methods`` section: Tensor methods that return no tensor, by what they return.
+
+    ``value`` (a plain Python value: int, bool, float, str, torch.Size, lists / tuples of them),
+    ``storage`` (a torch.UntypedStorage over the tensor's memory) or ``typed_storage`` (a
+    torch.TypedStorage over it).  ATen methods: from the schema, when every overload returns
+    only non-tensor values and writes nothing.  Other methods (bound by hand in C++ or written
+    in Python; public ones and the private ones ``[non_tensor_methods] private`` of the hand
+    table lists): called without arguments on a sample tensor."""
+    def is_method(mname: str) -> bool:  # not an attribute such as is_leaf / output_nr
+        return type(inspect.getattr_static(torch.Tensor, mname, None)).__name__ in ("method_descriptor", "function")
+
+    out: dict[str, dict[str, Any]] = {}
+    for qn, e in entries.items():
+        ns, _, mname = qn.rpartition(".")
+        if ns != TENSOR_NS or e.get("manual") or e.get("property") or "op" in e or not is_method(mname):
+            continue
+        group = [o for o in by_base.get(mname, []) if "method" in o.variants and not o.is_out]
+        if group and all(
+            o.schema.returns and not o.writes and not any(is_tensor_type(r.type) for r in o.schema.returns)
+            for o in group
+        ):
+            types = sorted({", ".join(str(r.type) for r in o.schema.returns) for o in group})
+            out[mname] = {"returns": "value", "source": "schema", "type": " | ".join(types)}
+    if not probe:
+        return out
+    private = set(manual.get("non_tensor_methods", {}).get("private", []))
+    for mname in sorted(set(dir(torch.Tensor))):
+        if mname.startswith("__") or mname.endswith("_") or f"{TENSOR_NS}.{mname}" in entries:
+            continue
+        if mname.startswith("_") and mname not in private:
+            continue
+        if not is_method(mname):
+            continue
+        res = probe_non_tensor_result(torch, mname)
+        if res is not None:
+            out[mname] = {"returns": res[0], "source": "probe", "type": res[1]}
+    return out
 
 
 def module_entries(manual: dict[str, Any], by_base: dict[str, list[Overload]]) -> dict[str, dict[str, Any]]:

@@ -234,6 +234,36 @@ def probe_conversion(torch: Any, mname: str) -> tuple[bool, bool] | None:
     return (seen_alias, seen_copy) if called else None
 
 
+def _plain(v: Any, torch: Any) -> bool:
+    """A plain Python value holding no tensor memory (numbers, strings, sizes, lists of them)."""
+    if isinstance(v, (bool, int, float, complex, str)):
+        return True
+    if isinstance(v, (list, tuple, torch.Size)):
+        return all(_plain(i, torch) for i in v)
+    return False
+
+
+def probe_non_tensor_result(torch: Any, mname: str) -> tuple[str, str] | None:
+    """What a Tensor method called without arguments returns when it is not a tensor:
+    ("storage" | "typed_storage" | "value", the Python type's name), or None (a tensor, None,
+    something else, or the call raises).  A storage counts only if it is the sample's memory."""
+    x = torch.ones(2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # TypedStorage is deprecated
+        try:
+            r = getattr(x, mname)()
+        except Exception:
+            return None
+        own = x.untyped_storage().data_ptr()
+        if isinstance(r, torch.UntypedStorage):
+            return ("storage", type(r).__name__) if r.data_ptr() == own else None
+        if isinstance(r, torch.TypedStorage):
+            return ("typed_storage", type(r).__name__) if r.data_ptr() == own else None
+    if _plain(r, torch):
+        return "value", type(r).__name__
+    return None
+
+
 def probe_overloads(
     torch: Any, ovs: list[Overload], by_aten: dict[str, Overload], visible: set[str], probe: bool = True
 ) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
