@@ -26,10 +26,11 @@ from functools import cache
 from pathlib import Path
 
 from aliaslint import __version__
-from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position, Related
+from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position, Related, Witness
 
 DEFAULT_CACHE_DIR = ".aliaslint_cache"
-_FORMAT = 1
+# 2: entries keep each finding's witness, so a cached finding can still be confirmed.
+_FORMAT = 2
 # A file modified this recently may change again within the clock's resolution
 # without its size or mtime changing: its content is hashed on every run.
 _RACY_NS = 2_000_000_000
@@ -185,6 +186,7 @@ def _encode(d: Diagnostic) -> list:
         [[r.message, r.filename, _pair(r.location), _pair(r.end_location), r.cell]
          for r in d.related],
         fix, d.confidence, d.status, d.cell,
+        d.witness.to_json() if d.witness is not None else None,
     ]
 
 
@@ -193,7 +195,7 @@ def _pair(position: Position) -> list[int]:
 
 
 def _decode(item: list) -> Diagnostic:
-    code, message, filename, location, end, related, fix, confidence, status, cell = item
+    code, message, filename, location, end, related, fix, confidence, status, cell, witness = item
     if fix is not None:
         fix_message, applicability, edits = fix
         fix = Fix(str(fix_message), applicability, tuple(
@@ -203,4 +205,5 @@ def _decode(item: list) -> Diagnostic:
         str(code), str(message), str(filename), _position(location), _position(end),
         tuple(Related(str(m), str(f), _position(s), _position(e), c) for m, f, s, e, c in related),
         fix, confidence, status, cell,
+        Witness.from_json(witness) if witness is not None else None,
     )

@@ -1,9 +1,11 @@
-"""The rule catalog: one Markdown spec per code in ``rules/``, parsed once.
+"""The rule documentation: one Markdown spec per code in ``rules/``.
 
-The specs are the single source of every rule's name, summary, status and
-documentation; ``aliaslint rule CODE`` prints them and the tests lint their
-examples.  In a wheel they live in ``aliaslint/rules``; in a source checkout
-they are the top-level ``rules/`` directory beside the package.
+A spec documents its rule (``aliaslint rule CODE`` prints it, SARIF embeds it) and
+holds executable examples: ``python bad`` blocks mark each expected finding with
+``# error: ALnnn`` and ``python good`` blocks must stay quiet.  What a rule *is*
+(code, name, default, checks) lives in its module; the specs only describe it.  In a
+wheel they live in ``aliaslint/rules``; in a source checkout they are the top-level
+``rules/`` directory beside the package.
 """
 
 from __future__ import annotations
@@ -13,10 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-DOCS_BASE = "https://github.com/aliaslint/aliaslint/blob/main/rules/"
-
 _HEADER = re.compile(r"^# (AL\d{3}) ([a-z0-9-]+)\s*$")
-_FIELD = re.compile(r"^- (Fix|Status|Default): (\S+)\s*$")
 _FENCE = re.compile(r"^```python (bad|good|fixed)\s*$")
 _MARK = re.compile(r"#\s*error:\s*(AL\d{3}(?:\s*,\s*AL\d{3})*)\s*$")
 
@@ -30,19 +29,12 @@ class Example:
 
 
 @dataclass(frozen=True)
-class Rule:
+class RuleDoc:
     code: str
     name: str
-    summary: str
-    fix: str
-    status: str
-    default_on: bool
+    summary: str  # the first paragraph after the header
     text: str
     examples: tuple[Example, ...]
-
-    @property
-    def implemented(self) -> bool:
-        return self.status == "implemented"
 
 
 def rules_dir() -> Path:
@@ -52,41 +44,19 @@ def rules_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "rules"
 
 
-def rule_url(code: str) -> str:
-    return f"{DOCS_BASE}{code}.md"
-
-
-def parse_rule(text: str, origin: str = "<rule>") -> Rule:
+def parse_doc(text: str, origin: str = "<rule>") -> RuleDoc:
     lines = text.splitlines()
     header = _HEADER.match(lines[0]) if lines else None
     if header is None:
         raise ValueError(f"{origin}: first line must be '# ALnnn rule-name'")
-    fields: dict[str, str] = {}
-    summary = ""
-    for line in lines[1:]:
-        if line.startswith("## "):
-            break
-        field_match = _FIELD.match(line)
-        if field_match:
-            fields[field_match.group(1)] = field_match.group(2)
-        elif line.strip() and not summary:
-            summary = line.strip()
-    missing = {"Fix", "Status", "Default"} - fields.keys()
-    if missing or not summary:
-        raise ValueError(f"{origin}: missing {sorted(missing) or 'summary'} in the header")
-    return Rule(
-        code=header.group(1),
-        name=header.group(2),
-        summary=summary,
-        fix=fields["Fix"],
-        status=fields["Status"],
-        default_on=fields["Default"] == "on",
-        text=text,
-        examples=tuple(_examples(lines)),
-    )
+    summary = next((line.strip() for line in lines[1:] if line.strip()), "")
+    if not summary or summary.startswith("#"):
+        raise ValueError(f"{origin}: missing the summary line under the header")
+    return RuleDoc(header.group(1), header.group(2), summary, text, tuple(examples(lines)))
 
 
-def _examples(lines: list[str]):
+def examples(lines: list[str]):
+    """The fenced ``python bad|good|fixed`` blocks, with the findings bad ones mark."""
     kind = None
     body: list[str] = []
     for line in lines:
@@ -95,34 +65,62 @@ def _examples(lines: list[str]):
             if fence:
                 kind, body = fence.group(1), []
         elif line.startswith("```"):
-            source = "\n".join(body) + "\n"
-            expected = []
-            for row, src_line in enumerate(body, start=1):
-                mark = _MARK.search(src_line)
-                if mark:
-                    codes = dict.fromkeys(c.strip() for c in mark.group(1).split(","))
-                    expected.extend((row, code) for code in codes)
-            yield Example(kind, source, tuple(expected))
+            yield Example(kind, "\n".join(body) + "\n", tuple(marks(body)))
             kind = None
         else:
             body.append(line)
 
 
+def marks(lines: list[str]):
+    """(row, code) for each `# error: ALnnn[, ALmmm]` mark, rows counted from 1."""
+    for row, line in enumerate(lines, start=1):
+        mark = _MARK.search(line)
+        if mark:
+            for code in dict.fromkeys(c.strip() for c in mark.group(1).split(",")):
+                yield row, code
+
+
 @cache
-def load_rules() -> dict[str, Rule]:
-    rules = {}
+def load_docs() -> dict[str, RuleDoc]:
+    docs = {}
     for path in sorted(rules_dir().glob("AL*.md")):
-        rule = parse_rule(path.read_text(encoding="utf-8"), origin=str(path))
-        if rule.code != path.stem:
-            raise ValueError(f"{path}: header names {rule.code}")
-        rules[rule.code] = rule
-    return rules
+        doc = parse_doc(path.read_text(encoding="utf-8"), origin=str(path))
+        if doc.code != path.stem:
+            raise ValueError(f"{path}: header names {doc.code}")
+        docs[doc.code] = doc
+    return docs
 
 
 def markdown_table() -> str:
     """The rule list as the README shows it (`aliaslint rules --output-format markdown`)."""
-    rows = ["| code | name | summary | status |", "|---|---|---|---|"]
-    for rule in load_rules().values():
-        status = rule.status if rule.default_on or not rule.implemented else "off by default"
-        rows.append(f"| [{rule.code}](rules/{rule.code}.md) | {rule.name} | {rule.summary} | {status} |")
+    from aliaslint import registry
+
+    rows = ["| code | name | summary | default |", "|---|---|---|---|"]
+    for rule in registry.rules().values():
+        default = "on" if rule.default else "off"
+        rows.append(f"| [{rule.code}](rules/{rule.code}.md) | {rule.name} | {rule.summary} "
+                    f"| {default} |")
     return "\n".join(rows) + "\n"
+
+
+# TEMPORARY: the command line's view of a rule until it reads the registry directly.
+@dataclass(frozen=True)
+class _RuleView:
+    code: str
+    name: str
+    summary: str
+    fix: str
+    status: str
+    default_on: bool
+    text: str
+    examples: tuple[Example, ...]
+    implemented: bool = True
+
+
+def load_rules() -> dict[str, _RuleView]:
+    from aliaslint import registry
+
+    docs = load_docs()
+    return {code: _RuleView(code, rule.name, rule.summary, "none", "implemented", rule.default,
+                            docs[code].text, docs[code].examples)
+            for code, rule in registry.rules().items()}

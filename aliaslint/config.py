@@ -21,7 +21,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on older Pythons only
     import tomli as tomllib
 
-from aliaslint.catalog import load_rules
+from aliaslint import registry
+from aliaslint.diagnostics import UNUSED_SUPPRESSION, Confidence
 
 DEFAULT_EXCLUDE = (
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
@@ -33,7 +34,6 @@ DEFAULT_EXCLUDE = (
 DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
 DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
 # Meta findings about the run itself: always reported, never deselected.
-ALWAYS_ON = frozenset({"AL902", "AL903"})
 
 _SELECTOR = re.compile(r"^(ALL|AL\d{0,3})$")
 
@@ -65,7 +65,7 @@ class Settings:
     extend_include: tuple[str, ...] = ()
     cache_dir: Path | None = None  # as configured, resolved against ``root``
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
-    confidence: str = "high"
+    confidence: Confidence = "high"
     report_unused_suppressions: bool = False
     rules: frozenset[str] = field(default=frozenset(), compare=False)
 
@@ -76,7 +76,8 @@ class Settings:
         for pattern, selectors in self.per_file_ignores:
             if _glob_match(pattern, relative, path.name):
                 rules = frozenset(
-                    code for code in rules if code in ALWAYS_ON or _specificity(code, selectors) < 0
+                    code for code in rules
+                    if code in registry.always_on() or _specificity(code, selectors) < 0
                 )
         return rules
 
@@ -96,10 +97,6 @@ class Settings:
         )
 
 
-def selectable_codes() -> tuple[str, ...]:
-    return tuple(code for code, rule in load_rules().items() if rule.implemented)
-
-
 def _specificity(code: str, selectors) -> int:
     best = -1
     for selector in selectors:
@@ -111,11 +108,11 @@ def _specificity(code: str, selectors) -> int:
 
 
 def resolve_rules(layers: tuple[Selection, ...], report_unused: bool = False) -> frozenset[str]:
-    rules = load_rules()
-    enabled = {code for code in selectable_codes() if rules[code].default_on}
+    rules = registry.rules()
+    enabled = {code for code, rule in rules.items() if rule.default}
     for layer in layers:
         chosen = (*(layer.select or ()), *layer.extend_select)
-        for code in selectable_codes():
+        for code in rules:
             selected = _specificity(code, chosen)
             ignored = _specificity(code, layer.ignore)
             if selected >= 0 or ignored >= 0:
@@ -127,15 +124,15 @@ def resolve_rules(layers: tuple[Selection, ...], report_unused: bool = False) ->
             else:
                 enabled.discard(code)
     if report_unused:
-        enabled.add("AL901")
-    return frozenset(enabled | ALWAYS_ON)
+        enabled.add(UNUSED_SUPPRESSION)
+    return frozenset(enabled | registry.always_on())
 
 
-def validate_selectors(selectors, where: str, *, allow_planned: bool = False) -> tuple[str, ...]:
+def validate_selectors(selectors, where: str, *, allow_planned: bool = False) -> tuple[str, ...]:  # TEMPORARY: allow_planned
     """Check rule selectors; ``where`` names the file and key for the error."""
     if isinstance(selectors, str) or not isinstance(selectors, (list, tuple)):
         raise ConfigError(f"{where}: expected a list of rule codes, got {selectors!r}")
-    rules = load_rules()
+    rules = registry.rules()
     result = []
     for selector in selectors:
         if not isinstance(selector, str):
@@ -145,11 +142,6 @@ def validate_selectors(selectors, where: str, *, allow_planned: bool = False) ->
             selector == "ALL" or code.startswith(selector) for code in rules
         ):
             raise ConfigError(f"{where}: unknown rule selector {selector!r}")
-        rule = rules.get(selector)
-        if rule is not None and not rule.implemented and not allow_planned:
-            raise ConfigError(
-                f"{where}: {selector} ({rule.name}) is not implemented yet and cannot be selected"
-            )
         result.append(selector)
     return tuple(result)
 
@@ -246,8 +238,7 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
     if not isinstance(per_file, dict):
         raise ConfigError(f"{where} per-file-ignores: expected a table of glob = [codes]")
     per_file_ignores = tuple(
-        (pattern, validate_selectors(codes, f"{where} per-file-ignores.{pattern!r}",
-                                     allow_planned=True))
+        (pattern, validate_selectors(codes, f"{where} per-file-ignores.{pattern!r}"))
         for pattern, codes in per_file.items()
     )
     max_size = options.get("max-file-size", DEFAULT_MAX_FILE_SIZE)

@@ -3,8 +3,9 @@
 The program runs under the tracer (``aliaslint.tracer``).  The first time a frame of a
 project file starts (a ``.py`` file below the working directory, outside site-packages,
 the standard library and aliaslint), the file is checked statically, before any of its
-lines runs; each finding becomes a ``Witness``: the file, the rows of the finding, the
-code, and a predicate the run can evaluate at those rows.  A line hook
+lines runs; each finding's witness (what the analysis claims: the predicate to evaluate,
+the rows where the hazard's operation runs, the operands by name) becomes a ``Witness``
+that collects what the run shows.  The source is never read or parsed again.  A line hook
 (``sys.settrace``, limited to the code objects that contain such rows) and the tracer's
 ``Tracer.watch`` seam feed the predicates while the program runs; the tracer's own
 runtime findings are matched afterwards.  Hazards that complete at a later line (AL207's
@@ -22,7 +23,6 @@ attribute chains, and the program's exceptions pass through untouched.
 
 from __future__ import annotations
 
-import ast
 import inspect
 import os
 import sys
@@ -35,31 +35,15 @@ from pathlib import Path
 from types import CodeType, FrameType, ModuleType
 
 from aliaslint.config import CliOptions, Resolver
-from aliaslint.diagnostics import Diagnostic
+from aliaslint.diagnostics import META_CODES, Diagnostic, Operand
+from aliaslint.runtime.predicates import PREDICATES
 
-# Codes that describe the linter itself, not a hazard in the program: no status.
-_META = ("AL901", "AL902", "AL903")
-SAVED_WRITE = ("AL101", "AL103", "AL104", "AL105")
-COMPARISONS = ("AL401", "AL402", "AL403")
+_WATCHES_OPS = frozenset(name for name, p in PREDICATES.items() if p.watches_ops)
 _VIEW_ERROR = "view size is not compatible with input tensor's size and stride"
 _LEAF_ERROR = "leaf Variable that requires grad is being used in an in-place operation"
 
 
 # --- witnesses --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Operand:
-    """One side of a comparison, as far as it can be read without running user code.
-
-    ``root`` is a plain name or an attribute chain (``self.proj.weight``); ``derived``
-    names what the code builds from it (``.storage()``, ``.data``, ``[1:]``, ...), or is
-    empty when the operand is the root itself; ``text`` is the operand's source.
-    """
-
-    text: str
-    root: tuple[str, ...] | None  # None: not a name or attribute chain (a call, ...)
-    derived: str = ""
 
 
 @dataclass
@@ -69,12 +53,13 @@ class Witness:
     diagnostic: Diagnostic
     path: str  # absolute, as the running code objects name the file
     rows: frozenset[int]
-    kind: str  # "saved", "leaf", "compare", "storage", "generic"
+    kind: str  # the predicate that tests it (aliaslint.runtime.predicates.PREDICATES)
     operands: tuple[Operand, ...] = ()
     comparison: str = ""  # "id", "is", "data_ptr" for AL401/402/403
     storage_class: tuple[str, ...] | None = None  # AL404: `torch.FloatStorage(...)`
     target: tuple[str, ...] | None = None  # AL207: the name the snapshot is assigned to
     related_rows: frozenset[int] = frozenset()  # related rows in the same file
+    primary_rows: frozenset[int] = frozenset()  # the rows the finding points at
     ran: bool = False
     confirmed: bool = False
     evidence: str = ""
@@ -106,192 +91,27 @@ class Witness:
         return "the line never ran"
 
 
-# Which predicate confirms each code (see docs/trace.md); any other code uses
-# the generic write predicate.
-_KINDS = {
-    **dict.fromkeys(SAVED_WRITE, "saved"),
-    **dict.fromkeys(COMPARISONS, "compare"),
-    "AL102": "leaf",
-    "AL404": "storage",
-    "AL202": "view",
-    "AL204": "copy-write",
-    "AL205": "source-write",
-    "AL301": "numpy",
-    "AL206": "replicated",
-    "AL207": "snapshot",
-    "AL208": "argument",
-}
-
-
-def _kind(code: str) -> str:
-    return _KINDS.get(code, "generic")
-
-
-def make_witnesses(diagnostics: Iterable[Diagnostic], path: str,
-                   source: str) -> list[Witness]:
-    """A witness for each finding of one file (findings about the linter itself have none)."""
-    tree = None
-    lines = source.splitlines()
+def make_witnesses(diagnostics: Iterable[Diagnostic], path: str) -> list[Witness]:
+    """A witness for each finding of one file that carries a claim the run can test."""
     witnesses = []
     for diagnostic in diagnostics:
-        if diagnostic.code in _META or diagnostic.location.row < 1:
+        claim = diagnostic.witness
+        if claim is None or diagnostic.location.row < 1:
             continue
-        rows = frozenset(range(diagnostic.location.row,
-                               max(diagnostic.end_location.row, diagnostic.location.row) + 1))
-        witness = Witness(diagnostic, path, rows, _kind(diagnostic.code))
+        primary = frozenset(range(diagnostic.location.row,
+                                  max(diagnostic.end_location.row, diagnostic.location.row) + 1))
+        witness = Witness(diagnostic, path, frozenset(claim.rows) or primary, claim.predicate,
+                          operands=claim.operands, comparison=claim.comparison)
+        if claim.predicate == "storage":
+            witness.storage_class = claim.target
+        else:
+            witness.target = claim.target
+        witness.primary_rows = primary
         witness.related_rows = frozenset(
             r.location.row for r in diagnostic.related
             if os.path.abspath(r.filename) == path and r.location.row >= 1)
-        if witness.kind in ("compare", "storage", "snapshot", "argument"):
-            if tree is None:
-                try:
-                    tree = ast.parse(source)
-                except (SyntaxError, ValueError):
-                    tree = ast.Module(body=[], type_ignores=[])
-            _read_operands(witness, tree, lines)
         witnesses.append(witness)
     return witnesses
-
-
-def _char_column(lines: list[str], row: int, byte_offset: int) -> int:
-    """ast's UTF-8 byte offset on ``row`` as a 1-based character column."""
-    if not 1 <= row <= len(lines):
-        return byte_offset + 1
-    return len(lines[row - 1].encode("utf-8")[:byte_offset].decode("utf-8", "replace")) + 1
-
-
-def _in_span(node: ast.AST, diagnostic: Diagnostic, lines: list[str]) -> bool:
-    start = (node.lineno, _char_column(lines, node.lineno, node.col_offset))
-    end = (node.end_lineno, _char_column(lines, node.end_lineno, node.end_col_offset))
-    first = (diagnostic.location.row, diagnostic.location.column)
-    last = (diagnostic.end_location.row, diagnostic.end_location.column)
-    return first <= start and end <= max(last, first)
-
-
-def _chain(node: ast.AST) -> tuple[str, ...] | None:
-    """``a.b.c`` → ("a", "b", "c"); None for anything else."""
-    names = []
-    while isinstance(node, ast.Attribute):
-        names.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    names.append(node.id)
-    return tuple(reversed(names))
-
-
-# Methods and attributes that make a new object over the same memory each time.
-_DERIVING_CALLS = {"storage", "untyped_storage", "_typed_storage", "detach", "view", "t",
-                   "view_as", "reshape", "flatten", "contiguous", "expand", "narrow",
-                   "transpose", "permute", "squeeze", "unsqueeze", "select", "as_strided"}
-_DERIVING_ATTRIBUTES = {"data", "T", "mT", "H", "mH"}
-
-
-def _operand(node: ast.AST) -> Operand:
-    text = ast.unparse(node)
-    derived = []
-    while True:
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr in _DERIVING_CALLS):
-            derived.append(f".{node.func.attr}()")
-            node = node.func.value
-        elif isinstance(node, ast.Attribute) and node.attr in _DERIVING_ATTRIBUTES:
-            derived.append(f".{node.attr}")
-            node = node.value
-        elif isinstance(node, ast.Subscript):
-            derived.append("[...]")
-            node = node.value
-        else:
-            break
-    return Operand(text, _chain(node), "".join(reversed(derived)))
-
-
-def _is_id_call(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id == "id" and len(node.args) == 1)
-
-
-def _is_data_ptr_call(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "data_ptr" and not node.args)
-
-
-def _read_operands(witness: Witness, tree: ast.AST, lines: list[str]) -> None:
-    """Find the comparison (or the storage call) the finding spans and read its operands."""
-    code = witness.diagnostic.code
-    nodes = [node for node in ast.walk(tree)
-             if hasattr(node, "lineno") and node.lineno in witness.rows
-             and _in_span(node, witness.diagnostic, lines)]
-    nodes.sort(key=lambda n: (n.lineno, n.col_offset, -n.end_lineno, -n.end_col_offset))
-    for node in nodes:
-        if witness.kind == "compare" and isinstance(node, ast.Compare) and len(node.ops) == 1:
-            left, right = node.left, node.comparators[0]
-            if code == "AL401" and _is_id_call(left) and _is_id_call(right):
-                witness.comparison = "id"
-                witness.operands = (_operand(left.args[0]), _operand(right.args[0]))
-                return
-            if code == "AL402" and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
-                witness.comparison = "is"
-                witness.operands = (_operand(left), _operand(right))
-                return
-            if code == "AL403" and (_is_data_ptr_call(left) or _is_data_ptr_call(right)):
-                witness.comparison = "data_ptr"
-                witness.operands = tuple(_operand(side.func.value) for side in (left, right)
-                                         if _is_data_ptr_call(side))
-                return
-        if witness.kind == "storage" and isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in ("storage", "_storage"):
-                witness.operands = (_operand(func.value),)
-                return
-        if witness.kind == "storage" and isinstance(node, (ast.Attribute, ast.Name)):
-            chain = _chain(node)
-            if chain is not None and chain[-1].endswith("Storage") \
-                    and chain[-1] != "UntypedStorage":
-                witness.storage_class = chain
-                return
-        if witness.kind == "argument" and isinstance(node, ast.Call):
-            # The outermost call the finding spans: the call of the writing function.
-            arguments = [*node.args, *(k.value for k in node.keywords)]
-            witness.operands = tuple(_operand(a) for a in arguments
-                                     if not isinstance(a, ast.Starred))
-            return
-    if witness.kind == "snapshot":
-        witness.target = _snapshot_target(witness, tree, lines)
-
-
-def _snapshot_target(witness: Witness, tree: ast.AST, lines: list[str]) -> tuple[str, ...] | None:
-    """AL207: the name (or attribute chain) the snapshot expression is assigned to.
-
-    The finding spans the assigned value; ``a, b = x, y`` is read element-wise."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            targets, value = node.targets, node.value
-        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
-            targets, value = [node.target], node.value
-        else:
-            continue
-        if node.lineno not in witness.rows and value.lineno not in witness.rows:
-            continue
-        for target in targets:
-            if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple,
-                                                                               ast.List)):
-                pairs = list(zip(target.elts, value.elts))
-            else:
-                pairs = [(target, value)]
-            for name, expression in pairs:
-                chain = _chain(name)
-                if chain is not None and _in_span(expression, witness.diagnostic, lines) \
-                        or chain is not None and _covers(expression, witness.diagnostic, lines):
-                    return chain
-    return None
-
-
-def _covers(node: ast.AST, diagnostic: Diagnostic, lines: list[str]) -> bool:
-    """``node`` contains the finding's start."""
-    start = (node.lineno, _char_column(lines, node.lineno, node.col_offset))
-    end = (node.end_lineno, _char_column(lines, node.end_lineno, node.end_col_offset))
-    return start <= (diagnostic.location.row, diagnostic.location.column) < end
 
 
 # --- reading the running frame without running user code -------------------------------------
@@ -418,29 +238,22 @@ class _Session:
         from aliaslint.engine import check_file
 
         self.checked.append(path)
-        try:
-            source = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            source = ""
         settings = self.resolver.for_file(Path(path))
         diagnostics = check_file(Path(path), path, settings)
-        self.extra += [d for d in diagnostics if d.code in _META]
-        witnesses = make_witnesses(diagnostics, path, source)
+        self.extra += [d for d in diagnostics if d.code in META_CODES]
+        witnesses = make_witnesses(diagnostics, path)
         for witness in witnesses:
             self.witnesses.append(witness)
             for row in witness.rows:
                 self.at_row.setdefault((path, row), []).append(witness)
                 self.rows_in_file.setdefault(path, set()).add(row)
-            if witness.kind == "source-write":
-                _read_sources(witness, source)
-            if witness.kind in ("saved", "leaf", "generic", "view", "copy-write",
-                                "source-write", "numpy", "replicated"):
+            if witness.kind in _WATCHES_OPS:
                 for row in witness.rows:
                     self.tracer.watch(path, row, self._on_op)
             if witness.kind == "argument":
-                # The write inside the callee: seen there even when no version counter
-                # shows it (an argument passed as `x.data`).
-                for row in witness.related_rows:
+                # The write inside the callee, where the finding points: seen there even
+                # when no version counter shows it (an argument passed as `x.data`).
+                for row in witness.primary_rows:
                     self.in_callee.setdefault((path, row), []).append(witness)
                     self.tracer.watch(path, row, self._on_callee_op)
 
@@ -604,9 +417,9 @@ class _Session:
                 witness.ran = True
                 if witness.kind == "leaf":
                     _leaf_write(witness, written)
-                elif witness.kind == "saved" and witness.diagnostic.code == "AL105":
+                elif witness.kind == "clobbered":
                     _stale_alias(witness, written, frame)
-                elif witness.kind in ("generic", "numpy"):
+                elif witness.kind in ("shared-write", "numpy"):
                     _shared_write(witness, written, frame)
                 elif witness.kind == "copy-write":
                     _lost_write(witness, written, frame)
@@ -633,7 +446,8 @@ class _Session:
                     continue
                 code = witness.diagnostic.code
                 if not (finding.code == code
-                        or finding.code == "AL101" and witness.kind in ("saved", "leaf")):
+                        or finding.code == "AL101" and witness.kind in ("saved", "clobbered",
+                                                                        "leaf")):
                     continue
                 if row in witness.rows:
                     witness.ran = True
@@ -743,31 +557,6 @@ def _shared_write(witness: Witness, written: list, frame: FrameType | None) -> N
                 return
     witness.deny("no in-place write at this line hit memory another live tensor or array "
                  "shares")
-
-
-# Calls that return their receiver itself (or a view of it) when nothing needs converting.
-_SOMETIMES_ALIAS = {"float", "double", "half", "bfloat16", "int", "long", "to", "type",
-                    "contiguous", "reshape", "reshape_as", "flatten", "cpu", "cuda"}
-
-
-def _read_sources(witness: Witness, source: str) -> None:
-    """AL205: the receivers of the sometimes-aliasing calls on the finding's rows and on its
-    related rows in the same file."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return
-    rows = set(witness.rows) | {r.location.row for r in witness.diagnostic.related
-                                if os.path.abspath(r.filename) == witness.path}
-    roots = []
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and getattr(node, "lineno", 0) in rows
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in _SOMETIMES_ALIAS):
-            operand = _operand(node.func.value)
-            if operand.root is not None and operand not in roots:
-                roots.append(operand)
-    witness.operands = tuple(roots)
 
 
 def _source_write(witness: Witness, written: list, frame: FrameType | None) -> None:

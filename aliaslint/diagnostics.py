@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 Applicability = Literal["safe", "unsafe", "display-only"]
 Confidence = Literal["high", "low"]
 # Only runtime findings and confirmed/refuted static findings carry a status.
 Status = Literal["confirmed", "refuted", "not-reached", "runtime"]
+
+# The codes that describe the linter itself rather than a hazard in the checked code.
+UNUSED_SUPPRESSION = "AL901"
+FILE_NOT_CHECKED = "AL902"
+INTERNAL_ERROR = "AL903"
+META_CODES = frozenset({UNUSED_SUPPRESSION, FILE_NOT_CHECKED, INTERNAL_ERROR})
 
 
 @dataclass(frozen=True, order=True)
@@ -74,6 +80,57 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Operand:
+    """A value a runtime predicate reads from the running frame, as the source names it.
+
+    ``root`` is a plain name or attribute chain (``("self", "proj", "weight")``), or None
+    when the operand is not one (a call's result); ``derived`` says what the code builds
+    from the root (``.storage()``, ``.data``, ``[...]``), empty for the root itself.
+    """
+
+    text: str
+    root: tuple[str, ...] | None
+    derived: str = ""
+
+    def to_json(self) -> list:
+        return [self.text, list(self.root) if self.root is not None else None, self.derived]
+
+    @classmethod
+    def from_json(cls, data: list) -> Operand:
+        text, root, derived = data
+        return cls(str(text), tuple(map(str, root)) if root is not None else None, str(derived))
+
+
+@dataclass(frozen=True)
+class Witness:
+    """What a static finding claims, in terms the tracer can evaluate at run time.
+
+    ``predicate`` names the runtime check (see ``aliaslint.runtime.predicates``);
+    ``rows`` are the lines where the hazard's operation runs (the primary span when
+    empty); ``operands`` the values it compares, passes or writes; ``comparison`` the
+    kind of sharing test (``id``, ``is``, ``data_ptr``); ``target`` the name that holds
+    a snapshot, or the attribute chain of a typed storage class.
+    """
+
+    predicate: str
+    rows: tuple[int, ...] = ()
+    operands: tuple[Operand, ...] = ()
+    comparison: str = ""
+    target: tuple[str, ...] | None = None
+
+    def to_json(self) -> list:
+        return [self.predicate, list(self.rows), [o.to_json() for o in self.operands],
+                self.comparison, list(self.target) if self.target is not None else None]
+
+    @classmethod
+    def from_json(cls, data: list) -> Witness:
+        predicate, rows, operands, comparison, target = data
+        return cls(str(predicate), tuple(int(r) for r in rows),
+                   tuple(Operand.from_json(o) for o in operands), str(comparison),
+                   tuple(map(str, target)) if target is not None else None)
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     """One finding: a primary span, a message, and the spans that explain it."""
 
@@ -89,6 +146,8 @@ class Diagnostic:
     # In a notebook: the cell (counted from 1, every cell counts) that ``location``
     # and ``end_location`` count rows in; None for a plain file or the whole notebook.
     cell: int | None = None
+    # What the finding claims, for confirmation at run time; never shown to users.
+    witness: Witness | None = field(default=None, compare=False)
 
     @property
     def sort_key(self) -> tuple:
@@ -96,14 +155,14 @@ class Diagnostic:
 
     @property
     def name(self) -> str:
-        from aliaslint.catalog import load_rules
+        from aliaslint import registry
 
-        rule = load_rules().get(self.code)
+        rule = registry.get(self.code)
         return rule.name if rule else self.code
 
     @property
     def url(self) -> str:
-        from aliaslint.catalog import rule_url
+        from aliaslint.registry import rule_url
 
         return rule_url(self.code)
 

@@ -13,7 +13,6 @@ import ast
 import io
 import multiprocessing
 import os
-import re
 import sys
 import tokenize
 import warnings
@@ -24,49 +23,25 @@ from typing import Iterable
 
 import libcst as cst
 
+from aliaslint import registry
 from aliaslint.analysis import analyse
 from aliaslint.cache import DEFAULT_CACHE_DIR, Cache, content_hash
-from aliaslint.checks import CHECKS, Context, Finding
-from aliaslint.config import ALWAYS_ON, CliOptions, Resolver, Settings, resolve_rules, walk
-from aliaslint.diagnostics import Diagnostic, Position, Related
+from aliaslint.config import CliOptions, Resolver, Settings, resolve_rules, walk
+from aliaslint.diagnostics import (
+    FILE_NOT_CHECKED,
+    INTERNAL_ERROR,
+    UNUSED_SUPPRESSION,
+    Confidence,
+    Diagnostic,
+    Position,
+    Related,
+)
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
+from aliaslint.rule import Context, Finding
 from aliaslint.suppressions import parse_suppressions
 
 # Files that never mention torch cannot create a tensor: skip them unparsed.
 PREFILTER = "torch"
-
-# Text without which a rule cannot fire, searched in the raw source (strings and comments
-# included, so a match may be spurious but a real occurrence is never missed).  A torch
-# file that holds none of the enabled rules' words is not parsed, only compiled with
-# ``ast`` so a syntax error is still reported.  A rule without an entry here (a new rule)
-# makes every torch file a candidate again: the table can only cost speed, never findings.
-RULE_WORDS: dict[str, re.Pattern[str]] = {
-    "AL401": re.compile(r"\bid\b"),
-    "AL403": re.compile(r"data_ptr"),
-    "AL404": re.compile(r"[sS]torage"),
-    "AL901": re.compile(r"noqa|aliaslint:", re.IGNORECASE),
-}
-# AL402 needs an `is` in code whose right side is not None/True/False; `is` in docstrings
-# and comments is everywhere, so strings and comments are skipped.  Every alternative
-# starts with a literal character so the regex engine can skip ahead between them; the
-# empty named groups say which one matched.
-_STRING_BODIES = (
-    r"'''(?:[^'\\]|\\.|'(?!''))*'''",
-    r'"""(?:[^"\\]|\\.|"(?!""))*"""',
-    r"'(?:[^'\\\n]|\\.)*'",
-    r'"(?:[^"\\\n]|\\.)*"',
-)
-_STRINGS_AND_IS = re.compile("|".join((
-    r"#[^\n]*",
-    *_STRING_BODIES,
-    *(rf"{first}(?P<fstring{n}>)(?:{second})(?:{'|'.join(_STRING_BODIES)})"
-      for n, (first, second) in enumerate((("f", "[rR]?"), ("F", "[rR]?"),
-                                           ("r", "[fF]"), ("R", "[fF]")))),
-    r"'(?P<quote1>)", r'"(?P<quote2>)',
-    r"is\b(?<!\wis)(?!\s+(?:not\s+)?(?:None|True|False)\b)(?P<is>)",
-)), re.DOTALL)
-_CODE_HAS_IS = {"AL402"}
-
 
 @dataclass(frozen=True)
 class Result:
@@ -78,11 +53,11 @@ class Result:
         # A notebook cell that does not parse is reported, but the notebook's
         # other cells were checked: only whole files count here.
         return len({d.filename for d in self.diagnostics
-                    if d.code == "AL903" or d.code == "AL902" and d.cell is None})
+                    if d.code == INTERNAL_ERROR or d.code == FILE_NOT_CHECKED and d.cell is None})
 
 
 def _file_error(filename: str, message: str, row: int = 1, column: int = 1,
-                code: str = "AL902") -> Diagnostic:
+                code: str = FILE_NOT_CHECKED) -> Diagnostic:
     position = Position(row, column)
     return Diagnostic(code, message, filename, position, position)
 
@@ -118,7 +93,7 @@ def _text(source: str | bytes, filename: str) -> str | Diagnostic:
 def check_source(source: str | bytes, filename: str = "<string>",
                  rules: Iterable[str] | None = None, *,
                  report_unused_suppressions: bool = False,
-                 confidence: str = "high") -> list[Diagnostic]:
+                 confidence: Confidence = "high") -> list[Diagnostic]:
     """Check one module's source; the findings come back sorted.
 
     ``rules`` are the codes to run (default: the default selection).
@@ -139,46 +114,12 @@ def may_find(source: str, enabled: frozenset[str]) -> bool:
     """False only if no enabled rule can fire in ``source`` (the cheap prefilter)."""
     if PREFILTER not in source:
         return False
-    words = []
-    for code in enabled:
-        if code in RULE_WORDS:
-            words.append(RULE_WORDS[code])
-        elif code not in ALWAYS_ON and code not in _CODE_HAS_IS:
-            return True  # a rule the table does not know: it may need anything
-    if any(pattern.search(source) for pattern in words):
-        return True
-    return bool(_CODE_HAS_IS & enabled) and _code_has_is(source)
-
-
-def _code_has_is(source: str) -> bool:
-    """Is there an `is` comparison outside strings and comments (or text too odd to tell)?"""
-    if "is" not in source:
-        return False
-    for match in _STRINGS_AND_IS.finditer(source):
-        kind = match.lastgroup or ""
-        if kind == "is" or kind.startswith("quote"):  # a quote that opens no string: be safe
-            return True
-        if kind.startswith("fstring") and "{" in match.group():
-            fields = _replacement_fields(match.group())
-            # A field the match cut short (Python 3.12 lets fields reuse the quote) counts.
-            if fields is None or re.search(r"\bis\b", fields):
-                return True
-    return False
-
-
-def _replacement_fields(fstring: str) -> str | None:
-    """The code inside an f-string's braces, or None when the braces do not balance."""
-    depth, code = 0, []
-    for char in fstring.replace("{{", "").replace("}}", ""):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth < 0:
-                return None
-        if depth:
-            code.append(char)
-    return None if depth else "".join(code) + " "
+    rules = [rule for rule in map(registry.get, enabled) if rule is not None]
+    if any(rule.words is None and rule.checks for rule in rules):
+        return True  # a rule that may fire in any torch file
+    # Each rule's words are a test of the raw text (strings and comments included), so a
+    # match may be spurious but a real occurrence is never missed.
+    return any(rule.words(source) for rule in rules if rule.words is not None)
 
 
 def _compiles_without_rule_words(source: str, enabled: frozenset[str]) -> bool:
@@ -198,7 +139,7 @@ def _compiles_without_rule_words(source: str, enabled: frozenset[str]) -> bool:
 def check_notebook(source: str | bytes, filename: str = "<notebook>",
                    rules: Iterable[str] | None = None, *,
                    report_unused_suppressions: bool = False,
-                   confidence: str = "high") -> list[Diagnostic]:
+                   confidence: Confidence = "high") -> list[Diagnostic]:
     """Check a Jupyter notebook (its JSON text); findings carry the cell they are in.
 
     A cell that does not parse is one AL902 finding and is left out; the
@@ -248,12 +189,12 @@ def _parse(source: str, filename: str) -> cst.Module | Diagnostic:
 
 
 def _check_module(module: cst.Module, source: str, filename: str, enabled: frozenset[str],
-                  confidence: str) -> list[Diagnostic]:
+                  confidence: Confidence) -> list[Diagnostic]:
     context = Context(module)
     findings, errors = _run_checks(context, enabled, filename)
     located = _locate(context, findings, filename, confidence)
     diagnostics = [diagnostic for diagnostic, _ in located]
-    if located or "AL901" in enabled:
+    if located or UNUSED_SUPPRESSION in enabled:
         diagnostics = _apply_suppressions(source, located, enabled, filename)
     return sorted(errors + diagnostics, key=lambda d: d.sort_key)
 
@@ -305,24 +246,25 @@ def _run_checks(context: Context, enabled: frozenset[str], filename: str):
     except RecursionError:
         return [], [_file_error(filename, "file is nested too deeply to analyse")]
     except Exception as error:  # a bug in aliaslint: report it, keep going
-        return [], [_file_error(filename, _internal("the analysis", error), code="AL903")]
+        return [], [_file_error(filename, _internal("the analysis", error), code=INTERNAL_ERROR)]
     by_event: dict[type, list] = {}
     for event in analysis.events:
         by_event.setdefault(type(event), []).append(event)
     findings: dict[tuple, Finding] = {}
-    failed: set[str] = set()
-    for check in CHECKS:
-        if check.code not in enabled or check.code in failed:
+    for code in sorted(enabled):
+        rule = registry.get(code)
+        if rule is None:
             continue
         try:
-            for event in by_event.get(check.event, ()):
-                for finding in check.run(event, context):
-                    # Loops are interpreted twice and one write may dirty several
-                    # saves: a rule reports a node once, with its first explanation.
-                    findings.setdefault((finding.code, id(finding.node)), finding)
+            for check in rule.checks:
+                for event in by_event.get(check.event, ()):
+                    for finding in check.run(event, context):
+                        # One write may dirty several saves, and one call site may be
+                        # reached several times: a rule reports a node once, with its
+                        # first explanation.
+                        findings.setdefault((finding.code, id(finding.node)), finding)
         except Exception as error:
-            failed.add(check.code)
-            errors.append(_file_error(filename, _internal(check.code, error), code="AL903"))
+            errors.append(_file_error(filename, _internal(code, error), code=INTERNAL_ERROR))
     return list(findings.values()), errors
 
 
@@ -332,7 +274,7 @@ def _internal(where: str, error: Exception) -> str:
 
 
 def _locate(context: Context, findings: list[Finding], filename: str,
-            confidence: str) -> list[tuple[Diagnostic, int]]:
+            confidence: Confidence) -> list[tuple[Diagnostic, int]]:
     """Each finding as a Diagnostic, with the first row of its statement."""
     if not findings:
         return []
@@ -349,7 +291,8 @@ def _locate(context: Context, findings: list[Finding], filename: str,
         related = tuple(
             Related(message, filename, *span(node)) for message, node in finding.related
         )
-        diagnostic = Diagnostic(finding.code, finding.message, filename, start, end, related)
+        diagnostic = Diagnostic(finding.code, finding.message, filename, start, end, related,
+                                confidence=finding.confidence, witness=finding.witness)
         if confidence == "low" or diagnostic.confidence == "high":
             located.append((diagnostic, span(finding.stmt)[0].row))
     return located
@@ -362,10 +305,8 @@ def _apply_suppressions(source: str, located: list[tuple[Diagnostic, int]], enab
     for diagnostic, statement_row in located:
         if not suppressions.suppresses(diagnostic.code, (diagnostic.location.row, statement_row)):
             kept.append(diagnostic)
-    if "AL901" in enabled:
-        from aliaslint.catalog import load_rules
-
-        known = load_rules()
+    if UNUSED_SUPPRESSION in enabled:
+        known = registry.rules()
         for directive, code in suppressions.unused():
             start = Position(directive.row, directive.column)
             end = Position(directive.row, directive.end_column)
@@ -377,7 +318,7 @@ def _apply_suppressions(source: str, located: list[tuple[Diagnostic, int]], enab
                 message = f"suppression of `{code}` is unused: the rule is not enabled"
             else:
                 message = f"unused suppression of `{code}`: no {code} finding on this line"
-            kept.append(Diagnostic("AL901", message, filename, start, end))
+            kept.append(Diagnostic(UNUSED_SUPPRESSION, message, filename, start, end))
     return kept
 
 
@@ -420,7 +361,7 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
             confidence=settings.confidence,
         )
     except Exception as error:  # never let one file stop the run
-        return [_file_error(filename, _internal("the engine", error), code="AL903")], None
+        return [_file_error(filename, _internal("the engine", error), code=INTERNAL_ERROR)], None
     if key is None:
         return diagnostics, None
     cache.store(key, diagnostics)

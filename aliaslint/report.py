@@ -17,6 +17,7 @@ from pathlib import Path, PurePath
 from urllib.parse import quote
 
 from aliaslint import catalog
+from aliaslint.registry import rule_url
 from aliaslint.diagnostics import Diagnostic, Position
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
@@ -341,7 +342,7 @@ def _github_escape(text: str, is_property: bool) -> str:
 
 
 def _render_sarif(diagnostics: Sequence[Diagnostic], cwd: Path) -> str:
-    rules = catalog.load_rules()
+    docs = catalog.load_docs()
     # Only rules with results are described: each carries its whole documentation, and a
     # log that lists every rule would grow with the catalog rather than with the findings.
     codes = sorted({d.code for d in diagnostics})
@@ -358,7 +359,7 @@ def _render_sarif(diagnostics: Sequence[Diagnostic], cwd: Path) -> str:
                         "name": "aliaslint",
                         "version": _tool_version(),
                         "informationUri": HOMEPAGE,
-                        "rules": [_sarif_rule(code, rules.get(code)) for code in codes],
+                        "rules": [_sarif_rule(code, docs.get(code)) for code in codes],
                     }
                 },
                 "originalUriBaseIds": {SRCROOT: {"uri": root}},
@@ -382,7 +383,7 @@ def _tool_version() -> str:
     return __version__
 
 
-def _sarif_rule(code: str, rule: catalog.Rule | None) -> dict:
+def _sarif_rule(code: str, rule: catalog.RuleDoc | None) -> dict:
     descriptor: dict = {"id": code}
     if rule is not None:
         descriptor.update(
@@ -391,11 +392,11 @@ def _sarif_rule(code: str, rule: catalog.Rule | None) -> dict:
             fullDescription={"text": _lead_paragraph(rule)},
             help={"text": rule.text, "markdown": rule.text},
         )
-    descriptor.update(helpUri=catalog.rule_url(code), defaultConfiguration={"level": "error"})
+    descriptor.update(helpUri=rule_url(code), defaultConfiguration={"level": "error"})
     return descriptor
 
 
-def _lead_paragraph(rule: catalog.Rule) -> str:
+def _lead_paragraph(rule: catalog.RuleDoc) -> str:
     """The first paragraph of the rule's first section ("What it does"), else its summary."""
     _, heading, body = rule.text.partition("\n## ")
     if heading:

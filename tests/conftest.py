@@ -3,13 +3,13 @@ import textwrap
 import pytest
 
 from aliaslint import check_source
-from aliaslint.checks import CHECKS
+from aliaslint import registry
 
 
 def lint(source: str, rules=None) -> list[tuple[int, str]]:
     """(row, code) of each finding in ``source`` (dedented), with every rule that has a check."""
     if rules is None:
-        rules = {check.code for check in CHECKS}
+        rules = {code for code, rule in registry.rules().items() if rule.checks}
     diagnostics = check_source(textwrap.dedent(source), "example.py", rules)
     return [(d.location.row, d.code) for d in diagnostics]
 

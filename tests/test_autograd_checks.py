@@ -93,7 +93,7 @@ FIRES = [
                 h = self.act(x)
                 return self.fc(h) + skip
         """,
-        [(11, "AL105")],
+        [(7, "AL105")],
         id="inplace-module-clobbers-skip",
     ),
     pytest.param(

@@ -93,7 +93,7 @@ FIRES = [
         b, c = torch.randn(4, 5), 3
         out = bump(b)
         print(b.sum(), c)
-        """, [(6, "AL208")], id="AL208-after-tuple-assignment"),
+        """, [(4, "AL208")], id="AL208-after-tuple-assignment"),
     pytest.param("""
         import torch
         class History:
@@ -109,7 +109,7 @@ FIRES = [
         batch = torch.rand(2, 3)
         out = normalize(batch)
         print(batch.mean(), out.mean())
-        """, [(6, "AL208")], id="AL208-helper-writes-argument"),
+        """, [(4, "AL208")], id="AL208-helper-writes-argument"),
     pytest.param("""
         import numpy as np
         import torch

@@ -1,0 +1,35 @@
+"""AL102 inplace-on-leaf."""
+
+from __future__ import annotations
+
+from aliaslint.analysis import InplaceWrite
+from aliaslint.checks.common import actor, written
+from aliaslint.rule import Context, Rule
+
+RULE = Rule(
+    "AL102", "inplace-on-leaf",
+    'An in-place write to a leaf tensor that requires grad, outside `torch.no_grad()`.',
+    confirm="leaf",
+)
+
+
+@RULE.check(InplaceWrite)
+def inplace_on_leaf(event: InplaceWrite, ctx: Context):
+    write = event.write
+    target = write.target
+    if target is None or not target.leaf or target.requires_grad is not True:
+        return
+    if write.via not in (None, "view") or write.grad_enabled is not True:
+        return
+    related = ()
+    if target.origin is not None:
+        related = (("created here as a leaf that requires grad", target.origin),)
+    what = "a view of a leaf" if write.via == "view" else "a leaf"
+    yield RULE.finding(write.node, write.stmt,
+        f"{written(write, ctx)} is {what} tensor that requires grad: the in-place "
+        f"{actor(write.label, write.node, ctx)} outside `torch.no_grad()` raises \"a leaf "
+        "Variable that requires grad is being used in an in-place operation\" · wrap the "
+        "update in `with torch.no_grad():`",
+        related,
+    )
+

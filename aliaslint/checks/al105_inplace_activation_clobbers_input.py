@@ -1,0 +1,58 @@
+"""AL105 inplace-activation-clobbers-input."""
+
+from __future__ import annotations
+
+from aliaslint.analysis import SavedWrite, StaleRead
+from aliaslint.analysis import Write
+from aliaslint.checks.common import actor, outcome, saved, saved_write_related, written
+from aliaslint.diagnostics import Witness
+from aliaslint.rule import Context, Rule
+
+RULE = Rule(
+    "AL105", "inplace-activation-clobbers-input",
+    'An in-place activation overwrites its input while that input is still needed.',
+    confirm="clobbered",
+)
+
+
+def _where(write: Write, ctx: Context):
+    """The primary node, its statement, the related location of the call that runs the
+    write, and the witness.  The fix (`inplace=False`, the out-of-place op) goes where the
+    in-place op is written: the module's constructor or the helper's write when the call
+    runs one of those, else the call itself."""
+    witness = Witness(RULE.confirm or "", rows=ctx.rows(write.node))
+    if write.defined_at is None:
+        return write.node, write.stmt, (), witness
+    runs = ("the in-place write runs here", write.node)
+    return write.defined_at, write.defined_at, (runs,), witness
+
+
+@RULE.check(SavedWrite)
+def inplace_activation_clobbers_saved(event: SavedWrite, ctx: Context):
+    write, save = event.write, event.save
+    if not write.activation or write.via == "data":
+        return
+    node, stmt, runs, witness = _where(write, ctx)
+    related = tuple(r for r in saved_write_related(event) if r[1] is not write.defined_at)
+    yield RULE.finding(node, stmt,
+        f"{actor(write.label, write.node, ctx)} overwrites in place a tensor that "
+        f"{saved(save, ctx)} saved for backward · {outcome(event, ctx, 'will raise')} · "
+        "use `inplace=False` or the out-of-place op",
+        runs + related, witness=witness,
+    )
+
+
+@RULE.check(StaleRead)
+def inplace_activation_clobbers_alias(event: StaleRead, ctx: Context):
+    write = event.write
+    if not write.activation:
+        return
+    node, stmt, runs, witness = _where(write, ctx)
+    read = (f"`{event.name}` is read here and sees the overwritten values", event.read)
+    yield RULE.finding(node, stmt,
+        f"{actor(write.label, write.node, ctx)} overwrites {written(write, ctx)} in place, "
+        f"but `{event.name}` still holds that tensor and is read at line {ctx.line(event.read)} "
+        "· use `inplace=False`, or `.clone()` what must keep the old values",
+        (*runs, read), witness=witness,
+    )
+

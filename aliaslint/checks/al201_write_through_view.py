@@ -1,0 +1,52 @@
+"""AL201 write-through-view."""
+
+from __future__ import annotations
+
+import libcst as cst
+from aliaslint.analysis import Kind, StaleRead, regions_overlap
+from aliaslint.checks.common import plain_write, read_related, sees, writer
+from aliaslint.rule import Context, Rule
+
+RULE = Rule(
+    "AL201", "write-through-view",
+    'An in-place write through a named view also changes its base, which is read afterwards.',
+    confirm="shared-write",
+)
+
+
+@RULE.check(StaleRead)
+def write_through_view(event: StaleRead, ctx: Context):
+    write, value = event.write, event.value
+    target = write.target
+    if not plain_write(event) or write.fill or target.expanded:
+        return
+    if target.kind is not Kind.TENSOR or value.kind is not Kind.TENSOR:
+        return
+    if target.maybe_of is not None or value.maybe_of is not None:
+        return
+    if not isinstance(write.target_node, (cst.Name, cst.Attribute)):
+        return  # `x[:, 0] = 0`, `x[i].zero_()`: writing part of x is the intent
+    if event.rewritten:
+        return  # the reader updates the base too: it is a buffer being filled
+    if target.via is not None and value.via is not None and not (
+            target.region is not None and value.region is not None
+            and regions_overlap(target.region, value.region)):
+        return  # two views (unbind pieces, slices): overlap not proven
+    written = ctx.code(write.target_node)
+    if target.via in ("view", "detach") and target.view_origin is not None:
+        origin = target.view_origin
+        message = (f"{written} is a view made by {ctx.code(origin)} at line {ctx.line(origin)}"
+                   f" · written in place by {writer(write, ctx)} at line {ctx.line(write.node)}"
+                   f" · {sees(event, ctx)} · `.clone()` the view before writing it, or write "
+                   "the base on purpose")
+    elif value.via in ("view", "detach") and value.view_origin is not None:
+        origin = value.view_origin
+        message = (f"`{event.name}` is a view made by {ctx.code(origin)} at line "
+                   f"{ctx.line(origin)} · its base {written} is written in place by "
+                   f"{writer(write, ctx)} at line {ctx.line(write.node)} · "
+                   f"{sees(event, ctx)} · `.clone()` the view if it must keep the old values")
+    else:
+        return
+    yield RULE.finding(write.node, write.stmt, message,
+                  (("the view is made here", origin), read_related(event)))
+

@@ -1,0 +1,55 @@
+"""AL205 ambiguous-alias-write."""
+
+from __future__ import annotations
+
+from aliaslint.analysis import InplaceWrite, StaleRead
+import libcst as cst
+
+from aliaslint.analysis import Write
+from aliaslint.checks.common import maybe_alias_message, read_related
+from aliaslint.diagnostics import Witness
+from aliaslint.rule import Context, Rule
+
+RULE = Rule(
+    "AL205", "ambiguous-alias-write",
+    'An in-place write into the result of an operation that returns its input only sometimes.',
+    confirm="source-write",
+)
+
+
+def _witness(write: Write, ctx: Context) -> Witness:
+    """The source of the ambiguous call: the run shows whether the write reached it."""
+    call = write.target.view_origin if write.target is not None else None
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+        return Witness(RULE.confirm or "", operands=(ctx.operand(call.func.value),))
+    return Witness(RULE.confirm or "")
+
+
+@RULE.check(InplaceWrite)
+def ambiguous_alias_write_to_argument(event: InplaceWrite, ctx: Context):
+    write = event.write
+    target = write.target
+    if target is None or target.maybe_of is None or write.activation or write.callee:
+        return
+    if not (isinstance(target.maybe_of, tuple) and target.maybe_of[0] == "arg"):
+        return
+    yield RULE.finding(write.node, write.stmt,
+                  maybe_alias_message(write, ctx, "then writes the caller's tensor for some "
+                                       "inputs"),
+                  (("the ambiguous call", target.view_origin),), witness=_witness(write, ctx))
+
+
+@RULE.check(StaleRead)
+def ambiguous_alias_write_read_later(event: StaleRead, ctx: Context):
+    write = event.write
+    target = write.target
+    if target is None or target.maybe_of is None or write.activation or write.callee:
+        return
+    if event.value.storage != target.maybe_of:
+        return
+    yield RULE.finding(write.node, write.stmt,
+                  maybe_alias_message(write, ctx, f"may change `{event.name}`, read at line "
+                                       f"{ctx.line(event.read)}"),
+                  (("the ambiguous call", target.view_origin), read_related(event)),
+                  witness=_witness(write, ctx))
+

@@ -1,0 +1,38 @@
+"""AL207 snapshot-by-reference."""
+
+from __future__ import annotations
+
+from aliaslint.analysis import Kind, StaleRead
+from aliaslint.checks.common import read_related, writer
+from aliaslint.diagnostics import Witness
+from aliaslint.rule import Context, Rule
+
+RULE = Rule(
+    "AL207", "snapshot-by-reference",
+    'A "snapshot" of a model or tensor is only a reference, and the source is mutated afterwards.',
+    confirm="snapshot",
+)
+
+
+@RULE.check(StaleRead)
+def snapshot_by_reference(event: StaleRead, ctx: Context):
+    write, value = event.write, event.value
+    snapshot = value.snapshot
+    if snapshot is None or write.activation or write.callee is not None:
+        return
+    if value.kind is Kind.MODULE:
+        kind, advice = "the same module under a second name", "`copy.deepcopy(...)` of the module"
+    elif value.kind is Kind.TENSOR:
+        kind, advice = "a second name for the same tensor", "`.clone()` (or `.detach().clone()`)"
+    else:
+        kind = "references to the same tensors"
+        advice = "`copy.deepcopy(...)`, or `{k: v.clone() for k, v in ...items()}`"
+    yield RULE.finding(snapshot, snapshot,
+        f"{ctx.code(snapshot)} keeps {kind}, not a copy · {writer(write, ctx)} at line "
+        f"{ctx.line(write.node)} changes it in place · `{event.name}` read at line "
+        f"{ctx.line(event.read)} holds the new values · take a copy: {advice}",
+        (("changed in place here", write.node), read_related(event)),
+        # The run reads what the name holds once the snapshot statement has finished.
+        witness=Witness(RULE.confirm or "", target=tuple(event.name.split("."))),
+    )
+

@@ -1,0 +1,43 @@
+"""AL208 argument-written."""
+
+from __future__ import annotations
+
+from aliaslint.analysis import Kind, StaleRead, discards
+import libcst as cst
+
+from aliaslint.checks.common import read_related, sees, written
+from aliaslint.diagnostics import Witness
+from aliaslint.rule import Context, Rule
+
+RULE = Rule(
+    "AL208", "argument-written",
+    "A function writes a caller's tensor argument in place without saying so, and the caller reads that tensor afterwards.",
+    confirm="argument",
+)
+
+
+@RULE.check(StaleRead)
+def argument_written(event: StaleRead, ctx: Context):
+    write, value = event.write, event.value
+    if write.callee is None or write.declared or write.activation:
+        return
+    if discards(write.stmt, write.node):
+        return  # called for its effect alone: the caller expects the write
+    if write.target is None or value.kind is not Kind.TENSOR:
+        return
+    # The fix (return a new tensor, or say so in the name) goes into the callee: the
+    # finding points at its write; the call and the caller's read are related.
+    inside = write.defined_at
+    call = write.node
+    arguments = call.args if isinstance(call, cst.Call) else ()
+    witness = Witness(RULE.confirm or "", rows=ctx.rows(call), operands=tuple(
+        ctx.operand(arg.value) for arg in arguments if not arg.star))
+    yield RULE.finding(inside, inside,
+        f"{ctx.code(write.node)} writes its argument {written(write, ctx)} in place "
+        f"({ctx.code(inside)} at line {ctx.line(inside)}, inside `{write.callee}`) though "
+        f"nothing in its name or docstring says so · {sees(event, ctx)} · return a new tensor "
+        f"instead, pass a `.clone()`, or name the function `{write.callee}_`",
+        (("called here with the caller's tensor", call), read_related(event)),
+        witness=witness,
+    )
+

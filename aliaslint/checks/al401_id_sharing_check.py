@@ -1,0 +1,49 @@
+"""AL401 id-sharing-check."""
+
+from __future__ import annotations
+
+import re
+
+from aliaslint.analysis import Compare, Kind
+from aliaslint.checks.common import (
+    TENSORISH,
+    advice,
+    comparison_witness,
+    derived_operands,
+    inner,
+    is_call,
+    tensor_behind,
+)
+from aliaslint.rule import Context, Rule
+
+RULE = Rule(
+    "AL401", "id-sharing-check",
+    '`id()` of tensors or storages is compared to decide whether memory is shared.',
+    words=re.compile(r"\bid\b").search,
+    confirm="compare",
+)
+
+
+@RULE.check(Compare)
+def id_sharing_check(event: Compare, ctx: Context):
+    if event.operator not in ("==", "!="):
+        return
+    operands = derived_operands(event, "id", TENSORISH)
+    if operands is None:
+        return
+    left, right = inner(event.left_node), inner(event.right_node)
+    a = tensor_behind(operands[0], left, ctx)
+    b = tensor_behind(operands[1], right, ctx)
+    if Kind.TENSOR in (operands[0].kind, operands[1].kind):
+        why = "views of one storage are distinct objects with distinct ids"
+    else:
+        why = ("each `.storage()` call returns a new wrapper object that dies at once, "
+               "so the ids say nothing and may even coincide")
+    yield RULE.finding(event.node,
+        event.stmt,
+        f"`id()` comparison tests Python object identity, not shared memory: {why} · "
+        + advice(a, b),
+        witness=comparison_witness("id", [left, right] if is_call(event.left_node, "id")
+                                   and is_call(event.right_node, "id") else [], ctx),
+    )
+

@@ -1,0 +1,91 @@
+"""AL402 is-sharing-check."""
+
+from __future__ import annotations
+
+import re
+
+from aliaslint.analysis import Compare, Kind
+from aliaslint.checks.common import TENSORISH, advice, comparison_witness, tensor_behind
+from aliaslint.rule import Context, Rule
+
+# The rule needs an `is` in code whose right side is not None/True/False; `is` in docstrings
+# and comments is everywhere, so strings and comments are skipped.  Every alternative
+# starts with a literal character so the regex engine can skip ahead between them; the
+# empty named groups say which one matched.
+_STRING_BODIES = (
+    r"'''(?:[^'\\]|\\.|'(?!''))*'''",
+    r'"""(?:[^"\\]|\\.|"(?!""))*"""',
+    r"'(?:[^'\\\n]|\\.)*'",
+    r'"(?:[^"\\\n]|\\.)*"',
+)
+_STRINGS_AND_IS = re.compile("|".join((
+    r"#[^\n]*",
+    *_STRING_BODIES,
+    *(rf"{first}(?P<fstring{n}>)(?:{second})(?:{'|'.join(_STRING_BODIES)})"
+      for n, (first, second) in enumerate((("f", "[rR]?"), ("F", "[rR]?"),
+                                           ("r", "[fF]"), ("R", "[fF]")))),
+    r"'(?P<quote1>)", r'"(?P<quote2>)',
+    r"is\b(?<!\wis)(?!\s+(?:not\s+)?(?:None|True|False)\b)(?P<is>)",
+)), re.DOTALL)
+
+def code_has_is(source: str) -> bool:
+    """Is there an `is` comparison outside strings and comments (or text too odd to tell)?"""
+    if "is" not in source:
+        return False
+    for match in _STRINGS_AND_IS.finditer(source):
+        kind = match.lastgroup or ""
+        if kind == "is" or kind.startswith("quote"):  # a quote that opens no string: be safe
+            return True
+        if kind.startswith("fstring") and "{" in match.group():
+            fields = _replacement_fields(match.group())
+            # A field the match cut short (Python 3.12 lets fields reuse the quote) counts.
+            if fields is None or re.search(r"\bis\b", fields):
+                return True
+    return False
+
+
+def _replacement_fields(fstring: str) -> str | None:
+    """The code inside an f-string's braces, or None when the braces do not balance."""
+    depth, code = 0, []
+    for char in fstring.replace("{{", "").replace("}}", ""):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth < 0:
+                return None
+        if depth:
+            code.append(char)
+    return None if depth else "".join(code) + " "
+
+
+RULE = Rule(
+    "AL402", "is-sharing-check",
+    '`is` between tensors or typed storages is used to decide whether memory is shared.',
+    words=code_has_is,
+    confirm="compare",
+)
+
+
+@RULE.check(Compare)
+def is_sharing_check(event: Compare, ctx: Context):
+    if event.operator not in ("is", "is not"):
+        return
+    if event.left.kind not in TENSORISH or event.right.kind not in TENSORISH:
+        return
+    a = tensor_behind(event.left, event.left_node, ctx)
+    b = tensor_behind(event.right, event.right_node, ctx)
+    tensors = Kind.TENSOR in (event.left.kind, event.right.kind)
+    operands = "tensors" if tensors else "storages"
+    if tensors:
+        why = ("tests whether two names hold one Python object; views of one storage "
+               "(slices, `.t()`, `.view()`, `.detach()`) are distinct objects")
+    else:
+        outcome = "True" if event.operator == "is not" else "False"
+        why = f"is always {outcome}: each `.storage()` call returns a new wrapper object"
+    yield RULE.finding(event.node,
+        event.stmt,
+        f"`{event.operator}` between {operands} {why} · " + advice(a, b),
+        witness=comparison_witness("is", [event.left_node, event.right_node], ctx),
+    )
+

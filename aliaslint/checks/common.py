@@ -1,0 +1,134 @@
+"""Message pieces and predicates several rules share."""
+
+from __future__ import annotations
+
+import libcst as cst
+from aliaslint.analysis import Compare, Kind, SavedWrite, StaleRead, Value, Write
+from aliaslint.diagnostics import Witness
+from aliaslint.rule import Context
+
+SAME_STORAGE = "{a}.untyped_storage().data_ptr() == {b}.untyped_storage().data_ptr()"
+
+
+ADVICE = (
+    "to test for one storage compare `" + SAME_STORAGE + "`; for overlapping "
+    "memory use `aliaslint.shares_memory({a}, {b})`"
+)
+
+
+def tensor_behind(value: Value, node: cst.CSTNode, ctx: Context) -> str | None:
+    """The source of the tensor a value stands for: `a` for `a`, `a.storage()`, `a.data`."""
+    if value.kind is Kind.TENSOR:
+        return ctx.source(node)
+    if value.derived is not None and value.kind in (Kind.STORAGE, Kind.TYPED_STORAGE):
+        call = node
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+            return ctx.source(call.func.value)
+    return None
+
+
+def derived_operands(event: Compare, how: str, kinds) -> tuple[Value, Value] | None:
+    """Both operands' sources when both are ``how(x)`` of a value of ``kinds``."""
+    pairs = []
+    for value in (event.left, event.right):
+        if value.derived is None or value.derived[0] != how or value.derived[1].kind not in kinds:
+            return None
+        pairs.append(value.derived[1])
+    return pairs[0], pairs[1]
+
+
+def inner(node: cst.CSTNode) -> cst.CSTNode:
+    """`x` for `id(x)` and `x.data_ptr()`."""
+    if isinstance(node, cst.Call):
+        if node.args and not isinstance(node.func, cst.Attribute):
+            return node.args[0].value
+        if isinstance(node.func, cst.Attribute):
+            return node.func.value
+    return node
+
+
+def comparison_witness(comparison: str, operands: list[cst.CSTNode], ctx: Context) -> Witness:
+    """The runtime claim of a sharing test: which test, over which operands."""
+    return Witness("compare", comparison=comparison,
+                   operands=tuple(ctx.operand(node) for node in operands))
+
+
+def is_call(node: cst.CSTNode, name: str) -> bool:
+    """``name(x)`` for a function, ``x.name()`` for a method (no other arguments)."""
+    if not isinstance(node, cst.Call):
+        return False
+    if isinstance(node.func, cst.Attribute):
+        return node.func.attr.value == name and not node.args
+    return isinstance(node.func, cst.Name) and node.func.value == name and len(node.args) == 1
+
+
+def advice(a: str | None, b: str | None) -> str:
+    return ADVICE.format(a=a or "a", b=b or "b")
+
+
+# `.storage()` makes a new TypedStorage object per call; untyped storages keep
+# one Python object per storage (torch >= 2.2), so their identity is meaningful.
+TENSORISH = (Kind.TENSOR, Kind.TYPED_STORAGE)
+
+
+def actor(label: str | None, node: cst.CSTNode, ctx: Context) -> str:
+    """How a message names what saved or wrote: the call, or the module it ran."""
+    if label is None:
+        return ctx.code(node)
+    return f"{label} in {ctx.code(node)}"
+
+
+def written(write: Write, ctx: Context) -> str:
+    if write.target_node is not None:
+        return ctx.code(write.target_node)
+    return "its input"
+
+
+def saved(save, ctx: Context) -> str:
+    what = save.what if save.what_node is None else f"{save.what} {ctx.code(save.what_node)}"
+    return f"{actor(save.label, save.node, ctx)} ({what}, line {ctx.line(save.node)})"
+
+
+def outcome(event: SavedWrite, ctx: Context, what: str) -> str:
+    if event.returned:
+        return f"backward through the tensor returned at line {ctx.line(event.consumer)} {what}"
+    return f"{ctx.code(event.consumer)} at line {ctx.line(event.consumer)} {what}"
+
+
+def saved_write_related(event: SavedWrite) -> tuple:
+    write, save = event.write, event.save
+    related = [("saved for backward here", save.node)]
+    if write.defined_at is not None:
+        related.append(("the in-place write happens here", write.defined_at))
+    related.append(("returned here: backward through it fails" if event.returned
+                    else "backward runs here", event.consumer))
+    return tuple(related)
+
+
+def writer(write: Write, ctx: Context) -> str:
+    return actor(write.label, write.node, ctx)
+
+
+def sees(event: StaleRead, ctx: Context) -> str:
+    return f"`{event.name}` read at line {ctx.line(event.read)} sees the change"
+
+
+def read_related(event: StaleRead) -> tuple:
+    return (f"`{event.name}` is read here", event.read)
+
+
+def plain_write(event: StaleRead) -> bool:
+    """A write by code that names its target, of a tensor both names hold."""
+    write = event.write
+    return (write.target is not None and not write.activation and write.callee is None
+            and event.value.snapshot is None)
+
+
+def maybe_alias_message(write: Write, ctx: Context, tail: str) -> str:
+    origin = write.target.view_origin
+    return (f"{ctx.code(write.target_node) if write.target_node else 'the tensor'} comes from "
+            f"{ctx.code(origin)} (line {ctx.line(origin)}), which returns its source itself "
+            "(or a view of it) when no conversion or copy is needed and a new tensor otherwise"
+            f" · the in-place {writer(write, ctx)} at line {ctx.line(write.node)} {tail} · "
+            "use the out-of-place op, or `.clone()` to always get a copy")
+

@@ -1,0 +1,179 @@
+"""What a rule module declares: its ``Rule``, its checks over events, and the ``Finding``s
+they make.
+
+A rule lives in one module of ``aliaslint.checks`` named after its code
+(``al201_write_through_view.py``)::
+
+    RULE = Rule("AL201", "write-through-view", "An in-place write through ...",
+                confirm="shared-write")
+
+    @RULE.check(StaleRead)
+    def write_through_view(event: StaleRead, ctx: Context) -> Iterator[Finding]:
+        ...
+        yield RULE.finding(write.node, write.stmt, message, related, witness=...)
+
+The registry (``aliaslint.registry``) collects the modules; ``rules/ALnnn.md`` documents
+the rule and holds its examples.  A check reads the events the analysis recorded and never
+walks the tree itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from aliaslint import ops
+from aliaslint.analysis.opfacts import STORAGE_METHODS
+from aliaslint.diagnostics import Confidence, Operand, Witness
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A hazard a check found: where (the node a fix would change), why, and what explains it.
+
+    ``stmt`` is the statement whose first line a suppression comment may sit on;
+    ``related`` pairs a label with each other node the finding depends on.
+    """
+
+    code: str
+    node: cst.CSTNode
+    stmt: cst.CSTNode
+    message: str
+    related: tuple[tuple[str, cst.CSTNode], ...] = ()
+    witness: Witness | None = None
+    confidence: Confidence = "high"
+
+
+class Context:
+    """What a check may ask about the module beyond the event itself."""
+
+    def __init__(self, module: cst.Module):
+        self.module = module
+        self._positions: Any = None
+
+    @property
+    def positions(self) -> Any:
+        """Node → CodeRange, computed on first use: only files with findings pay for it."""
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._positions = wrapper.resolve(PositionProvider)
+        return self._positions
+
+    def span(self, node: cst.CSTNode) -> CodeRange:
+        span: CodeRange = self.positions[node]
+        return span
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.span(node).start.line
+
+    def rows(self, node: cst.CSTNode) -> tuple[int, ...]:
+        """Every line ``node`` spans."""
+        span = self.span(node)
+        return tuple(range(span.start.line, span.end.line + 1))
+
+    def source(self, node: cst.CSTNode) -> str:
+        """The node's source text on one line, for messages."""
+        text = self.module.code_for_node(node).strip()
+        return " ".join(text.split())
+
+    def code(self, node: cst.CSTNode, limit: int = 60) -> str:
+        """The node's source in backticks, cut to ``limit`` characters."""
+        text = self.source(node)
+        return f"`{text if len(text) <= limit else text[:limit - 1] + '…'}`"
+
+    def operand(self, node: cst.CSTNode) -> Operand:
+        """``node`` as the tracer will read it: a name or attribute chain, and what the
+        code derives from it over the same memory (views, ``.data``, storages, indexing)."""
+        text = self.source(node)
+        derived: list[str] = []
+        while True:
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and _derives_memory(node.func.attr.value):
+                derived.append(f".{node.func.attr.value}()")
+                node = node.func.value
+            elif isinstance(node, cst.Attribute) and _derives_memory(node.attr.value):
+                derived.append(f".{node.attr.value}")
+                node = node.value
+            elif isinstance(node, cst.Subscript):
+                derived.append("[...]")
+                node = node.value
+            else:
+                break
+        return Operand(text, chain(node), "".join(reversed(derived)))
+
+
+def chain(node: cst.CSTNode) -> tuple[str, ...] | None:
+    """``a.b.c`` → ("a", "b", "c"); None for anything else."""
+    names: list[str] = []
+    while isinstance(node, cst.Attribute):
+        names.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    names.append(node.value)
+    return tuple(reversed(names))
+
+
+def _derives_memory(attr: str) -> bool:
+    """A Tensor method or attribute whose result is a new object over the same memory."""
+    if attr in STORAGE_METHODS:
+        return True
+    op = ops.lookup(f"torch.Tensor.{attr}")
+    return op is not None and op.kind in ("view", "detached_alias", "sometimes_alias")
+
+
+CheckFn = Callable[[Any, Context], Iterator[Finding]]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of a rule: the kind of event it reads and the function that reads it."""
+
+    event: type
+    run: CheckFn
+
+
+@dataclass
+class Rule:
+    """A rule: its code and name, whether it is on by default, and how to find it.
+
+    ``words`` is a cheap test of the raw source (strings and comments included): False
+    means the rule cannot fire in that file, which is then not parsed for it; None means
+    any file that mentions torch may hold a finding.  ``confirm`` names the runtime
+    predicate that confirms a finding (``aliaslint.runtime.predicates``); None for the
+    codes that describe the linter itself.  ``assumption`` is what a low-confidence
+    finding of the rule takes for granted (None: the rule makes only high ones).
+    """
+
+    code: str
+    name: str
+    summary: str
+    default: bool = True
+    words: Callable[[str], object] | None = None
+    confirm: str | None = None
+    assumption: str | None = None
+    always_on: bool = False  # reported whatever the selection (files that cannot be checked)
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def events(self) -> tuple[type, ...]:
+        return tuple(dict.fromkeys(check.event for check in self.checks))
+
+    def check(self, event: type) -> Callable[[CheckFn], CheckFn]:
+        """Register the decorated function as a check of ``event``s."""
+
+        def register(function: CheckFn) -> CheckFn:
+            self.checks.append(Check(event, function))
+            return function
+
+        return register
+
+    def finding(self, node: cst.CSTNode, stmt: cst.CSTNode, message: str,
+                related: tuple[tuple[str, cst.CSTNode], ...] = (), *,
+                witness: Witness | None = None, confidence: Confidence = "high") -> Finding:
+        if witness is None and self.confirm is not None:
+            witness = Witness(self.confirm)
+        return Finding(self.code, node, stmt, message, related, witness, confidence)

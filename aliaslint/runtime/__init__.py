@@ -1,0 +1,1 @@
+"""What runs with the program: the tracer, and the confirmation of static findings."""
