@@ -299,3 +299,21 @@ def test_deriving_methods_and_attributes():
     assert not {"clone", "add", "add_", "numpy", "T", "data", "data_ptr", "item"} & methods
     assert ops.deriving_attributes() == {"data", "T", "mT", "H", "mH", "real", "imag"}
     assert ops.method("data").is_property and ops.method("grad").is_property
+
+
+def test_ndarray_writers():
+    writers = ops.ndarray_writers()
+    assert writers == {"fill", "sort", "put", "partition", "resize", "itemset", "byteswap", "setfield"}
+    for name in writers - {"byteswap"}:
+        op = ops.lookup("numpy.ndarray." + name)
+        assert op.kind == "inplace" and op.writes == ("self",) and op.note, name
+    byteswap = ops.lookup("numpy.ndarray.byteswap")
+    assert byteswap.kind == "functional" and byteswap.inplace_kwarg == "inplace"
+    assert ops.lookup("numpy.ndarray.copy") is None
+
+
+def test_parameter_methods():
+    assert ops.parameter_methods() == {"parameters", "named_parameters"}
+    assert ops.lookup("torch.nn.Module.buffers").extra["yields"] == "buffers"
+    for name in ("parameters", "named_parameters", "buffers"):
+        assert ops.lookup("torch.nn.Module." + name).kind == "reference"

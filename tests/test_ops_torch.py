@@ -810,6 +810,60 @@ def test_deriving_attributes():
     STATS["deriving attributes"]["agree"] += len(ops.deriving_attributes())
 
 
+def test_ndarray_writers():
+    """Each NumPy writer in the table writes its array in place (byteswap only with
+    inplace=True); no other public ndarray method called without arguments writes its array."""
+    import numpy as np
+
+    calls = {
+        "fill": lambda a: a.fill(7),
+        "sort": lambda a: a.sort(),
+        "put": lambda a: a.put([0], [9]),
+        "partition": lambda a: a.partition(1),
+        "resize": lambda a: a.resize((2,), refcheck=False),
+        "itemset": lambda a: a.itemset(0, 9),
+        "byteswap": lambda a: a.byteswap(inplace=True),
+        "setfield": lambda a: a.setfield(9, a.dtype),
+    }
+    assert set(calls) == ops.ndarray_writers()
+    for name, call in calls.items():
+        if not hasattr(np.ndarray, name):
+            UNCALLABLE["ndarray writers (not in this NumPy)"].append(name)
+            continue
+        a = np.array([3, 1, 2], dtype=np.int32)
+        before = a.copy()
+        call(a)
+        assert a.shape != before.shape or not np.array_equal(a, before), name
+        STATS["ndarray writers"]["checked"] += 1
+        STATS["ndarray writers"]["agree"] += 1
+    a = np.array([3, 1, 2], dtype=np.int32)
+    a.byteswap()
+    assert np.array_equal(a, [3, 1, 2])  # without inplace=True: a copy
+    for name in dir(np.ndarray):
+        if name.startswith("_") or name in calls or not callable(getattr(np.ndarray, name)):
+            continue
+        a = np.array([3.0, 1.0, 2.0])
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                getattr(a, name)()
+        except Exception:
+            continue
+        assert np.array_equal(a, [3.0, 1.0, 2.0]) and a.shape == (3,), name
+
+
+def test_parameter_methods():
+    """parameters() / named_parameters() yield the module's parameters themselves."""
+    m = nn.Linear(2, 2)
+    assert [p for p in m.parameters()] == [m.weight, m.bias]
+    assert all(p is getattr(m, n) for n, p in m.named_parameters())
+    assert ops.parameter_methods() == {"parameters", "named_parameters"}
+    bn = nn.BatchNorm1d(2)
+    assert any(b is bn.running_mean for b in bn.buffers())
+    STATS["parameter methods"]["checked"] += 3
+    STATS["parameter methods"]["agree"] += 3
+
+
 def test_running_stats_writes():
     """The schema-less writes of [extra_writes] happen (values of running_mean change)."""
     import torch.nn.functional as F

@@ -19,6 +19,8 @@ Name sets and maps derived from the tables (computed once)::
     sometimes_alias_methods() -> frozenset[str]    # Tensor methods of kind sometimes_alias
     deriving_methods()       -> frozenset[str]     # Tensor methods making a new object over the
     deriving_attributes()    -> frozenset[str]     #   receiver's memory / such attributes
+    ndarray_writers()        -> frozenset[str]     # numpy.ndarray methods writing the array
+    parameter_methods()      -> frozenset[str]     # nn.Module methods yielding its parameters
 
 Probed layout / write facts on :class:`Op` (all ``bool``, False when not established)::
 
@@ -49,6 +51,7 @@ from typing import Any, Callable, Iterator, Mapping
 __all__ = [
     "Op", "Overload", "ModuleOp", "lookup", "method", "module", "aten", "meta", "names", "KINDS",
     "DERIVING_KINDS", "non_tensor_methods", "sometimes_alias_methods", "deriving_methods", "deriving_attributes",
+    "ndarray_writers", "parameter_methods",
 ]
 
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "ops.json"
@@ -120,7 +123,8 @@ class Op:
         metadata_only: in-place ops that change only sizes / strides (torchgen's
             ``inplace_view`` tag: ``t_``, ``unsqueeze_``, ``as_strided_`` ...).
         note: free-text explanation (hand entries, overload disagreements).
-        extra: further hand fields (``retain_kwarg``, ``grad_enabled``, ``mode_arg``, ``copy_kwarg``).
+        extra: further hand fields (``retain_kwarg``, ``grad_enabled``, ``mode_arg``, ``copy_kwarg``,
+            ``yields``: what a Module method's generator yields, ``"parameters"`` / ``"buffers"``).
         self_overlapping: a view whose result may have several elements at one memory location
             (a stride 0 on a dimension of size > 1: ``expand``, ``expand_as``, ``broadcast_to``);
             most in-place ops refuse to write such a tensor.  Probed.
@@ -462,3 +466,28 @@ def deriving_attributes() -> frozenset[str]:
         "deriving_attributes",
         lambda: frozenset(op.name[13:] for op in _tensor_ops(DERIVING_KINDS) if op.is_property and op.aliases == "self"),
     )
+
+
+def ndarray_writers() -> frozenset[str]:
+    """NumPy ndarray methods that write the array in place (hand entries ``numpy.ndarray.X``):
+    ``fill``, ``sort``, ``put``, ``partition``, ``resize``, ``setfield``, ``itemset`` (NumPy < 2)
+    and ``byteswap`` (only with ``inplace=True``: its entry's ``inplace_kwarg``)."""
+
+    def build() -> frozenset[str]:
+        prefix = "numpy.ndarray."
+        ops_ = (lookup(n) for n in _load()["ops"] if n.startswith(prefix))
+        return frozenset(op.name[len(prefix):] for op in ops_ if op and (op.kind == "inplace" or op.inplace_kwarg))
+
+    return _cached("ndarray_writers", build)
+
+
+def parameter_methods() -> frozenset[str]:
+    """``nn.Module`` methods whose result yields the module's parameters themselves (hand
+    entries with ``yields = "parameters"``): ``parameters``, ``named_parameters``."""
+
+    def build() -> frozenset[str]:
+        prefix = "torch.nn.Module."
+        ops_ = (lookup(n) for n in _load()["ops"] if n.startswith(prefix))
+        return frozenset(op.name[len(prefix):] for op in ops_ if op and op.extra.get("yields") == "parameters")
+
+    return _cached("parameter_methods", build)

@@ -171,7 +171,8 @@ def op_entries(
              "writes": m.get("writes", []), "twin": m.get("twin"), "noncontiguous": m.get("noncontiguous", False),
              "returns": m.get("returns", "other"), "has_out": False,
              "saves_must": m.get("saves_must"), "saves_may": m.get("saves_may"), "overloads": {}, "manual": True}
-        for k in ("note", "retain_kwarg", "grad_enabled", "mode_arg", "copy_kwarg", "bumps_version", "property"):
+        for k in ("note", "retain_kwarg", "grad_enabled", "mode_arg", "copy_kwarg", "bumps_version", "property",
+                  "inplace_kwarg", "yields"):
             if k in m:
                 e[k] = m[k]
         entries[qn] = e
