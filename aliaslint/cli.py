@@ -1,4 +1,4 @@
-"""The command line: ``check``, ``rule``, ``rules``, ``clean``.
+"""The command line: ``check`` (and ``check --trace``), ``trace``, ``rule``, ``rules``, ``clean``.
 
 Exit codes: 0 no findings, 1 findings, 2 a usage or configuration error or
 a file that could not be checked.
@@ -32,6 +32,206 @@ def _selectors(values: list[str] | None) -> list[str] | None:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
+# --- the command line -----------------------------------------------------------------------
+
+_RUN_USAGE = "[OPTIONS] (SCRIPT | -m MODULE) [ARGS ...]"
+
+
+class _Command(argparse.ArgumentParser):
+    """The parser of one subcommand.
+
+    Abbreviated options (``--out`` for ``--output-format``) are off: argparse looks up every
+    argument, a traced program's too, and on Python 3.11 an ambiguous prefix there (``--co``)
+    is an error. Arguments a subcommand does not know are reported here, under its name and
+    usage; argparse would hand them up to the top-level parser (``aliaslint: error: ...``).
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, allow_abbrev=False, **kwargs)
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, []
+
+
+class _Operands(argparse.Action):
+    """What follows the options of ``trace`` and ``check``: the program to run, or PATHs.
+
+    This is the one place that decides where a traced program's arguments begin. With
+    nargs=REMAINDER argparse stops taking options at the first positional argument and passes
+    everything from there on, untouched even where it looks like one of ours (``trace prog.py
+    --output-format json``); after -m that argument is the MODULE (``trace -m pytest -x``), and
+    a ``--`` in front of it only ended our options.
+
+    ``check`` without --trace takes PATHs instead, and options may follow them too (``check src
+    --jobs 2``): what comes after the PATHs is parsed again by the same parser.
+
+    Called once the parser's options are parsed, it also rejects those that need ``mode``
+    (--trace, --confirm) when it is off, and those that do not go with it when it is on.
+    """
+
+    def __init__(self, option_strings, dest, mode, needs_mode=(), not_with_mode=(), **kwargs):
+        super().__init__(option_strings, dest, nargs=argparse.REMAINDER, **kwargs)
+        self.mode, self.needs_mode, self.not_with_mode = mode, needs_mode, not_with_mode
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        mode = getattr(namespace, self.mode.dest)
+        flag = self.mode.option_strings[0]
+        if self.dest == "paths" and not mode:  # `check` without --trace
+            self._paths(parser, namespace, values)
+        elif self.dest == "paths" and namespace.paths:  # `check src --trace prog.py`
+            parser.error(f"argument {flag}: not allowed with PATH")
+        else:
+            program = values[1:] if values[:1] == ["--"] else values
+            if not program:
+                parser.error("give a script to run, or -m MODULE")
+            namespace.program = program
+        wrong = [action.option_strings[0]
+                 for action in (self.not_with_mode if mode else self.needs_mode)
+                 if getattr(namespace, action.dest) != action.default]
+        if wrong:
+            parser.error(f"argument {wrong[0]}: {'not allowed with' if mode else 'only with'} "
+                         f"{flag}")
+
+    @staticmethod
+    def _paths(parser, namespace, values: list[str]) -> None:
+        if values[:1] == ["--"]:
+            paths, rest = values[1:], []
+        else:
+            # values[0] is a PATH (argparse began the operands there), and so is every next
+            # argument up to one that may be an option. Parse from that one on again: the
+            # parser calls this action once more for the operands after those options.
+            end = next((i for i, arg in enumerate(values) if i and arg.startswith("-")),
+                       len(values))
+            paths, rest = values[:end], values[end:]
+        namespace.paths = (namespace.paths or []) + paths
+        if rest:
+            parser.parse_known_args(rest, namespace)
+
+
+# Option groups shared by check, check --trace and trace [--confirm]. Those that apply only with
+# --trace or --confirm are returned, for _Operands to check.
+
+
+def _selection_options(group) -> list[argparse.Action]:
+    return [
+        group.add_argument("--select", action="append", metavar="CODES",
+                           help="comma-separated codes or prefixes to enable, replacing the "
+                           "configured selection (ALL for every rule)"),
+        group.add_argument("--extend-select", action="append", metavar="CODES",
+                           help="codes or prefixes to enable in addition"),
+        group.add_argument("--ignore", action="append", metavar="CODES",
+                           help="codes or prefixes to disable"),
+        group.add_argument("--confidence", choices=("high", "low"),
+                           help="'low' also reports possible-but-unproven hazards"),
+    ]
+
+
+def _output_options(group) -> None:
+    group.add_argument("--output-format", choices=FORMATS, default="full",
+                       help="how findings are reported (default: full, with code frames)")
+    group.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                       help="ANSI colors (auto: on a terminal, unless NO_COLOR is set)")
+
+
+def _config_options(group) -> list[argparse.Action]:
+    return [
+        group.add_argument("--config", type=Path, metavar="FILE",
+                           help="use this aliaslint.toml / pyproject.toml for every file"),
+        group.add_argument("--isolated", action="store_true", help="ignore all config files"),
+    ]
+
+
+def _run_options(group) -> list[argparse.Action]:
+    """How to run the traced program and where its report goes."""
+    return [
+        group.add_argument("-m", dest="module", action="store_true",
+                           help="the program is a MODULE, run like `python -m MODULE`"),
+        group.add_argument("--output", "-o", type=Path, metavar="FILE",
+                           help="write the report to FILE instead of standard error"),
+        group.add_argument("--fail-on", choices=("any", "confirmed", "never"), default="any",
+                           help="when the program exits 0, exit 1 anyway if a finding was not "
+                           "refuted ('any', the default) or only if one was confirmed or seen at "
+                           "run time ('confirmed'); 'never' keeps the program's exit code"),
+    ]
+
+
+def _add_check(commands) -> None:
+    check = commands.add_parser(
+        "check", help="check files and directories (default: .)",
+        usage=f"%(prog)s [OPTIONS] [PATH ...]\n       %(prog)s --trace {_RUN_USAGE}",
+        description="Check Python files and notebooks for PyTorch aliasing hazards, without "
+        "running them. With --trace, run a program instead, check the project files it "
+        "executes and mark each finding confirmed (the hazard happened), refuted (its line ran "
+        "and the hazard did not: a false positive) or not-reached; the same as "
+        "`aliaslint trace --confirm`.",
+        epilog="With --trace, everything after SCRIPT or -m MODULE goes to the program; "
+        "`--` also ends the options.",
+    )
+    rules = check.add_argument_group("rule selection")
+    _selection_options(rules)
+    static = [rules.add_argument(
+        "--report-unused-suppressions", action="store_true",
+        help="report noqa / aliaslint: ignore comments that silence nothing (AL901)")]
+    output = check.add_argument_group("output")
+    _output_options(output)
+    static += [
+        output.add_argument("--statistics", action="store_true",
+                            help="print a count per rule instead of the findings"),
+        output.add_argument("--show-files", action="store_true",
+                            help="list the files that would be checked, with their config, "
+                            "and exit"),
+        output.add_argument("--exit-zero", action="store_true",
+                            help="exit 0 even when there are findings (errors still exit 2)"),
+    ]
+    config = check.add_argument_group("configuration")
+    _config_options(config)
+    static += [
+        config.add_argument("--force-exclude", action="store_true",
+                            help="apply exclude patterns to files named on the command line too"),
+        config.add_argument("--max-file-size", type=int, metavar="BYTES",
+                            help=f"skip larger files with AL902 (default {DEFAULT_MAX_FILE_SIZE})"),
+        config.add_argument("--jobs", "-j", type=int, metavar="N",
+                            help="worker processes (default: the number of cores)"),
+        config.add_argument("--no-cache", action="store_true",
+                            help="neither read nor write the cache of earlier results"),
+    ]
+    run = check.add_argument_group("running a program (--trace)")
+    trace = run.add_argument("--trace", action="store_true",
+                             help="run SCRIPT or -m MODULE with its arguments under the tracer "
+                             "and confirm or refute the findings in the files it executes")
+    check.add_argument("paths", action=_Operands, mode=trace, needs_mode=_run_options(run),
+                       not_with_mode=static, metavar="PATH",
+                       help="files and directories to check (default: .); with --trace, "
+                       "SCRIPT (MODULE with -m) and its arguments")
+    check.set_defaults(run=_check)
+
+
+def _add_trace(commands) -> None:
+    trace = commands.add_parser(
+        "trace", help="run a program or test suite and report alias hazards as they happen",
+        usage=f"%(prog)s {_RUN_USAGE}",
+        description="Run a Python program under the runtime tracer (torch is required) and "
+        "report the alias hazards it hits, with their source lines.",
+        epilog="Everything after SCRIPT or -m MODULE goes to the program, e.g. "
+        "`aliaslint trace -m pytest -x tests/`; `--` also ends the options.",
+    )
+    confirm = trace.add_argument("--confirm", action="store_true",
+                                 help="also check the executed files statically and mark each "
+                                 "finding confirmed, refuted or not-reached (as `check --trace`)")
+    _run_options(trace)
+    _output_options(trace.add_argument_group("output"))
+    confirm_only = (_selection_options(trace.add_argument_group("rule selection (--confirm)"))
+                    + _config_options(trace.add_argument_group("configuration (--confirm)")))
+    trace.add_argument("program", action=_Operands, mode=confirm, needs_mode=confirm_only,
+                       metavar="SCRIPT",
+                       help="the script (with -m, the module) to run, then its arguments: "
+                       "all of them the program's, even those that look like ours")
+    trace.set_defaults(run=_trace)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="aliaslint",
@@ -39,76 +239,30 @@ def _parser() -> argparse.ArgumentParser:
         "writes through views, lost copies, NumPy-shared memory, snapshot references.",
     )
     parser.add_argument("--version", action="version", version=f"aliaslint {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
-    check = commands.add_parser("check", help="check files and directories (default: .)")
-    check.add_argument("paths", nargs="*", default=["."], metavar="PATH")
-    rules = check.add_argument_group("rule selection")
-    rules.add_argument("--select", action="append", metavar="CODES",
-                       help="comma-separated codes or prefixes to enable, replacing the "
-                       "configured selection (ALL for every rule)")
-    rules.add_argument("--extend-select", action="append", metavar="CODES",
-                       help="codes or prefixes to enable in addition")
-    rules.add_argument("--ignore", action="append", metavar="CODES",
-                       help="codes or prefixes to disable")
-    rules.add_argument("--confidence", choices=("high", "low"),
-                       help="'low' also reports possible-but-unproven hazards")
-    rules.add_argument("--report-unused-suppressions", action="store_true",
-                       help="report noqa / aliaslint: ignore comments that silence nothing (AL901)")
-    output = check.add_argument_group("output")
-    output.add_argument("--output-format", choices=FORMATS, default="full")
-    output.add_argument("--statistics", action="store_true",
-                        help="print a count per rule instead of the findings")
-    output.add_argument("--show-files", action="store_true",
-                        help="list the files that would be checked, with their config, and exit")
-    output.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    output.add_argument("--exit-zero", action="store_true",
-                        help="exit 0 even when there are findings (errors still exit 2)")
-    config = check.add_argument_group("configuration")
-    config.add_argument("--config", type=Path, metavar="FILE",
-                        help="use this aliaslint.toml / pyproject.toml for every file")
-    config.add_argument("--isolated", action="store_true", help="ignore all config files")
-    config.add_argument("--force-exclude", action="store_true",
-                        help="apply exclude patterns to files named on the command line too")
-    config.add_argument("--max-file-size", type=int, metavar="BYTES",
-                        help=f"skip larger files with AL902 (default {DEFAULT_MAX_FILE_SIZE})")
-    config.add_argument("--jobs", "-j", type=int, metavar="N",
-                        help="worker processes (default: the number of cores)")
-    config.add_argument("--no-cache", action="store_true",
-                        help="neither read nor write the cache of earlier results")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                     parser_class=_Command)
+    _add_check(commands)
+    _add_trace(commands)
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
-    rule.add_argument("code", metavar="CODE")
-
-    # Listed for --help only: `trace` takes the program's own arguments, parsed by _trace.
-    commands.add_parser("trace", add_help=False,
-                        help="run a program or test suite and report alias hazards as they happen")
+    rule.add_argument("code", metavar="CODE", help="a rule code such as AL101")
+    rule.set_defaults(run=lambda args: _rule(args.code))
 
     listing = commands.add_parser("rules", help="list every rule")
     listing.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
+    listing.set_defaults(run=lambda args: _rules(args.output_format))
 
     clean = commands.add_parser("clean", help="remove the cache of earlier results")
     clean.add_argument("--config", type=Path, metavar="FILE",
                        help="the aliaslint.toml / pyproject.toml whose cache-dir to remove")
+    clean.set_defaults(run=lambda args: _clean(args.config))
     return parser
 
 
-
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["trace"]:
-        return _trace(argv[1:])
-    if argv[:1] == ["check"] and "--trace" in _split_trace_argv(argv[1:], _CONFIRM_OPTIONS)[0]:
-        return _confirm(argv[1:])
-    args = _parser().parse_args(argv)
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        if args.command == "check":
-            return _check(args)
-        if args.command == "rule":
-            return _rule(args.code)
-        if args.command == "clean":
-            return _clean(args.config)
-        return _rules(args.output_format)
+        return args.run(args)
     except ConfigError as error:
         print(f"aliaslint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
@@ -130,6 +284,9 @@ def _selection(args) -> Selection:
 
 
 def _check(args) -> int:
+    if args.trace:
+        return _confirm(args)
+    paths = args.paths or ["."]
     cli = CliOptions(
         selection=_selection(args),
         config=args.config,
@@ -141,14 +298,14 @@ def _check(args) -> int:
     )
     cwd = Path.cwd()
     if args.show_files:
-        files, missing = walk(args.paths, Resolver(cli, cwd))
+        files, missing = walk(paths, Resolver(cli, cwd))
         for path, settings in files:
             source = display_path(settings.source, cwd) if settings.source else "defaults"
             print(f"{display_path(path, cwd)}  ({source})")
         for name in missing:
             print(f"aliaslint: error: {name}: no such file or directory", file=sys.stderr)
         return EXIT_ERROR if missing else EXIT_CLEAN
-    result = check_paths(args.paths, cli, jobs=args.jobs, cwd=cwd, cache=not args.no_cache)
+    result = check_paths(paths, cli, jobs=args.jobs, cwd=cwd, cache=not args.no_cache)
     diagnostics = result.diagnostics
     color = _use_color(args.color, sys.stdout)
     if args.statistics:
@@ -244,79 +401,23 @@ def _rules(fmt: str) -> int:
 
 # --- trace ----------------------------------------------------------------------------------
 
-_TRACE_OPTIONS_WITH_VALUE = ("--output-format", "--fail-on", "--color", "--output", "-o")
-_CONFIRM_OPTIONS = (*_TRACE_OPTIONS_WITH_VALUE, "--select", "--extend-select", "--ignore",
-                    "--confidence", "--config")
+
+def _program(args) -> dict:
+    """The traced program as `run_program` and `confirm` take it."""
+    name, *rest = args.program
+    return {"module" if args.module else "script": name, "args": rest}
 
 
-def _trace_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="aliaslint trace",
-        usage="aliaslint trace [OPTIONS] (SCRIPT | -m MODULE) [ARGS...]",
-        description="Run a Python program under the runtime tracer (torch is required) and "
-        "report the alias hazards it hits, with their source lines.",
-        epilog="Everything after SCRIPT or -m MODULE goes to the program, e.g. "
-        "`aliaslint trace -m pytest -x tests/`.",
-    )
-    parser.add_argument("-m", dest="module", metavar="MODULE",
-                        help="run a library module as a script, like `python -m`")
-    parser.add_argument("--output-format", choices=FORMATS, default="full")
-    parser.add_argument("--output", "-o", type=Path, metavar="FILE",
-                        help="write the report to FILE instead of standard error")
-    parser.add_argument("--fail-on", choices=("never", "any"), default="any",
-                        help="exit 1 when the program succeeded but runtime findings exist "
-                        "('any', the default); 'never' keeps the program's exit code")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    parser.add_argument("--confirm", action="store_true",
-                        help="also check the executed files statically and mark each finding "
-                        "confirmed, refuted or not-reached (as `check --trace`)")
-    return parser
-
-
-def _split_trace_argv(argv: list[str],
-                      with_value: tuple[str, ...] = _TRACE_OPTIONS_WITH_VALUE,
-                      ) -> tuple[list[str], list[str]]:
-    """(aliaslint's options, the program and its arguments): the program starts at the
-    first argument that is not one of ours, or right after ``-m MODULE``."""
-    ours = []
-    rest = list(argv)
-    while rest:
-        arg = rest[0]
-        if arg == "--":
-            rest.pop(0)
-            break
-        if arg == "-m":
-            ours += rest[:2]
-            return ours, rest[2:]
-        if arg.startswith("-m") and not arg.startswith("--"):
-            ours.append(arg)
-            return ours, rest[1:]
-        if not arg.startswith("-"):
-            break
-        ours.append(rest.pop(0))
-        if arg in with_value and rest:
-            ours.append(rest.pop(0))
-    return ours, rest
-
-
-def _trace(argv: list[str]) -> int:
-    parser = _trace_parser()
-    ours, program = _split_trace_argv(argv)
-    if "--confirm" in ours:
-        return _confirm(argv)
-    args = parser.parse_args(ours)
-    if args.module is None and not program:
-        parser.error("give a script to run, or -m MODULE")
+def _trace(args) -> int:
+    if args.confirm:
+        return _confirm(args)
     try:
         from aliaslint.tracer import run_program, trace
         tracer = trace()
     except ImportError as error:
         print(f"aliaslint: error: `trace` needs torch ({error})", file=sys.stderr)
         return EXIT_ERROR
-    if args.module is not None:
-        status = run_program(tracer, module=args.module, args=program)
-    else:
-        status = run_program(tracer, script=program[0], args=program[1:])
+    status = run_program(tracer, **_program(args))
     cwd = Path.cwd()
     diagnostics = [_relative(d, cwd) for d in tracer.findings]
     stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stderr
@@ -331,7 +432,7 @@ def _trace(argv: list[str]) -> int:
     finally:
         if args.output:
             stream.close()
-    if status == 0 and diagnostics and args.fail_on == "any":
+    if status == 0 and diagnostics and args.fail_on != "never":
         return EXIT_FINDINGS
     return status
 
@@ -349,66 +450,18 @@ def _relative(diagnostic, cwd: Path):
 # --- check --trace / trace --confirm ------------------------------------------------------------
 
 
-def _confirm_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="aliaslint check --trace",
-        usage="aliaslint check --trace [OPTIONS] (SCRIPT | -m MODULE) [ARGS...]",
-        description="Run a Python program under the runtime tracer, check the project files "
-        "it executes statically, and mark each finding confirmed (the hazard happened), "
-        "refuted (its line ran and the hazard did not: a false positive) or not-reached.",
-        epilog="Everything after SCRIPT or -m MODULE goes to the program. The same as "
-        "`aliaslint trace --confirm`.",
-    )
-    parser.add_argument("--trace", "--confirm", dest="confirm", action="store_true",
-                        help="run the program and confirm the findings (required)")
-    parser.add_argument("-m", dest="module", metavar="MODULE",
-                        help="run a library module as a script, like `python -m`")
-    parser.add_argument("--select", action="append", metavar="CODES")
-    parser.add_argument("--extend-select", action="append", metavar="CODES")
-    parser.add_argument("--ignore", action="append", metavar="CODES")
-    parser.add_argument("--confidence", choices=("high", "low"))
-    parser.add_argument("--config", type=Path, metavar="FILE")
-    parser.add_argument("--isolated", action="store_true", help="ignore all config files")
-    parser.add_argument("--output-format", choices=FORMATS, default="full")
-    parser.add_argument("--output", "-o", type=Path, metavar="FILE",
-                        help="write the report to FILE instead of standard error")
-    parser.add_argument("--fail-on", choices=("any", "confirmed", "never"), default="any",
-                        help="when the program exited 0, exit 1 if a finding is confirmed or "
-                        "not refuted ('any', the default), only if one is confirmed or seen "
-                        "at run time ('confirmed'), or never")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    return parser
-
-
-def _confirm(argv: list[str]) -> int:
+def _confirm(args) -> int:
     from dataclasses import replace
 
-    parser = _confirm_parser()
-    ours, program = _split_trace_argv(argv, _CONFIRM_OPTIONS)
-    args = parser.parse_args(ours)
-    if args.module is None and not program:
-        parser.error("give a script to run, or -m MODULE")
+    cli = CliOptions(selection=_selection(args), config=args.config,
+                     confidence=args.confidence, isolated=args.isolated)
     try:
-        cli = CliOptions(
-            selection=_selection(args),
-            config=args.config, confidence=args.confidence, isolated=args.isolated,
-        )
         from aliaslint.confirm import confirm
-    except ConfigError as error:
-        print(f"aliaslint: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
     except ImportError as error:
         print(f"aliaslint: error: `check --trace` needs torch ({error})", file=sys.stderr)
         return EXIT_ERROR
     cwd = Path.cwd()
-    try:
-        if args.module is not None:
-            outcome = confirm(module=args.module, args=program, cli=cli, cwd=str(cwd))
-        else:
-            outcome = confirm(script=program[0], args=program[1:], cli=cli, cwd=str(cwd))
-    except ConfigError as error:
-        print(f"aliaslint: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
+    outcome = confirm(**_program(args), cli=cli, cwd=str(cwd))
     text = args.output_format in ("full", "concise", "github")
     shown = []
     for diagnostic in outcome.diagnostics:
