@@ -102,25 +102,3 @@ def markdown_table() -> str:
                     f"| {default} |")
     return "\n".join(rows) + "\n"
 
-
-# TEMPORARY: the command line's view of a rule until it reads the registry directly.
-@dataclass(frozen=True)
-class _RuleView:
-    code: str
-    name: str
-    summary: str
-    fix: str
-    status: str
-    default_on: bool
-    text: str
-    examples: tuple[Example, ...]
-    implemented: bool = True
-
-
-def load_rules() -> dict[str, _RuleView]:
-    from aliaslint import registry
-
-    docs = load_docs()
-    return {code: _RuleView(code, rule.name, rule.summary, "none", "implemented", rule.default,
-                            docs[code].text, docs[code].examples)
-            for code, rule in registry.rules().items()}

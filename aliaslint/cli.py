@@ -13,14 +13,29 @@ import re
 import sys
 from pathlib import Path
 
-from aliaslint import __version__
+from aliaslint import __version__, registry
 from aliaslint.cache import clean as clean_cache
-from aliaslint.catalog import load_rules, markdown_table
-from aliaslint.config import DEFAULT_MAX_FILE_SIZE, CliOptions, ConfigError, Resolver, Selection
-from aliaslint.config import validate_selectors, walk
-from aliaslint.engine import NOTEBOOK_SUFFIX, cache_directory, check_paths, decode, display_path
+from aliaslint.catalog import load_docs, markdown_table
+from aliaslint.config import (
+    DEFAULT_MAX_FILE_SIZE,
+    CliOptions,
+    ConfigError,
+    Resolver,
+    Selection,
+    validate_selectors,
+    walk,
+)
+from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR
+from aliaslint.engine import (
+    NOTEBOOK_SUFFIX,
+    cache_directory,
+    check_paths,
+    decode,
+    display_path,
+)
 from aliaslint.notebooks import cell_lines
 from aliaslint.report import FORMATS, render, render_statistics
+from aliaslint.rule import Rule
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -278,8 +293,7 @@ def _selection(args) -> Selection:
         select=validate_selectors(select, "--select") if select is not None else None,
         extend_select=validate_selectors(_selectors(args.extend_select) or [],
                                          "--extend-select"),
-        ignore=validate_selectors(_selectors(args.ignore) or [], "--ignore",
-                                  allow_planned=True),
+        ignore=validate_selectors(_selectors(args.ignore) or [], "--ignore"),
     )
 
 
@@ -330,7 +344,7 @@ def _use_color(choice: str, stream) -> bool:
 
 
 def _summary(files: int, diagnostics, could_not_check: int) -> str:
-    findings = sum(1 for d in diagnostics if d.code not in ("AL902", "AL903"))
+    findings = sum(1 for d in diagnostics if d.code not in (FILE_NOT_CHECKED, INTERNAL_ERROR))
     checked = f"{files} file{'s' if files != 1 else ''}"
     if not diagnostics:
         return f"All checks passed! ({checked} checked)"
@@ -371,20 +385,34 @@ def _clean(config: Path | None) -> int:
 
 
 def _rule(code: str) -> int:
-    rule = load_rules().get(code.strip().upper())
-    if rule is None:
+    """The rule's spec, with what its module declares after the summary."""
+    code = code.strip().upper()
+    rule, doc = registry.get(code), load_docs().get(code)
+    if rule is None or doc is None:
         print(f"aliaslint: error: unknown rule {code!r} (see `aliaslint rules`)", file=sys.stderr)
         return EXIT_ERROR
-    sys.stdout.write(rule.text if rule.text.endswith("\n") else rule.text + "\n")
+    head, summary, rest = doc.text.partition(doc.summary)
+    facts = (f"- Default: {'on' if rule.default else 'off'}\n"
+             f"- Confidence: {_confidence(rule)}\n"
+             "- Fix: none\n")
+    text = f"{head}{summary}\n\n{facts}\n{rest.lstrip()}"
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_CLEAN
 
 
+def _confidence(rule: Rule) -> str:
+    if rule.assumption is None:
+        return "high (every finding rests on facts PyTorch guarantees)"
+    return f"high, and low with `--confidence low` when it assumes {rule.assumption}"
+
+
 def _rules(fmt: str) -> int:
-    rules = load_rules().values()
+    rules = registry.rules().values()
     if fmt == "json":
         data = [
-            {"code": r.code, "name": r.name, "summary": r.summary, "status": r.status,
-             "default": "on" if r.default_on else "off", "fix": r.fix}
+            {"code": r.code, "name": r.name, "summary": r.summary,
+             "default": "on" if r.default else "off",
+             "confidence": ["high", "low"] if r.assumption else ["high"], "fix": "none"}
             for r in rules
         ]
         print(json.dumps(data, indent=2))
@@ -394,7 +422,7 @@ def _rules(fmt: str) -> int:
         return EXIT_CLEAN
     width = max(len(r.name) for r in rules)
     for r in rules:
-        flag = "" if r.implemented else " (planned)"
+        flag = "" if r.default else " (off by default)"
         print(f"{r.code}  {r.name:<{width}}  {r.summary}{flag}")
     return EXIT_CLEAN
 

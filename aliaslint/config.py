@@ -128,7 +128,7 @@ def resolve_rules(layers: tuple[Selection, ...], report_unused: bool = False) ->
     return frozenset(enabled | registry.always_on())
 
 
-def validate_selectors(selectors, where: str, *, allow_planned: bool = False) -> tuple[str, ...]:  # TEMPORARY: allow_planned
+def validate_selectors(selectors, where: str) -> tuple[str, ...]:
     """Check rule selectors; ``where`` names the file and key for the error."""
     if isinstance(selectors, str) or not isinstance(selectors, (list, tuple)):
         raise ConfigError(f"{where}: expected a list of rule codes, got {selectors!r}")

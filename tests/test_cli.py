@@ -5,8 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from aliaslint import checks
+from aliaslint import registry
+from aliaslint.analysis import Compare
 from aliaslint.cli import main
+from aliaslint.rule import Check
 
 BAD = "import torch\na = torch.zeros(3)\nprint(id(a) == id(a[1:]))\n"
 CLEAN = "import torch\na = torch.zeros(3)\nprint(a.sum())\n"
@@ -76,24 +78,10 @@ def test_select_ignore_and_statistics(project, capsys):
     assert out.splitlines() == ["1\tAL401\tid-sharing-check", "1\tAL404\ttyped-storage"]
 
 
-def test_unknown_and_planned_selectors_are_usage_errors(project, capsys):
+def test_unknown_selectors_are_usage_errors(project, capsys):
     write(project / "m.py", CLEAN)
     code, _, err = run(capsys, "--select", "AL999")
     assert code == 2 and "unknown rule selector 'AL999'" in err
-
-
-def test_a_planned_rule_cannot_be_selected(project, capsys, monkeypatch):
-    from dataclasses import replace
-
-    from aliaslint import config
-    from aliaslint.catalog import load_rules
-
-    rules = dict(load_rules())
-    rules["AL201"] = replace(rules["AL201"], status="planned")
-    monkeypatch.setattr(config, "load_rules", lambda: rules)
-    write(project / "m.py", CLEAN)
-    code, _, err = run(capsys, "--select", "AL201")
-    assert code == 2 and "AL201 (write-through-view) is not implemented yet" in err
 
 
 def test_config_file_and_per_file_ignores(project, capsys):
@@ -222,9 +210,8 @@ def test_an_exception_in_a_rule_is_an_internal_error_for_that_file(project, caps
         raise ValueError("boom")
         yield
 
-    broken = checks.Check("AL403", checks.Compare, explode)
-    monkeypatch.setattr(checks, "CHECKS", [broken, *checks.CHECKS])
-    monkeypatch.setattr("aliaslint.engine.CHECKS", [broken, *checks.CHECKS])
+    rule = registry.get("AL403")
+    monkeypatch.setattr(rule, "checks", [Check(Compare, explode), *rule.checks])
     write(project / "bad.py", BAD)
     code, out, _ = run(capsys, "--output-format", "concise", "--jobs", "1")
     assert code == 2
