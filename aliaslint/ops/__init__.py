@@ -11,6 +11,8 @@ API::
     module("torch.nn.ReLU")              -> ModuleOp | None
     aten("relu_")                        -> Op | None   # by ATen op name (module / twin targets)
     meta()                               -> dict        # torch version, yaml sha256s
+    names(section="ops")                 -> Iterator[str]  # "ops" | "modules" | "non_tensor_methods"
+    KINDS, DERIVING_KINDS                -> frozenset[str]  # all kinds; view / sometimes / detached alias
 
 Name sets and maps derived from the tables (computed once)::
 
