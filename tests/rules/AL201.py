@@ -1,0 +1,39 @@
+"""AL201 write-through-view: its positive and negative cases (format: tests/test_rules.py)."""
+
+
+# case: transpose written base read
+import torch
+a = torch.rand(4, 4)
+b = a.t()
+b.mul_(2)  # error: AL201
+print(a.sum())
+
+
+# case: base written view read
+import torch
+x = torch.rand(8)
+head = x[:2]
+x.add_(1)  # error: AL201
+print(head)
+
+
+# case: filling a buffer through views
+import torch
+out = torch.empty(4, 6)
+left = out[:, :3]
+left.copy_(torch.ones(4, 3))
+view = out[:, 1:-1]
+view.add_(1)
+out.clamp_(0, 1)
+print(out)
+
+
+# case: disjoint pieces and direct part writes
+import torch
+x = torch.rand(3, 4)
+r, g, b = x.unbind(0)
+g.add_(1)
+print(r, b)
+x[:, 0] = 0
+x[1].zero_()
+print(x)

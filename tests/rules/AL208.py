@@ -1,0 +1,40 @@
+"""AL208 argument-written: its positive and negative cases (format: tests/test_rules.py)."""
+
+
+# case: after tuple assignment
+import torch
+def bump(t: torch.Tensor) -> torch.Tensor:
+    return t.add_(1)  # error: AL208
+b, c = torch.randn(4, 5), 3
+out = bump(b)
+print(b.sum(), c)
+
+
+# case: helper writes argument
+import torch
+def normalize(img: torch.Tensor) -> torch.Tensor:
+    return img.sub_(0.5).div_(0.25)  # error: AL208
+batch = torch.rand(2, 3)
+out = normalize(batch)
+print(batch.mean(), out.mean())
+
+
+# case: declared or called for effect
+import torch
+def normalize_(img: torch.Tensor) -> torch.Tensor:
+    return img.sub_(0.5)
+def standardize(img: torch.Tensor) -> torch.Tensor:
+    """Standardize the batch in place."""
+    return img.sub_(0.5)
+def shift(img: torch.Tensor, inplace: bool) -> torch.Tensor:
+    if inplace:
+        img.sub_(0.5)
+    return img
+def add_bias(x: torch.Tensor, b: torch.Tensor) -> None:
+    x.add_(b)
+batch = torch.rand(2, 3)
+out = normalize_(batch)
+out = standardize(batch)
+out = shift(batch, False)
+add_bias(batch, torch.ones(3))
+print(batch)

@@ -1,0 +1,226 @@
+"""Every rule's cases, from tests/rules/ALnnn.py, and the fixtures' stated findings.
+
+A case file is plain Python holding one rule's positive and negative cases.  Each line
+``# case: <short description>`` starts a case: that line and the ones up to the next case
+line are one complete module, linted alone with every rule enabled, rows counted from its
+``# case:`` line.  ``# error: ALnnn[, ALmmm]`` at the end of a line marks each finding the
+case must produce there, as in the specs (rules/ALnnn.md); naming a code twice on one line
+means it fires there exactly twice.  A case with no marks is a negative case: nothing may
+fire.  An optional ``# runs: ok`` or ``# runs: raises SomeError`` line says what running the
+case as a script under torch does, and the case is run to check it.  Whatever comes before
+the first case line (the file's docstring) is no case.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import re
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from aliaslint import catalog, check_source, registry
+from conftest import lint
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES_DIR = Path(__file__).resolve().parent / "rules"
+FIXTURES = ROOT / "fixtures"
+
+_CASE = re.compile(r"^#\s*case:\s*(\S.*?)\s*$")
+_RUNS = re.compile(r"^#\s*runs:")
+_RUNS_VALUE = re.compile(r"^#\s*runs:\s*(?:(ok)|raises\s+([A-Za-z_][\w.]*))\s*$")
+# The spec mark (catalog.marks), read with repeats kept.
+_MARK = re.compile(r"#\s*error:\s*(AL\d{3}(?:\s*,\s*AL\d{3})*)\s*$")
+
+
+@dataclass(frozen=True)
+class Case:
+    code: str  # the file's code
+    slug: str
+    source: str
+    expected: tuple[tuple[int, str], ...]  # catalog.marks: (row, code), each once
+    repeats: tuple[tuple[tuple[int, str], int], ...]  # (row, code) named n > 1 times
+    runs: str | None  # None, "ok", or the name of the exception it raises
+    path: Path
+    line: int  # of its `# case:` line in the file
+
+    @property
+    def id(self) -> str:
+        return f"{self.code}-{self.slug}"
+
+
+def slugify(description: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", description.lower()).strip("-")
+
+
+def read_cases(path: Path) -> list[Case]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    starts = [index for index, line in enumerate(lines) if _CASE.match(line)]
+    for line in lines[: starts[0] if starts else len(lines)]:
+        if _MARK.search(line) or _RUNS.match(line):
+            raise ValueError(f"{path.name}: a mark before the first `# case:` line: {line!r}")
+    cases = []
+    for start, end in zip(starts, [*starts[1:], len(lines)]):
+        body = lines[start:end]
+        while body and not body[-1].strip():
+            body.pop()
+        runs = None
+        for line in body:
+            if _RUNS.match(line):
+                value = _RUNS_VALUE.match(line)
+                if value is None or runs is not None:
+                    raise ValueError(f"{path.name}:{start + 1}: bad or second `# runs:` line")
+                runs = value.group(1) or value.group(2)
+        counts = Counter(
+            (row, code.strip())
+            for row, line in enumerate(body, start=1)
+            for mark in [_MARK.search(line)] if mark
+            for code in mark.group(1).split(",")
+        )
+        cases.append(Case(
+            code=path.stem,
+            slug=slugify(_CASE.match(body[0]).group(1)),
+            source="\n".join(body) + "\n",
+            expected=tuple(catalog.marks(body)),
+            repeats=tuple(sorted((key, n) for key, n in counts.items() if n > 1)),
+            runs=runs,
+            path=path,
+            line=start + 1,
+        ))
+    return cases
+
+
+CASE_FILES = sorted(CASES_DIR.glob("*.py"))
+CASES = [case for path in CASE_FILES for case in read_cases(path)]
+HAZARD_CODES = sorted(code for code, rule in registry.rules().items() if rule.checks)
+
+
+def _param(case: Case):
+    return pytest.param(case, id=case.id)
+
+
+# --- the rule cases -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", [_param(case) for case in CASES])
+def test_case_fires_exactly_where_marked(case):
+    found = lint(case.source)
+    assert sorted(set(found)) == sorted(case.expected), f"{case.path.name}:{case.line}"
+    counts = Counter(found)
+    assert [(key, counts[key]) for key, _ in case.repeats] == list(case.repeats)
+
+
+@pytest.mark.parametrize("case", [_param(case) for case in CASES if case.runs])
+def test_case_runs_as_marked(case, tmp_path):
+    script = tmp_path / "case.py"
+    script.write_text(case.source, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-W", "ignore", script.name], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    if case.runs == "ok":
+        assert result.returncode == 0, result.stderr
+    else:
+        last = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else ""
+        assert result.returncode != 0, f"ran without raising {case.runs}"
+        assert re.match(rf"{re.escape(case.runs)}(:|$)", last), result.stderr
+
+
+def test_every_rule_with_checks_has_positive_and_negative_cases():
+    assert [path.stem for path in CASE_FILES] == HAZARD_CODES
+    for code in HAZARD_CODES:
+        cases = [case for case in CASES if case.code == code]
+        assert any(code in {c for _, c in case.expected} for case in cases), f"{code}: no positive"
+        assert any(not case.expected for case in cases), f"{code}: no negative case"
+
+
+def test_case_ids_are_unique():
+    ids = Counter(case.id for case in CASES)
+    assert [i for i, n in ids.items() if n > 1] == []
+
+
+@pytest.mark.parametrize("path", CASE_FILES, ids=lambda path: path.name)
+def test_case_file_is_python_and_no_test_module(path):
+    ast.parse(path.read_text(encoding="utf-8"), str(path))
+    # pytest collects test_*.py and *_test.py (the defaults; pyproject sets no others).
+    assert not any(fnmatch.fnmatch(path.name, p) for p in ("test_*.py", "*_test.py"))
+    assert path.stem in registry.rules(), f"{path.name} names no rule"
+
+
+def test_case_reader():
+    text = ('"""Doc."""\n\n# case: First one!\nimport torch\nx = 1  # error: AL401, AL404, AL401\n'
+            "\n\n# case: second\n# runs: raises RuntimeError\nimport torch\n\n")
+    path = Path("/nonexistent/AL401.py")
+    first, second = _read_text(path, text)
+    assert (first.id, first.line, first.runs) == ("AL401-first-one", 3, None)
+    assert first.source == "# case: First one!\nimport torch\nx = 1  # error: AL401, AL404, AL401\n"
+    assert first.expected == ((3, "AL401"), (3, "AL404"))
+    assert first.repeats == (((3, "AL401"), 2),)
+    assert (second.id, second.runs, second.expected) == ("AL401-second", "RuntimeError", ())
+    with pytest.raises(ValueError, match="runs"):
+        _read_text(path, "# case: a\n# runs: maybe\n")
+    with pytest.raises(ValueError, match="before the first"):
+        _read_text(path, "x = 1  # error: AL401\n# case: a\n")
+
+
+def _read_text(path: Path, text: str) -> list[Case]:
+    original = Path.read_text
+    try:
+        Path.read_text = lambda self, *args, **kwargs: text  # type: ignore[method-assign]
+        return read_cases(path)
+    finally:
+        Path.read_text = original  # type: ignore[method-assign]
+
+
+# --- the fixtures' stated findings ----------------------------------------------------------
+
+# A fixture may open with the findings a precise checker gives, one comment line each:
+#     # Expected findings of a precise checker (nothing else in this file):
+#     # expected: AL301 at line 25
+_STATED = "# Expected findings of a precise checker (nothing else in this file):"
+_EXPECTED = re.compile(r"^# expected: (AL\d{3}) at line (\d+)$")
+
+
+def stated_findings(text: str) -> list[tuple[int, str]] | None:
+    """The (row, code) findings a fixture's header states, or None if it states none."""
+    lines = text.splitlines()
+    if not lines or lines[0] != _STATED:
+        if any("expected" in line.lower() for line in lines[:3]):
+            raise ValueError(f"a header that states findings must start with {_STATED!r}")
+        return None
+    found = []
+    for line in lines[1:]:
+        if not line.startswith("#"):
+            break
+        match = _EXPECTED.match(line)
+        if match is None:
+            raise ValueError(f"not `# expected: ALnnn at line N`: {line!r}")
+        found.append((int(match.group(2)), match.group(1)))
+    return sorted(found)
+
+
+FIXTURE_FILES = sorted(FIXTURES.rglob("*.py"))
+STATING = [path for path in FIXTURE_FILES
+           if stated_findings(path.read_text(encoding="utf-8")) is not None]
+
+
+@pytest.mark.parametrize("fixture", STATING, ids=lambda p: p.relative_to(FIXTURES).as_posix())
+def test_fixture_gives_the_findings_its_header_states(fixture):
+    text = fixture.read_text(encoding="utf-8")
+    found = check_source(text, str(fixture), HAZARD_CODES)
+    assert sorted((d.location.row, d.code) for d in found) == stated_findings(text)
+
+
+def test_fixture_headers():
+    assert len(STATING) >= 10
+    assert stated_findings('"""Doc."""\n') is None
+    assert stated_findings(f"{_STATED}\n# expected: AL201 at line 9\n# expected: AL101 at "
+                           "line 4\n\"\"\"Doc.\"\"\"\n") == [(4, "AL101"), (9, "AL201")]
+    with pytest.raises(ValueError):
+        stated_findings(f"{_STATED}\n# expected: AL201 on line 9\n")
+    with pytest.raises(ValueError):
+        stated_findings("# Expected findings:\n# expected: AL201 at line 9\n")
+
