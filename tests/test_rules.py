@@ -1,4 +1,5 @@
-"""Every rule's cases, from tests/rules/ALnnn.py, and the fixtures' stated findings.
+"""Every rule's cases, from tests/rules/ALnnn.py; the fixtures' stated findings; and proof that
+one rule module plus one spec is a whole rule.
 
 A case file is plain Python holding one rule's positive and negative cases.  Each line
 ``# case: <short description>`` starts a case: that line and the ones up to the next case
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import json
 import re
 import subprocess
 import sys
@@ -24,8 +26,11 @@ from pathlib import Path
 
 import pytest
 
-from aliaslint import catalog, check_source, registry
+from aliaslint import catalog, check_source, engine, registry
+from aliaslint.cli import main
 from conftest import lint
+# The spec test itself (imported under a name pytest does not collect here).
+from test_catalog import test_example_fires_exactly_where_marked as spec_example_check
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES_DIR = Path(__file__).resolve().parent / "rules"
@@ -224,3 +229,146 @@ def test_fixture_headers():
     with pytest.raises(ValueError):
         stated_findings("# Expected findings:\n# expected: AL201 at line 9\n")
 
+
+# --- one module and one spec make a rule ----------------------------------------------------
+
+DUMMY_MODULE = '''\
+"""AL999 dummy-rule: exists only in a test."""
+
+import re
+
+from aliaslint.analysis import Call
+from aliaslint.rule import Context, Rule
+
+RULE = Rule(
+    "AL999", "dummy-rule", "Every `torch.zeros` call is reported.",
+    words=re.compile(r"zeros").search,
+    assumption="`torch.zeros_like` is as suspect as `torch.zeros`",
+)
+
+
+@RULE.check(Call)
+def zeros(event: Call, ctx: Context):
+    if event.qualname == "torch.zeros":
+        yield RULE.finding(event.node, event.stmt, f"{ctx.code(event.node)} makes zeros")
+
+
+@RULE.check(Call)
+def zeros_like(event: Call, ctx: Context):
+    if event.qualname == "torch.zeros_like":
+        yield RULE.finding(event.node, event.stmt, f"{ctx.code(event.node)} may make zeros",
+                           confidence="low")
+'''
+
+DUMMY_DOC = '''\
+# AL999 dummy-rule
+
+Every `torch.zeros` call is reported.
+
+## What it does
+
+Reports each call of `torch.zeros`; with `--confidence low`, each `torch.zeros_like` too.
+
+## Why is this bad?
+
+It is not; the rule exists to test that a module and a spec are a whole rule.
+
+## Example
+
+```python bad
+import torch
+x = torch.zeros(3)  # error: AL999
+y = torch.zeros_like(x)
+```
+
+## Use instead
+
+```python good
+import torch
+x = torch.ones(3)
+```
+
+## Fix safety
+
+There is no fix.
+
+## Runtime confirmation
+
+None.
+
+## References
+
+- This test.
+'''
+
+
+@pytest.fixture
+def dummy_rule(tmp_path, monkeypatch):
+    """AL999 as one module in a directory on ``aliaslint.checks.__path__`` and one spec in a
+    rules directory beside the real specs."""
+    import aliaslint.checks
+
+    modules = tmp_path / "checks"
+    modules.mkdir()
+    (modules / "al999_dummy_rule.py").write_text(DUMMY_MODULE, encoding="utf-8")
+    specs = tmp_path / "rules"
+    specs.mkdir()
+    for spec in catalog.rules_dir().glob("AL*.md"):
+        (specs / spec.name).write_text(spec.read_text(encoding="utf-8"), encoding="utf-8")
+    (specs / "AL999.md").write_text(DUMMY_DOC, encoding="utf-8")
+
+    monkeypatch.setattr(aliaslint.checks, "__path__", [*aliaslint.checks.__path__, str(modules)])
+    monkeypatch.setattr(catalog, "rules_dir", lambda: specs)
+    registry.reload()
+    catalog.load_docs.cache_clear()
+    yield
+    monkeypatch.undo()
+    sys.modules.pop("aliaslint.checks.al999_dummy_rule", None)
+    registry.reload()
+    catalog.load_docs.cache_clear()
+    assert "AL999" not in registry.rules() and "AL999" not in catalog.load_docs()
+
+
+ZEROS = "import torch\nx = torch.zeros(3)\ny = torch.zeros_like(x)\n"
+
+
+def test_one_module_and_one_spec_make_a_rule(dummy_rule, capsys):
+    # The registry collects the module.
+    rule = registry.get("AL999")
+    assert rule is not None and rule.name == "dummy-rule" and len(rule.checks) == 2
+    assert set(catalog.load_docs()) == set(registry.rules())
+
+    # `aliaslint rules`, as text and as JSON, lists it.
+    assert main(["rules"]) == 0
+    listed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("AL999")]
+    assert len(listed) == 1
+    assert listed[0].split(None, 2)[1:] == ["dummy-rule", "Every `torch.zeros` call is reported."]
+    assert main(["rules", "--output-format", "json"]) == 0
+    (entry,) = [r for r in json.loads(capsys.readouterr().out) if r["code"] == "AL999"]
+    assert entry["name"] == "dummy-rule" and entry["default"] == "on"
+    assert entry["confidence"] == ["high", "low"]
+
+    # `aliaslint rule AL999` prints its spec.
+    assert main(["rule", "AL999"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# AL999 dummy-rule\n\nEvery `torch.zeros` call is reported.\n")
+    assert "x = torch.zeros(3)  # error: AL999" in out and "## References" in out
+
+    # The prefilter reads its words.
+    only = frozenset({"AL999"})
+    assert engine.may_find(ZEROS, only)
+    assert not engine.may_find("import torch\nx = torch.ones(3)\n", only)
+    assert not engine.may_find("x = zeros(3)\n", only)
+
+    # Its spec's examples pass the spec test.
+    examples = catalog.load_docs()["AL999"].examples
+    assert [example.kind for example in examples] == ["bad", "good"]
+    for example in examples:
+        spec_example_check("AL999", example)
+
+    # A low-confidence finding is reported only when asked for.
+    high = check_source(ZEROS, "m.py", {"AL999"})
+    assert [(d.location.row, d.code, d.confidence) for d in high] == [(2, "AL999", "high")]
+    both = check_source(ZEROS, "m.py", {"AL999"}, confidence="low")
+    assert [(d.location.row, d.confidence) for d in both] == [(2, "high"), (3, "low")]
+    assert both[1].message == "`torch.zeros_like(x)` may make zeros"
