@@ -21,7 +21,7 @@ def decomposition_saves(torch: Any, ov: Overload, by_aten: dict[str, Overload]) 
     class Rec(TorchDispatchMode):
         def __init__(self) -> None:
             super().__init__()
-            self.calls: list[tuple[str, list[Any], Any]] = []
+            self.calls: list[tuple[Any, list[Any], dict[str, Any], Any]] = []
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 from aliaslint.ops.generate.schema import Overload
 
 
+@overload
+def rename(names: list[str], self_name: str | None) -> list[str]: ...
+@overload
+def rename(names: None, self_name: str | None) -> None: ...
+@overload
+def rename(names: list[str] | None, self_name: str | None) -> list[str] | None: ...
+
+
 def rename(names: list[str] | None, self_name: str | None) -> list[str] | None:
+    """Argument names with the schema's ``self`` spelled ``self_name`` (dropped when None)."""
     if names is None:
         return None
     out = []
@@ -52,6 +61,8 @@ def merge_entry(name: str, ovs: list[Overload], self_name: str | None, facts: di
     rets = {o.returns for o in main}
     saves = [o.saves for o in main if not o.is_out]
     known = [set(s) for s in saves if s is not None]
+    smust: list[str] | None
+    smay: list[str] | None
     if saves and all(s is not None for s in saves):
         must = set.intersection(*known) if known else set()
         may = set.union(*known) if known else set()

@@ -80,7 +80,7 @@ def op_entries(
         fobj = getattr(F, fname)
         try:
             sig = inspect.signature(fobj)
-            params = [
+            params: list[str] | None = [
                 p.name
                 for p in sig.parameters.values()
                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)

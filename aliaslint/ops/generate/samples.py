@@ -46,7 +46,7 @@ def _int_candidates(name: str, all_names: set[str], ndim: int) -> list[Any]:
     return [1, 0, 2]
 
 
-def _intlist_candidates(name: str, x_shape: tuple[int, ...], names: set[str] = frozenset()) -> list[Any]:
+def _intlist_candidates(name: str, x_shape: tuple[int, ...], names: set[str] | frozenset[str] = frozenset()) -> list[Any]:
     nd = len(x_shape)
     if name == "size" and "stride" in names:
         return [[2, 2], [2]]
