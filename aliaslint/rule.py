@@ -26,7 +26,6 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from aliaslint import ops
-from aliaslint.analysis.opfacts import STORAGE_METHODS
 from aliaslint.diagnostics import Confidence, Operand, Witness
 
 
@@ -91,10 +90,10 @@ class Context:
         derived: list[str] = []
         while True:
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                    and _derives_memory(node.func.attr.value):
+                    and node.func.attr.value in ops.deriving_methods():
                 derived.append(f".{node.func.attr.value}()")
                 node = node.func.value
-            elif isinstance(node, cst.Attribute) and _derives_memory(node.attr.value):
+            elif isinstance(node, cst.Attribute) and node.attr.value in ops.deriving_attributes():
                 derived.append(f".{node.attr.value}")
                 node = node.value
             elif isinstance(node, cst.Subscript):
@@ -117,12 +116,6 @@ def chain(node: cst.CSTNode) -> tuple[str, ...] | None:
     return tuple(reversed(names))
 
 
-def _derives_memory(attr: str) -> bool:
-    """A Tensor method or attribute whose result is a new object over the same memory."""
-    if attr in STORAGE_METHODS:
-        return True
-    op = ops.lookup(f"torch.Tensor.{attr}")
-    return op is not None and op.kind in ("view", "detached_alias", "sometimes_alias")
 
 
 CheckFn = Callable[[Any, Context], Iterator[Finding]]

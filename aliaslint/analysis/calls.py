@@ -11,16 +11,14 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Call, NonContiguousView, Reference, Write
 from aliaslint.analysis.geometry import dtype_view, slice_region, view_fails
 from aliaslint.analysis.opfacts import (
-    NDARRAY_WRITERS,
     PARAMETER_TYPES,
-    SCALAR_METHODS,
-    STORAGE_METHODS,
     TENSOR_TYPES,
     bind_arguments,
     is_activation,
-    is_fill,
     is_nn_class,
+    returns_value,
     short_name,
+    storage_kind,
 )
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import FALSE, TRUE, attr_key, is_literal, literal_ints
@@ -96,16 +94,18 @@ class Calls(Interpreter):
             return UNKNOWN
         method = qualname.rpartition(".")[2]
         if receiver is not None and receiver.kind is Kind.NDARRAY:
-            if method in NDARRAY_WRITERS or "out" in keywords and keywords["out"][0] is receiver:
+            writes_out = "out" in keywords and keywords["out"][0] is receiver
+            if method in ops.ndarray_writers() or writes_out:
                 self._write(receiver, receiver_node, node, None, env)
             return UNKNOWN
         if receiver is not None and receiver.kind is not Kind.TENSOR:
             # Methods of storages: nothing here returns a tensor.
             return Value(Kind.OTHER, derived=(method, receiver), origin=node)
         if receiver is not None:
-            if method in STORAGE_METHODS:
-                return Value(STORAGE_METHODS[method], derived=(method, receiver), origin=node)
-            if method in SCALAR_METHODS:
+            storage = storage_kind(method)
+            if storage is not None:
+                return Value(storage, derived=(method, receiver), origin=node)
+            if returns_value(method):
                 return Value(Kind.OTHER, derived=(method, receiver), origin=node)
             if method == "requires_grad_":
                 flag = positional[0] if positional else keywords.get("requires_grad", (None,))[0]
@@ -187,7 +187,7 @@ class Calls(Interpreter):
             inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
                            if key != name and v.kind in (Kind.TENSOR, Kind.NDARRAY))
             result = self._write(target, nodes.get(name), node, None, env,
-                                 activation=is_activation(op), fill=is_fill(op),
+                                 activation=is_activation(op), fill=op.fills,
                                  inputs=inputs)
             if op.returns == "none":
                 return OTHER

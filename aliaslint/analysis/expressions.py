@@ -10,9 +10,14 @@ from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Compare, Reference, StaleRead
 from aliaslint.analysis.geometry import slice_region
-from aliaslint.analysis.opfacts import TENSOR_TYPES, overlapping_view, short_name
+from aliaslint.analysis.opfacts import TENSOR_TYPES, short_name
 from aliaslint.analysis.scopes import Env
-from aliaslint.analysis.syntax import all_params, attr_key, basic_index, child_expressions
+from aliaslint.analysis.syntax import (
+    all_params,
+    attr_key,
+    basic_index,
+    child_expressions,
+)
 from aliaslint.analysis.values import OTHER, UNKNOWN, Kind, Value, join
 
 _COMPARE_OPS = {
@@ -145,7 +150,7 @@ class Expressions(Interpreter):
             layout_origin=node if noncontiguous else (base.layout_origin if detach else None),
             layout_op=(short_name(op.name), dims) if noncontiguous else (
                 base.layout_op if detach else None),
-            expanded=base.expanded or (op is not None and overlapping_view(op)),
+            expanded=base.expanded or (op is not None and op.self_overlapping),
             view_origin=base.view_origin if detach else node,
         )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from aliaslint import ops
 from aliaslint.analysis.values import Kind
 
 
@@ -15,16 +16,6 @@ def dtype_view(args) -> bool:
         if value.kind is Kind.REF:
             return True
     return False
-
-
-# Views that reorder dimensions.  After one of them, merging dimensions with
-# `.view()` fails unless the merged ones stayed adjacent and in order; the
-# tables say which views are non-contiguous, not which reorder.
-_REORDERING = frozenset({"transpose", "swapaxes", "swapdims", "t", "T", "mT", "mH", "H",
-                         "permute", "movedim", "moveaxis"})
-
-
-_EXPANDING = frozenset({"expand", "expand_as", "broadcast_to"})
 
 
 def view_fails(layout_op: tuple | None, args) -> bool:
@@ -46,13 +37,18 @@ def view_fails(layout_op: tuple | None, args) -> bool:
     if len(positional) != len(args) or not positional:
         return False
     flatten_all = len(positional) == 1 and not isinstance(positional[0], (cst.Tuple, cst.List))
-    if name in _EXPANDING:
-        return flatten_all
-    if name not in _REORDERING or not dims:
+    op = ops.lookup(name) if "." in name else ops.method(name)
+    if op is None:
         return False
-    if name in ("transpose", "swapaxes", "swapdims"):
+    if op.self_overlapping:
+        return flatten_all
+    if not op.reorders_dims or not dims:
+        return False
+    # The signature says how the literal dims move: two of them swapped
+    # (`transpose(1, 2)`), or a whole permutation (`permute(0, 2, 1, 3)`).
+    if len(op.params) == 2 and op.params[0][-1:] == "0" and op.params[1][-1:] == "1":
         moved = set(dims)
-    elif name == "permute":
+    elif op.params == ("dims",):
         moved = {d for position, d in enumerate(dims) if d != position}
     else:
         return False

@@ -9,7 +9,7 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Save
-from aliaslint.analysis.opfacts import PARAMETER_METHODS, has_params, input_saved
+from aliaslint.analysis.opfacts import has_params, input_saved
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
 from aliaslint.analysis.syntax import TRUE, declares_mutation, is_literal
 from aliaslint.analysis.values import OTHER, UNKNOWN, Kind, ModuleInfo, Value, join
@@ -57,7 +57,7 @@ class Modules(Interpreter):
     def _module_method(self, module: Value, node, args, env: Env) -> Value:
         attr = node.func.attr.value
         info = module.module
-        if attr in PARAMETER_METHODS and info is not None and info.params:
+        if attr in ops.parameter_methods() and info is not None and info.params:
             return Value(Kind.PARAMS, origin=node, params=info.params)
         op = ops.lookup(f"torch.nn.Module.{attr}")
         if op is not None and op.kind == "reference" and info is not None and info.params:

@@ -9,24 +9,10 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis.values import Kind, Value
 
+# torch's own classes the interpreter models: the roots of its value kinds.
 MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
 TENSOR_TYPES = {"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"}
 PARAMETER_TYPES = {"torch.nn.Parameter", "torch.nn.parameter.Parameter"}
-# Python-level Tensor methods (not ATen ops, so not in the op tables).
-STORAGE_METHODS = {"untyped_storage": Kind.STORAGE, "storage": Kind.TYPED_STORAGE}
-SCALAR_METHODS = {"data_ptr", "item", "tolist", "dim", "numel", "size", "stride",
-                   "storage_offset", "is_contiguous", "element_size", "nelement"}
-PARAMETER_METHODS = {"parameters", "named_parameters"}
-
-# Views whose elements may share one memory location (stride 0).  The tables
-# mark non-contiguous views; only these also overlap themselves.
-_SELF_OVERLAPPING = frozenset({"expand", "expand_as", "broadcast_to"})
-# In-place ops that overwrite the destination whatever it held: writing
-# through a view with them fills a buffer, which is what views are for.
-_FILLS = frozenset({"copy_", "fill_", "zero_"})
-# NumPy's in-place ndarray methods.
-NDARRAY_WRITERS = frozenset({"fill", "sort", "put", "partition", "resize", "itemset",
-                              "byteswap", "setfield"})
 
 
 def short_name(qualname: str) -> str:
@@ -69,12 +55,15 @@ def has_params(spec: ops.ModuleOp) -> bool:
     return bool(spec.opaque or (spec.saves and {"weight", "bias"} & set(spec.saves)))
 
 
-def overlapping_view(op: ops.Op) -> bool:
-    return short_name(op.name) in _SELF_OVERLAPPING
+def storage_kind(method: str) -> Kind | None:
+    """The kind of storage a Tensor method returns (`untyped_storage`, `storage`), if any."""
+    kind = ops.non_tensor_methods().get(method)
+    return {"storage": Kind.STORAGE, "typed_storage": Kind.TYPED_STORAGE}.get(kind or "")
 
 
-def is_fill(op: ops.Op) -> bool:
-    return short_name(op.name) in _FILLS
+def returns_value(method: str) -> bool:
+    """A Tensor method that returns a plain Python value (`data_ptr`, `item`, `size`)."""
+    return ops.non_tensor_methods().get(method) == "value"
 
 
 def chosen_saves(op: ops.Op, bound: dict[str, Value]) -> frozenset:
