@@ -18,6 +18,7 @@ def _git(cwd, *args):
 
 
 @pytest.mark.slow
+@pytest.mark.network
 def test_hook_fails_on_a_finding(tmp_path):
     if shutil.which("git") is None:
         pytest.skip("git is not installed")

@@ -1,7 +1,11 @@
 """`check` never raises, whatever valid Python it is given."""
 
-import hypothesmith
-from hypothesis import HealthCheck, given, settings
+import pytest
+
+pytest.importorskip("hypothesis")
+hypothesmith = pytest.importorskip("hypothesmith")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402, I001  (after the skip)
 
 from aliaslint import check_source
 from aliaslint import registry

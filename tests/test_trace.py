@@ -15,11 +15,12 @@ import weakref
 from pathlib import Path
 
 import pytest
-import torch
 
 import aliaslint
 from aliaslint.cli import main
 from aliaslint.tracer import forward_op_name
+
+torch = pytest.importorskip("torch")
 
 pytest_plugins = ["pytester"]
 
