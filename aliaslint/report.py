@@ -3,10 +3,16 @@
 Diagnostics reach ``render`` filtered, sorted, and with paths already relative to
 the working directory; each renderer returns the whole text to print.  Summary
 lines ("Found N findings") belong to the command line, not to a format.
+
+A low-confidence finding (reported with ``--confidence low``) says so in every format:
+``(low confidence)`` after the code in ``full`` and ``concise``, ``"confidence": "low"``
+in JSON and SARIF, a warning rather than an error in SARIF and GitHub annotations, and
+severity ``minor`` rather than ``major`` in a GitLab Code Quality report.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import json
 import unicodedata
@@ -20,7 +26,7 @@ from aliaslint import catalog
 from aliaslint.registry import rule_url
 from aliaslint.diagnostics import Diagnostic, Position
 
-FORMATS = ("full", "concise", "json", "sarif", "github")
+FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab")
 
 HOMEPAGE = "https://github.com/aliaslint/aliaslint"
 SARIF_SCHEMA = (
@@ -28,6 +34,8 @@ SARIF_SCHEMA = (
 )
 # Relative paths in SARIF are resolved against this base, which the log maps to the cwd.
 SRCROOT = "%SRCROOT%"
+# What `full` and `concise` put after the code of a low-confidence finding.
+LOW_CONFIDENCE = "(low confidence)"
 # Source lines are shown with tabs widened to this many columns, so carets line up.
 TAB_WIDTH = 4
 
@@ -55,6 +63,8 @@ def render(
         return _render_sarif(diagnostics, Path.cwd() if cwd is None else cwd)
     if fmt == "github":
         return "".join(_github_command(d) + "\n" for d in diagnostics)
+    if fmt == "gitlab":
+        return json.dumps(_gitlab_issues(diagnostics), indent=2) + "\n"
     raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
@@ -93,6 +103,16 @@ def _level(diagnostic: Diagnostic) -> str:
     return "error" if diagnostic.confidence == "high" else "warning"
 
 
+def _code(d: Diagnostic, palette: _Palette, name: bool = False) -> str:
+    """The code as the text formats show it (``AL201``), the rule's name in brackets after it
+    when ``name``, and after those ``(low confidence)`` for a low-confidence finding."""
+    high = d.confidence == "high"
+    text = palette.code(d.code) if high else palette.low(d.code)
+    if name:
+        text += f" [{d.name}]"
+    return text if high else f"{text} {palette.low(LOW_CONFIDENCE)}"
+
+
 def _remembering(source_lines: SourceLines) -> SourceLines:
     """``source_lines`` asked at most once per file (or cell), however many findings it holds."""
     seen: dict[tuple[str, int | None], list[str] | None] = {}
@@ -122,6 +142,9 @@ class _Palette:
     def code(self, text: str) -> str:
         return self._paint(text, "1;31")
 
+    def low(self, text: str) -> str:
+        return self._paint(text, "1;33")
+
     def gutter(self, text: str) -> str:
         return self._paint(text, "1;36")
 
@@ -137,7 +160,7 @@ class _Palette:
 
 def _render_concise(diagnostics: Sequence[Diagnostic], palette: _Palette) -> str:
     return "".join(
-        f"{palette.strong(_where(d.filename, d.location, d.cell))}: {palette.code(d.code)} "
+        f"{palette.strong(_where(d.filename, d.location, d.cell))}: {_code(d, palette)} "
         f"{' · '.join(_message_lines(d.message))}\n"
         for d in diagnostics
     )
@@ -177,8 +200,8 @@ def _render_full(
 def _full_block(d: Diagnostic, source_lines: SourceLines, palette: _Palette) -> str:
     title, *explanation = _message_lines(d.message) or [""]
     out = [
-        f"{palette.strong(_where(d.filename, d.location, d.cell))}: {palette.code(d.code)} "
-        f"[{d.name}] {palette.strong(title)}"
+        f"{palette.strong(_where(d.filename, d.location, d.cell))}: "
+        f"{_code(d, palette, name=True)} {palette.strong(title)}"
     ]
     spans = [_Span(d.filename, d.location, d.end_location, d.code, True, d.cell)]
     spans += sorted(
@@ -311,7 +334,8 @@ def _display_width(text: str) -> int:
 
 def _github_command(d: Diagnostic) -> str:
     """A GitHub Actions ``::error``/``::warning`` workflow command that annotates the diff."""
-    properties = {"title": f"aliaslint ({d.code})", "file": PurePath(d.filename).as_posix()}
+    properties: dict[str, object] = {
+        "title": f"aliaslint ({d.code})", "file": PurePath(d.filename).as_posix()}
     # Rows in a notebook count within a cell, not in the file's JSON: GitHub could only
     # misplace them, so the cell and row go into the message instead.
     if d.location.row >= 1 and d.cell is None:
@@ -336,6 +360,42 @@ def _github_escape(text: str, is_property: bool) -> str:
     if is_property:
         text = text.replace(":", "%3A").replace(",", "%2C")
     return text
+
+
+# --- gitlab ---------------------------------------------------------------------------------
+
+
+def _gitlab_issues(diagnostics: Sequence[Diagnostic]) -> list[dict]:
+    """A GitLab Code Quality report: one issue per finding, its severity from its confidence."""
+    issues = []
+    seen: Counter[str] = Counter()
+    for d in diagnostics:
+        path = PurePath(d.filename).as_posix()
+        # Rows in a notebook count within a cell: the cell and row go into the description,
+        # and the issue points at the file's first line (as for findings about a whole file).
+        where = f"{_where('', d.location, d.cell).lstrip(':')}: " if d.cell is not None else ""
+        # Code Quality issues have no related locations: they are spelled out instead.
+        description = " · ".join(
+            [f"{where}{d.code} {' · '.join(_message_lines(d.message))}"]
+            + [f"{_where(r.filename, r.location, r.cell)}: {r.message}" for r in d.related]
+        )
+        if d.location.row >= 1 and d.cell is None:
+            lines = {"begin": d.location.row, "end": max(d.end_location, d.location).row}
+        else:
+            lines = {"begin": 1}
+        # The same while the finding's code, file and message stay the same, wherever its
+        # line moves; identical findings in one file are told apart by their order.
+        key = "\0".join((d.code, path, str(d.cell or ""), d.message))
+        seen[key] += 1
+        fingerprint = hashlib.sha256(f"{key}\0{seen[key]}".encode()).hexdigest()[:32]
+        issues.append({
+            "description": description,
+            "check_name": d.code,
+            "fingerprint": fingerprint,
+            "severity": "major" if d.confidence == "high" else "minor",
+            "location": {"path": path, "lines": lines},
+        })
+    return issues
 
 
 # --- sarif ----------------------------------------------------------------------------------

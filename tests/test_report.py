@@ -123,7 +123,7 @@ train.py:9:5: AL101 [inplace-on-saved-tensor] `h` is modified in place after `si
    |
    = help: write `h = h.mul(2)` instead
 
-train.py:13:5: AL201 [write-through-view] write through a view of `x`, which is read later
+train.py:13:5: AL201 [write-through-view] (low confidence) write through a view of `x`, which is read later
    |
 13 |     y.t().add_(
    |     ^^^^^^^^^^^
@@ -226,7 +226,7 @@ def test_color_only_when_asked():
 def test_concise():
     assert render("concise") == """\
 train.py:9:5: AL101 `h` is modified in place after `sigmoid` saved it for backward · help: write `h = h.mul(2)` instead
-train.py:13:5: AL201 write through a view of `x`, which is read later
+train.py:13:5: AL201 (low confidence) write through a view of `x`, which is read later
 gone.py:2:1: AL404 `.storage()` is deprecated
 broken, 100%.py: AL902 could not be checked: invalid UTF-8 at byte 7
 """
@@ -281,6 +281,109 @@ def test_github_escapes_properties_and_data():
         "::error title=aliaslint (AL404),file=a%3Ab%2Cc.py,line=1,col=1,endLine=1,endColumn=2::"
         "AL404 50%25 done%0D%0Anext\n"
     )
+
+
+def test_gitlab():
+    issues = json.loads(render("gitlab"))
+    fingerprints = [issue.pop("fingerprint") for issue in issues]
+    assert issues == [
+        {
+            "description": "AL101 `h` is modified in place after `sigmoid` saved it for backward"
+                           " · help: write `h = h.mul(2)` instead"
+                           " · train.py:11:5: backward reads the saved value here"
+                           " · train.py:5:9: saved for backward here",
+            "check_name": "AL101",
+            "severity": "major",
+            "location": {"path": "train.py", "lines": {"begin": 9, "end": 9}},
+        },
+        {
+            "description": "AL201 write through a view of `x`, which is read later"
+                           " · model/layers.py:4:12: view created here",
+            "check_name": "AL201",
+            "severity": "minor",
+            "location": {"path": "train.py", "lines": {"begin": 13, "end": 15}},
+        },
+        {
+            "description": "AL404 `.storage()` is deprecated · gone.py:5:3: also here",
+            "check_name": "AL404",
+            "severity": "major",
+            "location": {"path": "gone.py", "lines": {"begin": 2, "end": 2}},
+        },
+        {
+            "description": "AL902 could not be checked: invalid UTF-8 at byte 7",
+            "check_name": "AL902",
+            "severity": "major",
+            "location": {"path": "broken, 100%.py", "lines": {"begin": 1}},
+        },
+    ]
+    assert all(re.fullmatch(r"[0-9a-f]{32}", f) for f in fingerprints)
+    assert len(set(fingerprints)) == len(fingerprints)
+
+
+def test_gitlab_fingerprints_follow_the_finding_not_its_line():
+    moved = Diagnostic(SAVED.code, SAVED.message, SAVED.filename, P(20, 5), P(20, 14))
+    (first,), (again,) = (json.loads(render("gitlab", [d])) for d in (SAVED, moved))
+    assert first["fingerprint"] == again["fingerprint"]
+    twice = json.loads(render("gitlab", [SAVED, moved]))
+    assert twice[0]["fingerprint"] == first["fingerprint"] != twice[1]["fingerprint"]
+    elsewhere = Diagnostic(SAVED.code, SAVED.message, "other.py", P(9, 5), P(9, 14))
+    assert json.loads(render("gitlab", [elsewhere]))[0]["fingerprint"] != first["fingerprint"]
+
+
+def test_gitlab_puts_a_notebook_cell_into_the_description():
+    in_cell = Diagnostic("AL201", "m", "nb.ipynb", P(2, 5), P(2, 9), cell=3,
+                         related=(Related("r", "nb.ipynb", P(1, 1), P(1, 2), cell=2),))
+    (issue,) = json.loads(render("gitlab", [in_cell]))
+    assert issue["description"] == "cell 3:2:5: AL201 m · nb.ipynb:cell 2:1:1: r"
+    assert issue["location"] == {"path": "nb.ipynb", "lines": {"begin": 1}}
+
+
+def _low_and_high():
+    """One finding, as a high-confidence and as a low-confidence one."""
+    high = Diagnostic("AL201", "`y` is written\nnote: a view of `x`", "train.py", P(9, 5), P(9, 14))
+    return high, Diagnostic(high.code, high.message, high.filename, high.location,
+                            high.end_location, confidence="low")
+
+
+@pytest.mark.parametrize("fmt", report.FORMATS)
+def test_low_confidence_shows_in_every_format(fmt, tmp_path):
+    high, low = _low_and_high()
+    high_text, low_text = (render(fmt, [d], cwd=tmp_path) for d in (high, low))
+    assert high_text != low_text
+    if fmt == "full":
+        assert high_text.startswith("train.py:9:5: AL201 [write-through-view] `y` is written\n")
+        assert low_text == high_text.replace(
+            "AL201 [write-through-view] `y`", "AL201 [write-through-view] (low confidence) `y`")
+    elif fmt == "concise":
+        assert high_text == "train.py:9:5: AL201 `y` is written · note: a view of `x`\n"
+        assert low_text == "train.py:9:5: AL201 (low confidence) `y` is written · note: a view of `x`\n"
+    elif fmt == "json":
+        assert json.loads(high_text)[0]["confidence"] == "high"
+        assert json.loads(low_text)[0]["confidence"] == "low"
+    elif fmt == "sarif":
+        (high_result,) = validate_sarif(high_text)["runs"][0]["results"]
+        (low_result,) = validate_sarif(low_text)["runs"][0]["results"]
+        assert (high_result["level"], high_result["properties"]) == ("error", {"confidence": "high"})
+        assert (low_result["level"], low_result["properties"]) == ("warning", {"confidence": "low"})
+    elif fmt == "github":
+        assert high_text.startswith("::error ") and low_text.startswith("::warning ")
+        assert high_text.partition(" ")[2] == low_text.partition(" ")[2]
+    elif fmt == "gitlab":
+        (high_issue,), (low_issue,) = json.loads(high_text), json.loads(low_text)
+        assert (high_issue["severity"], low_issue["severity"]) == ("major", "minor")
+        assert {**high_issue, "severity": "minor"} == low_issue
+    else:
+        pytest.fail(f"no test of low confidence in {fmt}")
+
+
+def test_low_confidence_in_color():
+    high, low = _low_and_high()
+    assert render("concise", [high], color=True).startswith(
+        "\x1b[1mtrain.py:9:5\x1b[0m: \x1b[1;31mAL201\x1b[0m `y`")
+    assert render("concise", [low], color=True).startswith(
+        "\x1b[1mtrain.py:9:5\x1b[0m: \x1b[1;33mAL201\x1b[0m \x1b[1;33m(low confidence)\x1b[0m `y`")
+    assert "\x1b[1;33mAL201\x1b[0m [write-through-view] \x1b[1;33m(low confidence)\x1b[0m" in render(
+        "full", [low], color=True)
 
 
 def test_statistics():
@@ -406,7 +509,7 @@ def test_sarif_describes_every_real_rule(monkeypatch):
 def test_empty():
     for fmt in ("full", "concise", "github"):
         assert render(fmt, []) == ""
-    assert render("json", []) == "[]\n"
+    assert render("json", []) == render("gitlab", []) == "[]\n"
     log = validate_sarif(render("sarif", []))
     assert log["runs"][0]["results"] == [] and log["runs"][0]["tool"]["driver"]["rules"] == []
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from aliaslint import catalog, check_source, engine, registry
+from aliaslint import catalog, check_source, engine, registry, report
 from aliaslint.cli import main
 from conftest import lint
 # The spec test itself (imported under a name pytest does not collect here).
@@ -372,3 +372,38 @@ def test_one_module_and_one_spec_make_a_rule(dummy_rule, capsys):
     both = check_source(ZEROS, "m.py", {"AL999"}, confidence="low")
     assert [(d.location.row, d.confidence) for d in both] == [(2, "high"), (3, "low")]
     assert both[1].message == "`torch.zeros_like(x)` may make zeros"
+
+
+LOW_MARKS = {
+    # How each output format tells the low-confidence finding (line 3) from the high one.
+    "full": lambda out: [line.split(": ", 1)[1] for line in out.splitlines()
+                         if line.startswith("m.py:")],
+    "concise": lambda out: [line for line in out.splitlines() if line.startswith("m.py:")],
+    "json": lambda out: [d["confidence"] for d in json.loads(out)],
+    "sarif": lambda out: [r["level"] for r in json.loads(out)["runs"][0]["results"]],
+    "github": lambda out: [line.partition(" ")[0] for line in out.splitlines()],
+    "gitlab": lambda out: [issue["severity"] for issue in json.loads(out)],
+}
+LOW_EXPECTED = {
+    "full": ["AL999 [dummy-rule] `torch.zeros(3)` makes zeros",
+             "AL999 [dummy-rule] (low confidence) `torch.zeros_like(x)` may make zeros"],
+    "concise": ["m.py:2:5: AL999 `torch.zeros(3)` makes zeros",
+                "m.py:3:5: AL999 (low confidence) `torch.zeros_like(x)` may make zeros"],
+    "json": ["high", "low"],
+    "sarif": ["error", "warning"],
+    "github": ["::error", "::warning"],
+    "gitlab": ["major", "minor"],
+}
+
+
+@pytest.mark.parametrize("fmt", report.FORMATS)
+def test_low_confidence_finding_in_every_output_format(dummy_rule, fmt, project, capsys):
+    (project / "m.py").write_text(ZEROS, encoding="utf-8")
+    command = ["check", "m.py", "--isolated", "--no-cache", "--jobs", "1", "--select", "AL999",
+               "--output-format", fmt]
+    main(command)
+    high_only = capsys.readouterr().out
+    main([*command, "--confidence", "low"])
+    both = capsys.readouterr().out
+    assert LOW_MARKS[fmt](both) == LOW_EXPECTED[fmt]
+    assert LOW_MARKS[fmt](high_only) == LOW_EXPECTED[fmt][:1]
