@@ -41,6 +41,7 @@ from aliaslint.analysis.events import (
 from aliaslint.analysis.expressions import Expressions
 from aliaslint.analysis.functions import Functions
 from aliaslint.analysis.geometry import regions_overlap
+from aliaslint.analysis.loops import Loops
 from aliaslint.analysis.modules import Modules
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.statements import Statements
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 
-class Analysis(Statements, Functions, Expressions, Calls, Modules, Autograd):
+class Analysis(Statements, Loops, Functions, Expressions, Calls, Modules, Autograd):
     """Runs the interpreter over a module and collects its events."""
 
     def __init__(self, module: cst.Module):

@@ -9,7 +9,14 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import InplaceWrite, LostWrite, Save, SavedWrite, Write
 from aliaslint.analysis.opfacts import chosen_saves, input_saved
 from aliaslint.analysis.scopes import Env
-from aliaslint.analysis.syntax import FALSE, TRUE, discards, is_literal, names_assigned_by, names_of
+from aliaslint.analysis.syntax import (
+    FALSE,
+    TRUE,
+    discards,
+    is_literal,
+    names_assigned_by,
+    names_of,
+)
 from aliaslint.analysis.values import OTHER, Kind, Value, refers_to
 
 
@@ -70,8 +77,13 @@ class Autograd(Interpreter):
     def _save(self, storage, counter, node, label: str | None, what: str, env: Env,
               what_node=None) -> Save:
         """Record that autograd now holds ``storage`` for a pending backward pass."""
-        save = Save(next(self._ids), storage, counter, node, label, what, what_node)
-        env.flow.saves[storage] = env.flow.saves.get(storage, ()) + (save,)
+        save_id = self._save_ids.recent((storage, counter, id(node), label, what, id(what_node)))
+        if self._loops:  # aged when the pass hands its state back to the loop's head
+            self._loops[-1].made.add(save_id)
+        save = Save(save_id, storage, counter, node, label, what, what_node)
+        pending = env.flow.saves.get(storage, ())
+        if save not in pending:
+            env.flow.saves[storage] = pending + (save,)
         return save
 
     def _consume(self, value: Value, node, label: str | None, env: Env, *,

@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
-import itertools
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 import libcst as cst
 
-from aliaslint.analysis.events import Event, Save, Write
-from aliaslint.analysis.scopes import ClassInfo, Deferred, Env, Flow, Summary
+from aliaslint.analysis.events import Event, Save, SaveIds, Write
+from aliaslint.analysis.scopes import (
+    ClassInfo,
+    Converged,
+    Deferred,
+    Env,
+    Flow,
+    LoopFrame,
+    Summary,
+)
 from aliaslint.analysis.values import Value
+
+
+@dataclass
+class Stats:
+    """How much interpreting a module took: what tests of the loop analysis measure."""
+
+    statements: int = 0  # statements interpreted, each time a pass runs it
+    loop_passes: int = 0  # passes over a loop body
+    loops_reused: int = 0  # loop entries an earlier fixed point of the same loop covered
+    loops_widened: int = 0  # loops whose changing names were widened to unknown
 
 
 class Interpreter:
@@ -19,10 +37,12 @@ class Interpreter:
     def __init__(self, module: cst.Module):
         self.module = module
         self.events: list[Event] = []
+        self.stats = Stats()
         # The statement being interpreted: events point their suppression at it.
         self._stmt: cst.CSTNode = module
         self._deferred: list[Deferred] = []
-        self._ids = itertools.count(1)
+        self._deferred_keys: set[tuple[int, int, int]] = set()
+        self._save_ids = SaveIds()
         self._silent = 0  # > 0 while summarising a callee: its events are not reported
         self._summaries: dict[tuple, Summary | None] = {}
         self._in_progress: set[tuple] = set()
@@ -39,12 +59,24 @@ class Interpreter:
         self._write_log: list[Write] | None = None  # writes made while summarising
         self._index_values: dict[int, Value] = {}  # subscript index expression → value
         self._rewriting = False  # evaluating the target of an in-place write
+        # Loops (see loops.py): the enclosing loops' break and continue states,
+        # and, while the outermost loop of a nest runs, each inner loop's last
+        # fixed point and the events already reported.
+        self._loops: list[LoopFrame] = []
+        self._loop_cache: dict[int, Converged] | None = None
+        self._loop_events: set[Event] | None = None
         self._expr_dispatch: dict[type, Callable[[Any, Env], Value]] = {}
         self._stmt_dispatch: dict[type, Callable[[Any, Env], None]] = {}
 
     def _emit(self, event: Event) -> None:
-        if not self._silent:
-            self.events.append(event)
+        if self._silent:
+            return
+        if self._loop_events is not None:
+            # Loop passes meet the same event again: report it once.
+            if event in self._loop_events:
+                return
+            self._loop_events.add(event)
+        self.events.append(event)
 
     if TYPE_CHECKING:
         # Implemented by the mixins; declared here so each part type-checks alone.
@@ -62,6 +94,7 @@ class Interpreter:
         def _annotation(self, annotation: cst.Annotation, env: Env) -> Value: ...
         def _view(self, base: Value, node: Any, op: Any, dims: tuple | None = None) -> Value: ...
         def _element_of(self, iterable: Value, node: Any) -> Value: ...
+        def _leave(self, env: Env, *, to_head: bool) -> None: ...
         def _parameter(self, tokens: frozenset, origin: Any) -> Value: ...
         def _return(self, value: Value, node: Any, env: Env) -> None: ...
         def _function_def(self, node: cst.FunctionDef, env: Env, *,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import libcst as cst
@@ -22,6 +23,46 @@ class Save:
     label: str | None
     what: str  # "its result", "its input", "its parameters"
     what_node: cst.CSTNode | None = None  # the input's expression, for messages
+
+
+class SaveIds:
+    """Save ids: one per save site, and one per site and age.
+
+    A loop's body makes the same saves on every pass, so a site's save has
+    one id and the loop's state can stop changing.  But the save a site made
+    in an earlier iteration is another tensor than the one it makes now: a
+    backward through this iteration's graph does not read the earlier one, and
+    a write that dirtied only the earlier one is no hazard for it.  So when a
+    pass hands its state back to the loop's head, the saves the body made
+    become "older than this iteration of the loop at nesting level L" (the
+    recency abstraction): one more id per site and level, so finitely many.
+    """
+
+    def __init__(self) -> None:
+        self._next = itertools.count(1)
+        self._sites: dict[tuple, int] = {}  # site -> the id of its recent save
+        self._aged: dict[int, dict[int, int]] = {}  # recent id -> {level: id}
+
+    def recent(self, site: tuple) -> int:
+        found = self._sites.get(site)
+        if found is None:
+            found = self._sites[site] = next(self._next)
+        return found
+
+    def aging(self, recent: set[int], level: int) -> dict[int, int]:
+        """The ids of saves made at these sites in the current iteration of the
+        loop at ``level`` (or of a loop inside it) → their ids once older."""
+        mapping = {}
+        for site in recent:
+            by_level = self._aged.setdefault(site, {})
+            older = by_level.get(level)
+            if older is None:
+                older = by_level[level] = next(self._next)
+            mapping[site] = older
+            for deeper, younger in by_level.items():
+                if deeper > level:
+                    mapping[younger] = older
+        return mapping
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,11 @@ class Functions(Interpreter):
         env.names[node.name.value] = Value(Kind.FUNCTION, qualname=node.name.value, origin=node)
         if cls is not None:
             cls.methods[node.name.value] = node
-        self._deferred.append(Deferred(node, scope or env, cls))
+        parent = scope or env
+        key = (id(node), id(parent), id(cls))
+        if key not in self._deferred_keys:  # a loop's passes define it again
+            self._deferred_keys.add(key)
+            self._deferred.append(Deferred(node, parent, cls))
 
     def _stable(self, name: str, env: Env) -> bool:
         return env is self._top and len(self._bindings.get(name, ())) == 1 \
@@ -90,18 +94,24 @@ class Functions(Interpreter):
             self._learn_class(cls, env)
 
     def _run_body(self, node: cst.FunctionDef, env: Env) -> list:
-        outer_returns, outer_function = self._returns, self._function
+        # A summarised callee may run inside a loop's pass: its own loops
+        # neither break out of the caller's nor reuse its fixed points.
+        outer = (self._returns, self._function, self._loops, self._loop_cache,
+                 self._loop_events)
         self._returns, self._function = [], node
-        body = node.body
-        if isinstance(body, cst.IndentedBlock):
-            self._block(body.body, env)
-        else:
-            self._stmt = body
-            for small in body.body:
-                self._small(small, env)
-        returns = self._returns
-        self._returns, self._function = outer_returns, outer_function
-        return returns
+        self._loops, self._loop_cache, self._loop_events = [], None, None
+        try:
+            body = node.body
+            if isinstance(body, cst.IndentedBlock):
+                self._block(body.body, env)
+            else:
+                self._stmt = body
+                for small in body.body:
+                    self._small(small, env)
+            return self._returns
+        finally:
+            (self._returns, self._function, self._loops, self._loop_cache,
+             self._loop_events) = outer
 
     def _decorated_grad_mode(self, node: cst.FunctionDef, env: Env) -> bool | None:
         grad: bool | None = True

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from aliaslint.analysis.events import Save
 from aliaslint.analysis.values import UNKNOWN, Kind, Value, join
 
 BUILTINS = frozenset(dir(builtins))
@@ -23,11 +24,14 @@ class Flow:
     dirty: tuple = ()
     # Names still bound to a tensor an in-place activation overwrote.
     stale: dict = field(default_factory=dict)  # name -> Write
+    # The path left the block (`break`, `continue`): nothing after it runs on it.
+    dead: bool = False
 
     def copy(self) -> Flow:
-        return Flow(self.grad, dict(self.saves), self.dirty, dict(self.stale))
+        return Flow(self.grad, dict(self.saves), self.dirty, dict(self.stale), self.dead)
 
     def merge(self, other: Flow) -> None:
+        """Join a live path's facts into this live path's."""
         # Each fact held on some path, and a finding needs only one path.
         self.grad = self.grad if self.grad == other.grad else None
         for token, saves in other.saves.items():
@@ -36,6 +40,24 @@ class Flow:
         self.dirty = self.dirty + tuple(d for d in other.dirty if d not in self.dirty)
         for name, write in other.stale.items():
             self.stale.setdefault(name, write)
+
+    def rename_saves(self, mapping: dict[int, int]) -> None:
+        def renamed(save: Save) -> Save:
+            return replace(save, id=mapping[save.id]) if save.id in mapping else save
+
+        for token, pending in self.saves.items():
+            self.saves[token] = tuple(dict.fromkeys(renamed(save) for save in pending))
+        self.dirty = tuple(dict.fromkeys((write, renamed(save)) for write, save in self.dirty))
+
+    def same(self, other: Flow) -> bool:
+        """The same facts, in whatever order the paths that made them ran."""
+        return (self.grad == other.grad and self.dead == other.dead
+                and self.stale == other.stale and set(self.dirty) == set(other.dirty)
+                and _by_token(self.saves) == _by_token(other.saves))
+
+
+def _by_token(saves: dict) -> dict:
+    return {token: frozenset(pending) for token, pending in saves.items()}
 
 
 class Env:
@@ -65,6 +87,12 @@ class Env:
 
     def merge(self, other: Env) -> None:
         """Join ``other`` (a sibling path of the same scope) into this env."""
+        if other.flow.dead:
+            return
+        if self.flow.dead:
+            self.names = dict(other.names)
+            self.flow = other.flow.copy()
+            return
         for name in self.names.keys() | other.names.keys():
             a = self.names.get(name)
             b = other.names.get(name)
@@ -81,6 +109,30 @@ class Env:
     def adopt(self, other: Env) -> None:
         self.names = other.names
         self.flow = other.flow
+
+    def restore(self, state: Env) -> None:
+        """Take ``state``'s names and facts, keeping this env's names dict: a branch's
+        env that adopted it, or a function defined there, sees what follows."""
+        self.names.clear()
+        self.names.update(state.names)
+        self.flow = state.flow.copy()
+
+    def same(self, other: Env) -> bool:
+        return self.names == other.names and self.flow.same(other.flow)
+
+    def rename_saves(self, mapping: dict[int, int]) -> None:
+        """Give saves new ids, in the path's facts and in the graphs names hold."""
+        for name, value in self.names.items():
+            renamed = value.with_saves_renamed(mapping)
+            if renamed is not value:
+                self.names[name] = renamed
+        self.flow.rename_saves(mapping)
+
+    def covers(self, other: Env) -> bool:
+        """Does joining ``other`` into this state add nothing?"""
+        joined = self.copy()
+        joined.merge(other)
+        return joined.same(self)
 
 
 @dataclass(eq=False)
@@ -133,3 +185,22 @@ class Summary:
     saves: tuple  # (token, Save) pending at return
     returns_arg: int | None  # the result is argument i itself
 
+
+
+@dataclass
+class LoopFrame:
+    """The paths that leave one pass over a loop body early."""
+
+    breaks: list[Env] = field(default_factory=list)  # to after the loop, skipping `else`
+    continues: list[Env] = field(default_factory=list)  # back to the loop's head
+    made: set[int] = field(default_factory=set)  # ids of the saves the pass made
+
+
+@dataclass
+class Converged:
+    """A loop's fixed point, kept while the outermost loop around it runs."""
+
+    env: Env  # the env the loop ran in: only the same scope may reuse it
+    element: Value | None  # what a `for` target was bound to
+    head: Env  # the state at the loop's head
+    breaks: Env | None  # the join of the states `break` left with

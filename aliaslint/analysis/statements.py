@@ -35,9 +35,12 @@ class Statements(Interpreter):
 
     def _block(self, body, env: Env) -> None:
         for stmt in body:
+            if env.flow.dead:  # after `break` / `continue`
+                return
             self._statement(stmt, env)
 
     def _statement(self, stmt: cst.CSTNode, env: Env) -> None:
+        self.stats.statements += 1
         handler = self._stmt_dispatch.get(type(stmt))
         if handler is not None:
             handler(stmt, env)
@@ -53,6 +56,8 @@ class Statements(Interpreter):
     def _simple_line(self, line: cst.SimpleStatementLine, env: Env) -> None:
         self._stmt = line
         for small in line.body:
+            if env.flow.dead:
+                return
             self._small(small, env)
 
     def _small(self, small: cst.BaseSmallStatement, env: Env) -> None:
@@ -108,6 +113,8 @@ class Statements(Interpreter):
                     self._emit(Reference(alias, self._stmt, qualname))
         elif isinstance(small, cst.Del):
             self._forget(small.target, env)
+        elif isinstance(small, (cst.Break, cst.Continue)):
+            self._leave(env, to_head=isinstance(small, cst.Continue))
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             for item in small.names:
                 self._rebound.add(item.name.value)
@@ -200,23 +207,6 @@ class Statements(Interpreter):
         taken.merge(other)
         env.adopt(taken)
 
-    def _loop(self, node, env: Env) -> None:
-        # Two passes reach the fixed point of this small lattice: the second
-        # pass starts from the join of "before the loop" and "after one turn",
-        # so a hazard carried around the loop is seen.
-        before = env.copy()
-        for _ in range(2):
-            self._stmt = node
-            if isinstance(node, cst.For):
-                iterable = self._eval(node.iter, env)
-                self._bind(node.target, self._element_of(iterable, node), env)
-            else:
-                self._eval(node.test, env)
-            self._block(node.body.body, env)
-            env.merge(before)
-        if node.orelse is not None:
-            self._block(node.orelse.body.body, env)
-
     def _element_of(self, iterable: Value, node) -> Value:
         if iterable.kind is Kind.PARAMS and iterable.params:
             return self._parameter(iterable.params, node)
@@ -238,8 +228,14 @@ class Statements(Interpreter):
                 env.flow.grad = value.derived[0] if value.derived else None
             if item.asname is not None:
                 self._bind(item.asname.name, UNKNOWN, env)
+        frame = self._loops[-1] if self._loops else None
+        marks = (len(frame.breaks), len(frame.continues)) if frame is not None else (0, 0)
         self._block(node.body.body, env)
         env.flow.grad = saved_grad
+        if frame is not None:
+            # A `break` or `continue` in the body leaves the block, and the grad mode with it.
+            for state in frame.breaks[marks[0]:] + frame.continues[marks[1]:]:
+                state.flow.grad = saved_grad
 
     def _try(self, node, env: Env) -> None:
         before = env.copy()

@@ -95,6 +95,21 @@ class Value:
     def is_tensor_like(self) -> bool:
         return self.kind in (Kind.TENSOR, Kind.STORAGE, Kind.TYPED_STORAGE)
 
+    def with_saves_renamed(self, mapping: dict[int, int]) -> Value:
+        """This value with save ids renamed in its graph and its elements' graphs."""
+        changes: dict = {}
+        if self.graph and not mapping.keys().isdisjoint(self.graph):
+            changes["graph"] = frozenset(mapping.get(i, i) for i in self.graph)
+        if self.each is not None:
+            each = self.each.with_saves_renamed(mapping)
+            if each is not self.each:
+                changes["each"] = each
+        if self.items is not None:
+            items = tuple(item.with_saves_renamed(mapping) for item in self.items)
+            if any(new is not old for new, old in zip(items, self.items)):
+                changes["items"] = items
+        return replace(self, **changes) if changes else self
+
 
 UNKNOWN = Value(Kind.UNKNOWN)
 OTHER = Value(Kind.OTHER)

@@ -1,0 +1,160 @@
+"""Loops: the body runs until the state at the loop's head stops changing.
+
+The state at a loop's head is the join of the state before the loop and of
+every state the body hands back to the head (its end, and each `continue`).
+A pass runs the body from the current head state; the next head is the join of
+that head and what the pass handed back.  Joins only lose name facts and only
+add path facts, so the heads grow, and the loop stops at the first pass that
+adds nothing: its head is a fixed point, and the loop's exit (the head, where
+the test fails or the iterator ends) covers every iteration.
+
+Events are reported during every pass, not only on the last: the first pass
+runs from the exact state before the loop (the first iteration, with the most
+precise names), the later ones from joins that also see what earlier
+iterations left (a save in iteration k written in iteration k+1).  A pass
+repeats most of the previous pass's events; `Interpreter._emit` drops exact
+repeats while a loop runs, and the engine keeps one finding per rule and node.
+
+Termination.  Save ids are fixed per save site (`Autograd._save`), so a pass
+run again makes the same facts, and every fact names a site, a storage token
+or a name of the file: finitely many.  Values that keep changing around a loop
+(a chain `h = h.detach()` nests deeper on every pass) are the one way the
+state could grow forever: after `WIDEN_AFTER` passes a name whose value still
+changes becomes unknown for the rest of the loop.  `MAX_PASSES` bounds the
+rest, should a join ever oscillate.
+
+Cost.  An inner loop runs again on every pass of the loop around it, so
+restarting it from its entry state each time would multiply the passes of each
+nesting level (2 per level before: 2**12 passes of the innermost body at depth
+12).  While the outermost loop of a nest runs, each inner loop keeps its last
+fixed point.  The outer loop's passes only add facts, so an inner loop's later
+entry states are joins of its earlier ones with new facts: an entry the last
+fixed point already covers reuses it without a pass (its events were reported
+when it was computed), and any other entry starts from that fixed point joined
+with the entry, which is usually one pass from converging.  Each nesting level
+then costs a constant number of passes of its own body.  A summarised callee
+runs its body with its own loops and cache (`Functions._run_body`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.scopes import Converged, Env, LoopFrame
+from aliaslint.analysis.values import UNKNOWN, Value
+
+WIDEN_AFTER = 8  # passes before names that still change are widened to unknown
+MAX_PASSES = 32  # a bound on passes should widening not settle a loop
+
+
+class Loops(Interpreter):
+    """Interprets `for` and `while` loops, `break` and `continue`."""
+
+    def _loop(self, node: cst.For | cst.While, env: Env) -> None:
+        self._stmt = node
+        element = None
+        if isinstance(node, cst.For):
+            # The iterable is evaluated once, before the first iteration.
+            element = self._element_of(self._eval(node.iter, env), node)
+        outermost = self._loop_cache is None
+        if outermost:
+            self._loop_cache, self._loop_events = {}, set()
+        try:
+            head, breaks = self._fixed_point(node, env, element)
+        finally:
+            if outermost:
+                self._loop_cache = self._loop_events = None
+        env.restore(head)
+        if node.orelse is not None:  # runs when the loop ends without `break`
+            self._block(node.orelse.body.body, env)
+        if breaks is not None:
+            env.merge(breaks)
+
+    def _fixed_point(self, node: cst.For | cst.While, env: Env,
+                     element: Value | None) -> tuple[Env, Env | None]:
+        """The state at the loop's head once no pass changes it, and the join of
+        the states `break` leaves with on the pass that found it."""
+        assert self._loop_cache is not None
+        entry = env.copy()
+        cached = self._loop_cache.get(id(node))
+        if cached is not None and cached.env is env and cached.element == element:
+            if cached.head.covers(entry):
+                self.stats.loops_reused += 1
+                return cached.head, cached.breaks
+            head = cached.head.copy()
+            head.merge(entry)
+        else:
+            head = entry
+        widened: set[str] = set()
+        level = len(self._loops) + 1
+        for passes in range(1, MAX_PASSES + 1):
+            frame = self._pass(node, env, head, element)
+            for state in frame.continues:
+                env.merge(state)
+            self._age(frame, level, [env, *frame.breaks])
+            env.merge(head)
+            if passes >= WIDEN_AFTER:
+                self._widen(env, head, widened)
+            converged = env.same(head)
+            head = env.copy()
+            if converged:
+                break
+        breaks = _join(frame.breaks)
+        self._loop_cache[id(node)] = Converged(env, element, head, breaks)
+        return head, breaks
+
+    def _pass(self, node: cst.For | cst.While, env: Env, head: Env,
+              element: Value | None) -> LoopFrame:
+        """One iteration from ``head``: leaves ``env`` where the body's end left it."""
+        self.stats.loop_passes += 1
+        env.restore(head)
+        frame = LoopFrame()
+        self._loops.append(frame)
+        try:
+            self._stmt = node
+            if isinstance(node, cst.For):
+                self._bind(node.target, element or UNKNOWN, env)
+            else:
+                self._eval(node.test, env)
+            self._block(node.body.body, env)
+        finally:
+            self._loops.pop()
+        return frame
+
+    def _age(self, frame: LoopFrame, level: int, states: list[Env]) -> None:
+        """The saves this pass made are an earlier iteration's from now on."""
+        if not frame.made:
+            return
+        mapping = self._save_ids.aging(frame.made, level)
+        for state in states:
+            state.rename_saves(mapping)
+        if self._loops:  # the enclosing loop's pass made them too
+            self._loops[-1].made |= frame.made
+
+    def _widen(self, env: Env, head: Env, widened: set[str]) -> None:
+        """Names still changing after many passes: unknown from now on."""
+        changing = {name for name, value in env.names.items()
+                    if value != head.names.get(name)}
+        if changing - widened and not widened:
+            self.stats.loops_widened += 1
+        widened |= changing
+        for name in widened & env.names.keys():
+            env.names[name] = UNKNOWN
+
+    def _leave(self, env: Env, *, to_head: bool) -> None:
+        """`continue` (back to the head) or `break` (past the loop): this path ends here."""
+        if not self._loops:
+            return
+        frame = self._loops[-1]
+        (frame.continues if to_head else frame.breaks).append(env.copy())
+        env.flow.dead = True
+
+
+def _join(states: list[Env]) -> Env | None:
+    if not states:
+        return None
+    joined = states[0].copy()
+    for state in states[1:]:
+        joined.merge(state)
+    return joined

@@ -1,0 +1,253 @@
+"""Loops run to a fixed point: hazards carried around a loop, `break`, `continue`, `else`,
+and nesting that costs a few passes per level, not twice the level inside it."""
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from aliaslint.analysis import analyse, loops
+from conftest import lint
+
+
+def _analysis(source: str):
+    return analyse(cst.parse_module(textwrap.dedent(source)))
+
+
+# A running state decayed in place at the top of each step and saved by the matmul
+# below it: the write dirties the save of the step before, which `total` still holds.
+DECAYED_STATE = """
+    import torch
+
+
+    def train(batches):
+        w = torch.randn(16, 16, requires_grad=True)
+        state = torch.zeros(16)
+        total = torch.zeros(())
+        for x in batches:
+            state.mul_(0.9)
+            total = total + (state @ w).sum()
+        total.backward()
+    """
+
+# Delayed updates: the loss of step k is backpropagated at step k + 2, after step
+# k + 1 refilled the buffer its matmul saved.  `lagged` holds that graph only on
+# the third pass.
+DELAYED_BACKWARD = """
+    import torch
+
+
+    def train(batches):
+        w = torch.randn(16, 16, requires_grad=True)
+        buf = torch.zeros(16)
+        lagged = recent = torch.zeros(())
+        for x in batches:
+            buf.copy_(x)
+            lagged.backward()
+            lagged = recent
+            recent = (buf @ w).sum()
+    """
+
+
+def test_a_write_in_the_next_iteration_dirties_the_save_of_this_one():
+    assert lint(DECAYED_STATE) == [(10, "AL101")]
+
+
+def test_a_hazard_that_needs_three_iterations_to_meet_its_backward():
+    assert lint(DELAYED_BACKWARD) == [(10, "AL101")]
+    assert _analysis(DELAYED_BACKWARD).stats.loop_passes == 3
+
+
+def test_a_while_loop_carries_the_hazard_too():
+    source = """
+        import torch
+
+
+        def train(n):
+            w = torch.randn(16, 16, requires_grad=True)
+            state = torch.zeros(16)
+            total = torch.zeros(())
+            step = 0
+            while step < n:
+                state.mul_(0.9)
+                total = total + (state @ w).sum()
+                step += 1
+            total.backward()
+        """
+    assert lint(source) == [(11, "AL101")]
+
+
+def test_a_graph_abandoned_in_one_iteration_is_not_the_next_iterations_graph():
+    """The save made on this pass is not the one made on the pass before: zeroing a
+    result whose graph is then dropped does not taint the next step's backward."""
+    source = """
+        import torch
+
+
+        def train(batches):
+            w = torch.randn(16, 16, requires_grad=True)
+            for x in batches:
+                out = torch.sigmoid(x @ w)
+                if out.isnan().any():
+                    out.zero_()
+                else:
+                    out.sum().backward()
+        """
+    assert lint(source) == []
+
+
+def test_continue_skips_the_rest_of_the_body():
+    source = """
+        import torch
+
+
+        def train(batches):
+            w = torch.randn(16, 16, requires_grad=True)
+            for x in batches:
+                out = torch.sigmoid(x @ w)
+                if out.isnan().any():
+                    out.zero_()
+                    continue
+                out.sum().backward()
+        """
+    assert lint(source) == []
+
+
+def test_break_leaves_the_loop_with_its_hazard():
+    source = """
+        import torch
+
+
+        def train(batches):
+            w = torch.randn(16, 16, requires_grad=True)
+            loss = torch.zeros(())
+            for x in batches:
+                h = torch.sigmoid(x @ w)
+                loss = loss + h.sum()
+                if h.max() > 10:
+                    h.mul_(0.1)
+                    break
+                h.sum().backward()
+            loss.backward()
+        """
+    # Reported once, for the backward after the loop: the one in the body never
+    # runs after the write.
+    (finding,) = [d for d in _checked(source) if d.code == "AL101"]
+    assert finding.location.row == 12
+    assert [r.location.row for r in finding.related][-1] == 15
+
+
+def _checked(source: str):
+    from aliaslint import check_source
+
+    return check_source(textwrap.dedent(source), "example.py", ["AL101"])
+
+
+def test_for_else_runs_only_when_the_loop_did_not_break():
+    source = """
+        import torch
+
+
+        def train(batches):
+            w = torch.randn(16, 16, requires_grad=True)
+            buf = torch.zeros(16)
+            total = torch.zeros(())
+            for x in batches:
+                total = total + (buf @ w).sum()
+                if x is None:
+                    buf.zero_()
+                    break
+            else:
+                total = total.detach()
+            total.backward()
+        """
+    assert lint(source) == [(12, "AL101")]
+
+
+def test_for_else_sees_every_iterations_saves():
+    source = """
+        import torch
+
+
+        def train(batches):
+            w = torch.randn(16, 16, requires_grad=True)
+            buf = torch.zeros(16)
+            total = torch.zeros(())
+            for x in batches:
+                total = total + (buf @ w).sum()
+            else:
+                buf.zero_()
+            total.backward()
+        """
+    assert lint(source) == [(12, "AL101")]
+
+
+def test_break_inside_no_grad_leaves_the_grad_mode_behind():
+    source = """
+        import torch
+
+
+        def train(batches):
+            w = torch.randn(16, requires_grad=True)
+            for x in batches:
+                with torch.no_grad():
+                    if x is None:
+                        break
+            y = torch.sigmoid(w)
+            y.mul_(2)
+            y.sum().backward()
+        """
+    assert lint(source) == [(12, "AL101")]
+
+
+def _nested(depth: int) -> str:
+    """A sweep over `depth` nested loops whose innermost body has the hazard of
+    DECAYED_STATE: found only once an iteration has run before."""
+    lines = ["import torch", "", "", "def sweep(batches):",
+             "    w = torch.randn(8, 8, requires_grad=True)",
+             "    buf = torch.zeros(8)",
+             "    total = torch.zeros(())"]
+    for level in range(depth):
+        lines.append("    " * (level + 1) + f"for i{level} in range(2):")
+    indent = "    " * (depth + 1)
+    lines += [f"{indent}buf.mul_(0.5)", f"{indent}total = total + (buf @ w).sum()",
+              "    total.backward()"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("depth", [1, 2, 6, 12])
+def test_nested_loops_find_the_hazard(depth):
+    assert lint(_nested(depth)) == [(8 + depth, "AL101")]
+
+
+def test_each_nesting_level_adds_passes_instead_of_doubling_them():
+    """Running each body twice per pass of the loop around it took 2**(d+1) - 2 passes
+    at depth d (8190 at depth 12).  An inner loop restarts from its last fixed point."""
+    passes = {d: _analysis(_nested(d)).stats.loop_passes for d in range(1, 13)}
+    growth = [passes[d] - passes[d - 1] for d in range(2, 13)]
+    assert all(0 < step <= d + 3 for d, step in zip(range(2, 13), growth)), passes
+    assert passes[12] <= 12 * 12
+    visits = {d: _analysis(_nested(d)).stats.statements for d in (6, 12)}
+    assert visits[12] < 3 * visits[6], visits
+
+
+def test_an_inner_loop_whose_entry_is_covered_is_not_run_again():
+    # The benchmark's module: the inner loops' fixed points cover their later entries.
+    lines = ["import torch", "", "", "def step(x):", "    y = torch.zeros(3)"]
+    for level in range(12):
+        lines.append("    " * (level + 1) + f"for i{level} in range(2):")
+    lines += ["    " * 13 + "z = y[0]", "    " * 13 + "z.mul_(x)", "    return y"]
+    stats = _analysis("\n".join(lines) + "\n").stats
+    assert stats.loop_passes == 24 and stats.loops_reused == 11
+
+
+def test_passes_report_each_event_once():
+    events = _analysis(_nested(4)).events
+    assert len(events) == len(set(events))
+
+
+def test_widening_stops_a_loop_whose_names_keep_changing(monkeypatch):
+    monkeypatch.setattr(loops, "WIDEN_AFTER", 1)
+    analysis = _analysis(DELAYED_BACKWARD)
+    assert analysis.stats.loops_widened == 1
+    assert analysis.stats.loop_passes <= 3
