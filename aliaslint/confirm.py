@@ -1,8 +1,8 @@
 """Confirmation: run a program, and check each static finding against what the run did.
 
 The program runs under the tracer (``aliaslint.tracer``).  The first time a frame of a
-project file starts (a ``.py`` file below the working directory, outside site-packages,
-the standard library and aliaslint), the file is checked statically, before any of its
+project file starts (a ``.py`` file of user code below the working directory: see
+``aliaslint.runtime.usercode``), the file is checked statically, before any of its
 lines runs; each finding's witness (what the analysis claims: the predicate to evaluate,
 the rows where the hazard's operation runs, the operands by name) becomes a ``Witness``
 that collects what the run shows.  The source is never read or parsed again.  A line hook
@@ -26,7 +26,6 @@ from __future__ import annotations
 import inspect
 import os
 import sys
-import sysconfig
 import threading
 import weakref
 from collections.abc import Iterable
@@ -37,6 +36,7 @@ from types import CodeType, FrameType, ModuleType
 from aliaslint.config import CliOptions, Resolver
 from aliaslint.diagnostics import META_CODES, Diagnostic, Operand
 from aliaslint.runtime.predicates import PREDICATES
+from aliaslint.runtime.usercode import is_user_file
 
 _WATCHES_OPS = frozenset(name for name, p in PREDICATES.items() if p.watches_ops)
 _VIEW_ERROR = "view size is not compatible with input tensor's size and stride"
@@ -173,17 +173,6 @@ def _describe(value) -> str:
 # --- the run ----------------------------------------------------------------------------------
 
 
-def _library_dirs() -> tuple[str, ...]:
-    paths = sysconfig.get_paths()
-    dirs = {os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib", "purelib",
-                                                     "platlib")}
-    dirs.update(os.path.realpath(p) for p in sys.path if p.endswith("-packages"))
-    dirs.add(os.path.dirname(os.path.realpath(__file__)))
-    dirs.add(os.path.realpath(sys.prefix))
-    dirs.add(os.path.realpath(sys.base_prefix))
-    return tuple(d + os.sep for d in dirs)
-
-
 @dataclass
 class Confirmation:
     """The outcome of one confirmed run."""
@@ -217,18 +206,13 @@ class _Session:
     pending: dict[int, list[_Pending]] = field(default_factory=dict)
     in_callee: dict[tuple[str, int], list[Witness]] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        self.library = _library_dirs()
-        self.root = os.path.realpath(self.cwd) + os.sep
-
     # -- which files --------------------------------------------------------------------------
 
     def _is_project_file(self, path: str) -> bool:
         known = self.files.get(path)
         if known is None:
-            real = os.path.realpath(path)
-            known = (path.endswith(".py") and real.startswith(self.root)
-                     and not real.startswith(self.library) and os.path.isfile(real))
+            known = (path.endswith(".py") and is_user_file(path, self.cwd)
+                     and os.path.isfile(path))
             self.files[path] = known
             if known:
                 self._analyse(path)

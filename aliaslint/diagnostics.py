@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
+from pathlib import PurePath
 from typing import Literal
 
 Applicability = Literal["safe", "unsafe", "display-only"]
@@ -15,6 +17,19 @@ UNUSED_SUPPRESSION = "AL901"
 FILE_NOT_CHECKED = "AL902"
 INTERNAL_ERROR = "AL903"
 META_CODES = frozenset({UNUSED_SUPPRESSION, FILE_NOT_CHECKED, INTERNAL_ERROR})
+
+
+def display_path(path: str | os.PathLike[str], cwd: str | os.PathLike[str]) -> str:
+    """``path`` as findings show it: relative to ``cwd`` with ``/`` when it lies below ``cwd``
+    or at most two levels above, else unchanged."""
+    try:
+        relative = os.path.relpath(path, cwd)
+    except ValueError:  # another drive on Windows
+        return os.fspath(path)
+    relative_path = PurePath(relative)
+    if relative_path.parts[:3] == (os.pardir,) * 3:
+        return os.fspath(path)
+    return relative_path.as_posix()
 
 
 @dataclass(frozen=True, order=True)

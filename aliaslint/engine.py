@@ -35,6 +35,7 @@ from aliaslint.diagnostics import (
     Diagnostic,
     Position,
     Related,
+    display_path,
 )
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
 from aliaslint.rule import Context, Finding
@@ -370,14 +371,6 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
 
 def _settings_key(rules: frozenset[str], settings: Settings) -> str:
     return f"{','.join(sorted(rules))}|{settings.confidence}|{settings.report_unused_suppressions}"
-
-
-def display_path(path: Path, cwd: Path) -> str:
-    try:
-        return path.relative_to(cwd).as_posix()
-    except ValueError:
-        relative = os.path.relpath(path, cwd)
-        return Path(relative).as_posix() if not relative.startswith("../../..") else str(path)
 
 
 # Set in each worker process by the pool's initializer.

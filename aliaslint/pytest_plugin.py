@@ -48,7 +48,7 @@ class TracePlugin:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
-        from aliaslint.tracer import display_filename
+        from aliaslint.diagnostics import display_path
 
         total = sum(len(found) for found in self.findings.values())
         terminalreporter.section("aliaslint trace")
@@ -59,11 +59,11 @@ class TracePlugin:
         for nodeid, found in self.findings.items():
             terminalreporter.write_line(nodeid, bold=True)
             for d in found:
-                where = f"{display_filename(d.filename, root)}:{d.location.row}:{d.location.column}"
+                where = f"{display_path(d.filename, root)}:{d.location.row}:{d.location.column}"
                 terminalreporter.write_line(f"  {where}: {d.code} {d.message}")
                 for related in d.related:
                     terminalreporter.write_line(
-                        f"      {display_filename(related.filename, root)}:"
+                        f"      {display_path(related.filename, root)}:"
                         f"{related.location.row}: {related.message}")
         tests = len(self.findings)
         terminalreporter.write_line(

@@ -25,7 +25,6 @@ import functools
 import os
 import runpy
 import sys
-import sysconfig
 import threading
 import traceback
 import weakref
@@ -34,7 +33,8 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any, NamedTuple
 
-from aliaslint.diagnostics import Diagnostic, Position, Related
+from aliaslint.diagnostics import Diagnostic, Position, Related, display_path
+from aliaslint.runtime.usercode import is_user_file
 
 # --- where an operation comes from ----------------------------------------------------------
 
@@ -52,17 +52,7 @@ class Site(NamedTuple):
         return _instruction_span(self.code, self.lasti, self.line)
 
     def describe(self, cwd: str | None = None) -> str:
-        return f"{display_filename(self.filename, cwd)}:{self.line}"
-
-
-def display_filename(filename: str, cwd: str | None = None) -> str:
-    """``filename`` relative to ``cwd`` when it lies below it, else unchanged."""
-    cwd = cwd or os.getcwd()
-    try:
-        relative = os.path.relpath(filename, cwd)
-    except ValueError:  # another drive on Windows
-        return filename
-    return filename if relative.startswith("..") else relative.replace(os.sep, "/")
+        return f"{display_path(self.filename, cwd or os.getcwd())}:{self.line}"
 
 
 @functools.cache
@@ -81,29 +71,6 @@ def _instruction_span(code: CodeType, lasti: int, line: int) -> tuple[Position, 
     return Position(line, first), Position(line, len(text) + 1)
 
 
-def _library_roots() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """(torch-family and aliaslint dirs, third-party dirs, standard-library dirs)."""
-    paths = sysconfig.get_paths()
-    site_dirs = {os.path.realpath(paths[key]) for key in ("purelib", "platlib")}
-    site_dirs.update(os.path.realpath(p) for p in sys.path if p.endswith("-packages"))
-    ours = [os.path.dirname(os.path.realpath(__file__))]
-    for site in site_dirs:
-        try:
-            names = os.listdir(site)
-        except OSError:
-            continue
-        ours += [os.path.join(site, name) for name in names
-                 if (name.startswith("torch") or name == "functorch")
-                 and os.path.isdir(os.path.join(site, name))]
-    stdlib = {os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib")}
-    return (
-        tuple(p + os.sep for p in ours),
-        tuple(p + os.sep for p in site_dirs),
-        tuple(p + os.sep for p in stdlib),
-    )
-
-
-_ROOTS: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None
 # id(code) → (code, its absolute filename when it is user code, else "").  Keyed by
 # identity: equal code objects (the same source in two files) compare equal, and
 # holding the code keeps its id from being reused.
@@ -111,24 +78,14 @@ _USER_FILE: dict[int, tuple[CodeType, str]] = {}
 
 
 def _user_filename(code: CodeType) -> str:
-    global _ROOTS
-    if _ROOTS is None:
-        _ROOTS = _library_roots()
-    ours, site_dirs, stdlib = _ROOTS
     name = code.co_filename
-    if name.startswith("<"):
-        # Frozen modules are the standard library; <string>, <stdin>, cells are the user's.
-        return "" if name.startswith("<frozen") else name
-    path = os.path.realpath(name)
-    if path.startswith(ours):
+    if not is_user_file(name):
         return ""
-    if path.startswith(site_dirs) or not path.startswith(stdlib):
-        return os.path.abspath(name)
-    return ""
+    return name if name.startswith("<") else os.path.abspath(name)
 
 
 def user_site() -> Site | None:
-    """The innermost frame outside torch, aliaslint and the standard library."""
+    """The innermost frame of user code (``aliaslint.runtime.usercode``)."""
     frame = sys._getframe(1)
     known = _USER_FILE
     while frame is not None:

@@ -29,6 +29,35 @@ def statuses(outcome, codes=None):
             if d.status in STATIC and (codes is None or d.code.startswith(codes))]
 
 
+def test_user_code_is_neither_library_nor_installed_nor_aliaslint(tmp_path):
+    """The one classifier the tracer (no root) and confirmation (the project root) share."""
+    import aliaslint.confirm
+    from aliaslint.runtime.usercode import is_user_file
+
+    def made(relative: str) -> str:
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("import torch\n")
+        return str(path)
+
+    user = made("project/train.py")
+    root = str(tmp_path / "project")
+    assert is_user_file(user) and is_user_file(user, root)
+    assert not is_user_file(user, str(tmp_path / "elsewhere"))
+    # A virtual environment inside the project: its packages are not the project's code.
+    in_venv = made("project/.venv/lib/python3.11/site-packages/helper/ops.py")
+    assert not is_user_file(in_venv) and not is_user_file(in_venv, root)
+    assert not is_user_file(made("usr/lib/python3/dist-packages/helper.py"))
+    assert not is_user_file(os.__file__)  # the standard library
+    assert not is_user_file("<frozen importlib._bootstrap>")
+    assert not is_user_file(aliaslint.confirm.__file__, str(ROOT))
+    import torch
+
+    assert not is_user_file(torch.__file__)
+    # Code without a file: the user's when it runs, never a file of the project.
+    assert is_user_file("<string>") and not is_user_file("<string>", root)
+
+
 def run_here(tmp_path: Path, monkeypatch, source: str, name: str = "prog.py"):
     path = tmp_path / name
     path.write_text(textwrap.dedent(source))

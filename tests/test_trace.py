@@ -422,6 +422,26 @@ def test_watch_calls_back_for_ops_at_a_line():
     assert seen[0].site.filename == os.path.abspath(__file__)
 
 
+def test_installed_package_writes_are_reported_at_the_user_line(tmp_path, monkeypatch):
+    """A write inside site-packages is attributed to the user line that called into it."""
+    library = tmp_path / "site-packages"
+    library.mkdir()
+    (library / "helperlib.py").write_text("def double(t):\n    t.mul_(2.0)\n")
+    monkeypatch.syspath_prepend(str(library))
+    monkeypatch.delitem(sys.modules, "helperlib", raising=False)
+    _, error, findings = run(tmp_path, """\
+        import torch
+        import helperlib
+
+        x = torch.randn(3, requires_grad=True)
+        y = torch.sigmoid(x)
+        helperlib.double(y)
+        y.sum().backward()
+    """, traced=True)
+    assert isinstance(error, RuntimeError)
+    assert summary(findings) == [("AL101", 6, (("saved for backward here", 5),))]
+
+
 def test_forward_op_name_follows_autograd():
     assert forward_op_name("SigmoidBackward0") == "Sigmoid"
     assert forward_op_name("AddBackward1") == "Add1"
