@@ -23,81 +23,29 @@ from __future__ import annotations
 
 import functools
 import os
-import runpy
 import sys
 import threading
-import traceback
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import CodeType
-from typing import Any, NamedTuple
+from typing import Any
 
-from aliaslint.diagnostics import Diagnostic, Position, Related, display_path
-from aliaslint.runtime.usercode import is_user_file
+from aliaslint.diagnostics import Diagnostic, Related
+from aliaslint.runtime.dispatch import (
+    OpEvent,
+    OpFacts,
+    OpInputs,
+    OpSite,
+    layout_of,
+    learn,
+    tensors_in,
+    written,
+)
+from aliaslint.runtime.program import run_program
+from aliaslint.runtime.sites import Site, user_site
 
-# --- where an operation comes from ----------------------------------------------------------
-
-
-class Site(NamedTuple):
-    """A point in user code: the file, the line, and the instruction that was running."""
-
-    filename: str  # absolute
-    line: int
-    code: CodeType
-    lasti: int
-
-    def span(self) -> tuple[Position, Position]:
-        """The source range of the running expression (the call, ``x += 1``, ``t[i] = v``)."""
-        return _instruction_span(self.code, self.lasti, self.line)
-
-    def describe(self, cwd: str | None = None) -> str:
-        return f"{display_path(self.filename, cwd or os.getcwd())}:{self.line}"
-
-
-@functools.cache
-def _instruction_span(code: CodeType, lasti: int, line: int) -> tuple[Position, Position]:
-    positions = getattr(code, "co_positions", None)
-    if positions is not None:
-        for index, (start, end, column, end_column) in enumerate(positions()):
-            if index == lasti // 2:
-                if start is not None and column is not None and end is not None:
-                    return Position(start, column + 1), Position(end, (end_column or column) + 1)
-                break
-    import linecache
-
-    text = linecache.getline(code.co_filename, line).rstrip()
-    first = len(text) - len(text.lstrip()) + 1
-    return Position(line, first), Position(line, len(text) + 1)
-
-
-# id(code) → (code, its absolute filename when it is user code, else "").  Keyed by
-# identity: equal code objects (the same source in two files) compare equal, and
-# holding the code keeps its id from being reused.
-_USER_FILE: dict[int, tuple[CodeType, str]] = {}
-
-
-def _user_filename(code: CodeType) -> str:
-    name = code.co_filename
-    if not is_user_file(name):
-        return ""
-    return name if name.startswith("<") else os.path.abspath(name)
-
-
-def user_site() -> Site | None:
-    """The innermost frame of user code (``aliaslint.runtime.usercode``)."""
-    frame = sys._getframe(1)
-    known = _USER_FILE
-    while frame is not None:
-        code = frame.f_code
-        entry = known.get(id(code))
-        if entry is None:
-            entry = known[id(code)] = (code, _user_filename(code))
-        filename = entry[1]
-        if filename:
-            return Site(filename, frame.f_lineno, code, frame.f_lasti)
-        frame = frame.f_back
-    return None
+# The tracer's API, with the parts that live in aliaslint.runtime.
+__all__ = ["OpEvent", "Tracer", "forward_op_name", "run_program", "trace"]
 
 
 # --- what autograd saved ---------------------------------------------------------------------
@@ -188,102 +136,7 @@ class _NumpyShare:
         return False
 
 
-@dataclass(frozen=True)
-class OpEvent:
-    """One ATen operation that ran at a watched line (see ``Tracer.watch``)."""
-
-    op: Any  # torch._ops.OpOverload
-    args: tuple
-    kwargs: dict
-    result: Any
-    site: Site
-
-
 LineCallback = Callable[[OpEvent], None]
-
-
-# --- per-operator facts from the schema ------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _OpFacts:
-    name: str
-    # (position, name, keyword-only) of every argument the schema marks as written.
-    writes: tuple[tuple[int, str, bool], ...]
-    makes_view: bool
-
-
-def _learn(op) -> _OpFacts | None:
-    """What the schema says; None for an op that neither writes nor makes a view."""
-    schema = op._schema
-    writes = tuple(
-        (index, argument.name, argument.kwarg_only)
-        for index, argument in enumerate(schema.arguments)
-        if argument.alias_info is not None and argument.alias_info.is_write
-    )
-    makes_view = any(
-        ret.alias_info is not None and not ret.alias_info.is_write for ret in schema.returns
-    )
-    if not writes and not makes_view:
-        return None
-    return _OpFacts(op.overloadpacket.__name__, writes, makes_view)
-
-
-def _tensors_in(values, tensor_type) -> Iterator:
-    for value in values:
-        if isinstance(value, tensor_type):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, tensor_type):
-                    yield item
-
-
-class _OpSite:
-    """The user site of the running op, found only if some check needs it."""
-
-    __slots__ = ("site", "known")
-
-    def __init__(self) -> None:
-        self.known = False
-        self.site: Site | None = None
-
-    def __call__(self) -> Site | None:
-        if not self.known:
-            self.site, self.known = user_site(), True
-        return self.site
-
-
-class _OpInputs:
-    """The tensors an op reads besides those it writes; grouped by storage only on demand."""
-
-    __slots__ = ("tensors", "_by_storage", "_any_view")
-
-    def __init__(self, tensors: list) -> None:
-        self.tensors = tensors
-        self._by_storage: dict[int, list] | None = None
-        self._any_view: bool | None = None
-
-    def any_view(self) -> bool:
-        if self._any_view is None:
-            self._any_view = any(t._is_view() for t in self.tensors)
-        return self._any_view
-
-    def on_storage(self, storage: int) -> list:
-        if self._by_storage is None:
-            self._by_storage = {}
-            for tensor in self.tensors:
-                try:
-                    key = tensor.untyped_storage().data_ptr()
-                except (RuntimeError, NotImplementedError, TypeError):
-                    continue
-                self._by_storage.setdefault(key, []).append(tensor)
-        return self._by_storage.get(storage, [])
-
-
-def _layout(tensor) -> tuple:
-    return (tensor.untyped_storage().data_ptr(), tensor.storage_offset(),
-            tuple(tensor.shape), tensor.stride())
 
 
 # A trace of a long program makes many views; their creation sites are kept for the
@@ -303,7 +156,7 @@ class Tracer:
 
     def __init__(self) -> None:
         self._findings: dict[tuple, Diagnostic] = {}
-        self._facts: dict[Any, _OpFacts | None] = {}
+        self._facts: dict[Any, OpFacts | None] = {}
         self._saved: dict[int, dict[int, weakref.ref]] = {}
         self._leaves: dict[int, weakref.ref] = {}
         self._numpy: dict[int, _NumpyShare] = {}
@@ -417,7 +270,7 @@ class Tracer:
 
     # -- the dispatch mode's work ---------------------------------------------------------
 
-    def _observe(self, op, facts: _OpFacts | None, args: tuple, kwargs: dict):
+    def _observe(self, op, facts: OpFacts | None, args: tuple, kwargs: dict):
         """Everything but the fast path: writes, views, pending reads, watches."""
         torch = self._torch
         if self._state != "open" or torch.compiler.is_compiling():
@@ -426,25 +279,15 @@ class Tracer:
         with self._lock:
             if self._unresolved:
                 self._resolve()
-            written = []
-            if facts is not None and facts.writes:
-                for index, name, keyword_only in facts.writes:
-                    if keyword_only or index >= len(args):
-                        value = kwargs.get(name)
-                    else:
-                        value = args[index]
-                    if isinstance(value, tensor_type):
-                        written.append(value)
-                    elif isinstance(value, (list, tuple)):
-                        written += [v for v in value if isinstance(v, tensor_type)]
-            written_ids = {id(w) for w in written}
+            writes = written(facts, args, kwargs, tensor_type)
+            written_ids = {id(w) for w in writes}
             if self._view_writes and not (facts is not None and facts.makes_view):
                 self._check_reads(args, kwargs, written_ids)
-            if written:
-                site = _OpSite()
-                inputs = _OpInputs([t for t in _tensors_in((*args, *kwargs.values()), tensor_type)
+            if writes:
+                site = OpSite()
+                inputs = OpInputs([t for t in tensors_in((*args, *kwargs.values()), tensor_type)
                                     if id(t) not in written_ids])
-                for tensor in written:
+                for tensor in writes:
                     try:
                         self._before_write(facts.name, tensor, inputs, site)
                     except (RuntimeError, NotImplementedError, TypeError, ValueError):
@@ -465,7 +308,7 @@ class Tracer:
         """AL201: does this op read the base of a view written earlier?"""
         from aliaslint.memory import shares_memory
 
-        for tensor in _tensors_in((*args, *kwargs.values()), self._tensor_type):
+        for tensor in tensors_in((*args, *kwargs.values()), self._tensor_type):
             if id(tensor) in written_ids:
                 continue
             pending = self._view_writes.get(id(tensor))
@@ -491,7 +334,7 @@ class Tracer:
             [("view created here", pending.view_site), ("base read here", user_site())],
         )
 
-    def _before_write(self, op: str, tensor, inputs: _OpInputs, site: _OpSite) -> None:
+    def _before_write(self, op: str, tensor, inputs: OpInputs, site: OpSite) -> None:
         torch = self._torch
         storage = tensor.untyped_storage().data_ptr()
         if storage == 0:
@@ -503,7 +346,7 @@ class Tracer:
         if records:
             from aliaslint.memory import shares_memory
 
-            layout = _layout(tensor)
+            layout = layout_of(tensor)
             for record in records:
                 self._unresolved.append(_PendingWrite(
                     record, record.tensor._version, tensor.requires_grad,
@@ -527,7 +370,7 @@ class Tracer:
             leaf = self._leaves[storage]()
             if (leaf is not None and leaf is not tensor and leaf.requires_grad
                     and leaf.untyped_storage().data_ptr() == storage):
-                detach = self._view_sites.get(_layout(tensor))
+                detach = self._view_sites.get(layout_of(tensor))
                 self._report(
                     "AL102", site(),
                     f"in-place `{op}` writes a leaf tensor that requires grad through an alias "
@@ -541,9 +384,9 @@ class Tracer:
         # A write through the base itself replaces what the view wrote: nothing left to warn.
         self._view_writes.pop(id(tensor), None)
 
-    def _remember_view_write(self, op: str, view, site: _OpSite) -> None:
+    def _remember_view_write(self, op: str, view, site: OpSite) -> None:
         """AL201, first half: a write through a view kept under a name of its own."""
-        created = self._view_sites.get(_layout(view))
+        created = self._view_sites.get(layout_of(view))
         base = view._base
         if created is None or created[0] is None or base is None:
             return
@@ -565,14 +408,14 @@ class Tracer:
         if pending is not None and pending.base() is None:
             del self._view_writes[key]
 
-    def _check_overlap(self, op: str, tensor, storage: int, inputs: _OpInputs,
-                       site: _OpSite) -> None:
+    def _check_overlap(self, op: str, tensor, storage: int, inputs: OpInputs,
+                       site: OpSite) -> None:
         """AL203: the destination overlaps itself, or an input overlaps it partially."""
         torch = self._torch
         if torch._debug_has_internal_overlap(tensor) == 1:
             if self._reported("AL203", site()):
                 return
-            created = self._view_sites.get(_layout(tensor))
+            created = self._view_sites.get(layout_of(tensor))
             self._report(
                 "AL203", site(),
                 f"in-place `{op}` writes a tensor in which several elements share one memory "
@@ -587,12 +430,12 @@ class Tracer:
 
         layout = None
         for other in inputs.on_storage(storage):
-            layout = layout or _layout(tensor)
-            if _layout(other) == layout or not shares_memory(other, tensor):
+            layout = layout or layout_of(tensor)
+            if layout_of(other) == layout or not shares_memory(other, tensor):
                 continue
             if self._reported("AL203", site()):
                 return
-            created = self._view_sites.get(_layout(other))
+            created = self._view_sites.get(layout_of(other))
             self._report(
                 "AL203", site(),
                 f"in-place `{op}` reads an input that partially overlaps the memory it "
@@ -614,7 +457,7 @@ class Tracer:
             if not isinstance(output, self._tensor_type):
                 continue
             try:
-                key = _layout(output)
+                key = layout_of(output)
             except (RuntimeError, NotImplementedError):
                 continue
             if site is None:
@@ -775,7 +618,7 @@ def _mode_type():
                 kwargs = {}
             facts = self.facts.get(func, False)
             if facts is False:
-                facts = self.facts[func] = _learn(func)
+                facts = self.facts[func] = learn(func)
             if facts is None and not self.tracer._attentive:
                 return func(*args, **kwargs)
             return self.tracer._observe(func, facts, args, kwargs)
@@ -847,58 +690,3 @@ def trace() -> Tracer:
             print(finding.code, finding.filename, finding.location.row, finding.message)
     """
     return Tracer()
-
-
-# --- running a program under the tracer ------------------------------------------------------
-
-
-def run_program(tracer: Tracer, *, script: str | None = None, module: str | None = None,
-                args: list[str] = ()) -> int:
-    """Run ``script`` or ``-m module`` as ``__main__`` under ``tracer``; its exit code.
-
-    Like ``python script.py`` / ``python -m module``: ``sys.argv`` and ``sys.path[0]``
-    are set as the interpreter sets them, an uncaught exception prints its traceback
-    and gives 1, and ``SystemExit`` gives its code.
-    """
-    saved_argv, saved_path = sys.argv[:], sys.path[:]
-    sys.argv = [script if script is not None else module, *args]
-    sys.path[0] = os.path.dirname(os.path.abspath(script)) if script else os.getcwd()
-    try:
-        with tracer:
-            if module is not None:
-                runpy.run_module(module, run_name="__main__", alter_sys=True)
-            else:
-                runpy.run_path(script, run_name="__main__")
-    except SystemExit as exit:
-        return _exit_status(exit.code)
-    except KeyboardInterrupt:
-        traceback.print_exc()
-        return 130
-    except BaseException as error:  # the program's own error, printed as Python prints it
-        _print_program_error(error)
-        return 1
-    finally:
-        sys.argv, sys.path[:] = saved_argv, saved_path
-    return 0
-
-
-def _exit_status(code) -> int:
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
-
-
-def _print_program_error(error: BaseException) -> None:
-    """The traceback without the frames of aliaslint and runpy that ran the program."""
-    tb = error.__traceback__
-    ours = (os.path.dirname(os.path.realpath(__file__)), os.path.realpath(runpy.__file__))
-    while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        if not (filename.startswith("<frozen runpy")
-                or os.path.realpath(filename).startswith(ours)):
-            break
-        tb = tb.tb_next
-    traceback.print_exception(type(error), error, tb)

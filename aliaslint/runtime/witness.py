@@ -1,0 +1,77 @@
+"""A static finding under test at run time, and what the run has shown about it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from aliaslint.diagnostics import Diagnostic, Operand, Status
+
+
+@dataclass
+class Witness:
+    """A static finding and what the run has shown about it so far."""
+
+    diagnostic: Diagnostic
+    path: str  # absolute, as the running code objects name the file
+    rows: frozenset[int]
+    kind: str  # the predicate that tests it (aliaslint.runtime.predicates.PREDICATES)
+    operands: tuple[Operand, ...] = ()
+    comparison: str = ""  # "id", "is", "data_ptr" for AL401/402/403
+    storage_class: tuple[str, ...] | None = None  # AL404: `torch.FloatStorage(...)`
+    target: tuple[str, ...] | None = None  # AL207: the name the snapshot is assigned to
+    related_rows: frozenset[int] = frozenset()  # related rows in the same file
+    primary_rows: frozenset[int] = frozenset()  # the rows the finding points at
+    ran: bool = False
+    confirmed: bool = False
+    evidence: str = ""
+    negative: str = ""
+    # 2: the hazard itself was seen (a wrong answer, the tracer's finding); 1: the premise
+    # held (the operands are tensors) but the answer happened to be right on that run.
+    strength: int = 0
+
+    def confirm(self, evidence: str, strength: int = 2) -> None:
+        if strength > self.strength:
+            self.confirmed, self.evidence, self.strength = True, evidence, strength
+
+    def deny(self, reason: str) -> None:
+        if not self.negative:
+            self.negative = reason
+
+    @property
+    def status(self) -> Status:
+        if self.confirmed:
+            return "confirmed"
+        return "refuted" if self.ran else "not-reached"
+
+    @property
+    def note(self) -> str:
+        if self.confirmed:
+            return self.evidence
+        if self.ran:
+            return self.negative or "the line ran and the hazard was not observed"
+        return "the line never ran"
+
+
+def make_witnesses(diagnostics: Iterable[Diagnostic], path: str) -> list[Witness]:
+    """A witness for each finding of one file that carries a claim the run can test."""
+    witnesses: list[Witness] = []
+    for diagnostic in diagnostics:
+        claim = diagnostic.witness
+        if claim is None or diagnostic.location.row < 1:
+            continue
+        primary = frozenset(range(diagnostic.location.row,
+                                  max(diagnostic.end_location.row, diagnostic.location.row) + 1))
+        witness = Witness(diagnostic, path, frozenset(claim.rows) or primary, claim.predicate,
+                          operands=claim.operands, comparison=claim.comparison)
+        if claim.predicate == "storage":
+            witness.storage_class = claim.target
+        else:
+            witness.target = claim.target
+        witness.primary_rows = primary
+        witness.related_rows = frozenset(
+            r.location.row for r in diagnostic.related
+            if os.path.abspath(r.filename) == path and r.location.row >= 1)
+        witnesses.append(witness)
+    return witnesses
