@@ -5,9 +5,9 @@ import textwrap
 
 import libcst as cst
 import pytest
+from conftest import lint
 
 from aliaslint.analysis import analyse, loops
-from conftest import lint
 
 
 def _analysis(source: str):

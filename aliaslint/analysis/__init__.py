@@ -46,12 +46,29 @@ from aliaslint.analysis.modules import Modules
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.statements import Statements
 from aliaslint.analysis.syntax import discards
-from aliaslint.analysis.values import OTHER, UNKNOWN, Kind, Value
+from aliaslint.analysis.values import (
+    OTHER,
+    UNKNOWN,
+    ArrayValue,
+    ClassValue,
+    ContainerValue,
+    FunctionValue,
+    GradModeValue,
+    Kind,
+    ModuleValue,
+    ObjectValue,
+    ParamsValue,
+    RefValue,
+    TensorValue,
+    Value,
+)
 
 __all__ = [
-    "Analysis", "Call", "Compare", "Event", "InplaceWrite", "Kind", "LostWrite",
-    "NonContiguousView", "OTHER", "Reference", "Save", "SavedWrite", "StaleRead", "UNKNOWN",
-    "Value", "Write", "analyse", "discards", "regions_overlap",
+    "OTHER", "UNKNOWN", "Analysis", "ArrayValue", "Call", "ClassValue", "Compare",
+    "ContainerValue", "Event", "FunctionValue", "GradModeValue", "InplaceWrite", "Kind",
+    "LostWrite", "ModuleValue", "NonContiguousView", "ObjectValue", "ParamsValue", "RefValue",
+    "Reference", "Save", "SavedWrite", "StaleRead", "TensorValue", "Value", "Write", "analyse",
+    "discards", "regions_overlap",
 ]
 
 

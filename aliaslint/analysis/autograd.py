@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from aliaslint import ops
@@ -17,16 +18,23 @@ from aliaslint.analysis.syntax import (
     names_assigned_by,
     names_of,
 )
-from aliaslint.analysis.values import OTHER, Kind, Value, refers_to
+from aliaslint.analysis.values import (
+    GradModeValue,
+    ParamsValue,
+    TensorValue,
+    Value,
+    Written,
+    refers_to,
+)
 
 
 class Autograd(Interpreter):
     """Records writes, saves and backward passes on the path's flow."""
 
-    def _write(self, target: Value, target_node, node, label: str | None, env: Env, *,
+    def _write(self, target: Written, target_node, node, label: str | None, env: Env, *,
                activation: bool = False, defined_at=None, visible: bool = True,
                fill: bool = False, callee: str | None = None, declared: bool = False,
-               inputs: tuple = (), region: tuple | None = None) -> Value:
+               inputs: tuple = (), region: tuple | None = None) -> Written:
         """An in-place write to ``target``'s storage; returns the written tensor's value.
 
         ``visible``: the code at the write names what it writes (`x.relu_()`,
@@ -34,9 +42,11 @@ class Autograd(Interpreter):
         module built with `inplace=True` elsewhere, or a helper function that
         writes its argument, gives no such hint.
         """
-        write = Write(node, self._stmt, target, target_node, label, target.via, activation,
-                      env.flow.grad, defined_at, fill, callee, declared, inputs,
-                      region if region is not None else target.region)
+        write = Write(node=node, stmt=self._stmt, target=target, target_node=target_node,
+                      label=label, via=target.via, activation=activation,
+                      grad_enabled=env.flow.grad, defined_at=defined_at, fill=fill,
+                      callee=callee, declared=declared, inputs=inputs,
+                      region=region if region is not None else target.region)
         self._emit(InplaceWrite(node, self._stmt, write))
         if self._write_log is not None:
             self._write_log.append(write)
@@ -70,7 +80,7 @@ class Autograd(Interpreter):
 
     def _new_save(self, value: Value, node, label: str | None, what: str,
                   env: Env, what_node=None) -> Save | None:
-        if value.kind is not Kind.TENSOR or value.storage is None:
+        if not isinstance(value, TensorValue) or value.storage is None:
             return None
         return self._save(value.storage, value.counter, node, label, what, env, what_node)
 
@@ -86,9 +96,8 @@ class Autograd(Interpreter):
             env.flow.saves[storage] = pending + (save,)
         return save
 
-    def _consume(self, value: Value, node, label: str | None, env: Env, *,
-                 returned: bool = False,
-                 retain: bool = False) -> None:
+    def _consume(self, value: TensorValue, node, label: str | None, env: Env, *,
+                 returned: bool = False, retain: bool = False) -> None:
         """A backward pass through ``value``'s graph (or its return to the caller)."""
         graph = value.graph
         if not graph:
@@ -106,21 +115,21 @@ class Autograd(Interpreter):
             else:
                 del env.flow.saves[token]
 
-    def _requires_grad(self, inputs: list[Value], env: Env) -> bool | None:
+    def _requires_grad(self, inputs: Sequence[Value], env: Env) -> bool | None:
         if env.flow.grad is False:
             return False
-        tensors = [v for v in inputs if v.kind is Kind.TENSOR]
+        tensors = [v for v in inputs if isinstance(v, TensorValue)]
         if any(v.requires_grad for v in tensors):
             return True if env.flow.grad else None
         if all(v.requires_grad is False for v in tensors):
             return False
         return None
 
-    def _record_saves(self, op: ops.Op, bound: dict[str, Value], result: Value, node,
-                      env: Env, nodes: dict | None = None) -> Value:
+    def _record_saves(self, op: ops.Op, bound: dict[str, Value], result: TensorValue, node,
+                      env: Env, nodes: dict | None = None) -> TensorValue:
         """Autograd's saves for ``op`` at ``node``; returns ``result`` with its graph."""
-        inputs = [v for v in bound.values() if v.kind is Kind.TENSOR]
-        graph = frozenset().union(*(v.graph for v in inputs)) if inputs else frozenset()
+        inputs = [v for v in bound.values() if isinstance(v, TensorValue)]
+        graph: frozenset[int] = frozenset().union(*(v.graph for v in inputs))
         requires = self._requires_grad(inputs, env)
         result = replace(result, requires_grad=requires, graph=graph | result.graph)
         if requires is not True:
@@ -153,15 +162,15 @@ class Autograd(Interpreter):
             if arg.keyword is not None and arg.keyword.value in (retain_kwarg, "create_graph"):
                 retain = retain or not is_literal(arg.value, FALSE)
         for target in targets:
-            if target.kind is Kind.TENSOR:
+            if isinstance(target, TensorValue):
                 self._consume(target, node, None, env, retain=retain)
 
-    def _optimizer_step(self, optimizer: Value, node, env: Env) -> None:
+    def _optimizer_step(self, optimizer: ParamsValue, node, env: Env) -> None:
         self._write_parameters(optimizer.params, node, env)
 
     def _write_parameters(self, tokens: frozenset, node, env: Env) -> None:
         """optimizer.step(), load_state_dict(): every parameter written in place."""
-        write = Write(node, self._stmt, None, None, None, None, False, env.flow.grad)
+        write = Write(node=node, stmt=self._stmt, target=None, grad_enabled=env.flow.grad)
         for token in tokens:
             self._dirty(token, write, env)
         self._mark_stale(set(tokens), write, set(), env)
@@ -170,10 +179,10 @@ class Autograd(Interpreter):
         # An unknown function given a tensor may run its backward: forget the
         # hazards of that graph rather than report them later.
         for _, value in args:
-            if value.kind is Kind.TENSOR and value.graph:
+            if isinstance(value, TensorValue) and value.graph:
                 env.flow.dirty = tuple(d for d in env.flow.dirty if d[1].id not in value.graph)
 
-    def _grad_mode(self, op: ops.Op, args) -> Value:
+    def _grad_mode(self, op: ops.Op, args) -> GradModeValue:
         enabled = op.extra.get("grad_enabled")
         if enabled is None and args:
             # set_grad_enabled(flag) / inference_mode(mode): a literal says which.
@@ -185,4 +194,4 @@ class Autograd(Interpreter):
         elif enabled is False and args and op.extra.get("mode_arg"):
             node = args[0][0].value
             enabled = False if not is_literal(node, FALSE) else True
-        return Value(Kind.GRAD_MODE, derived=(enabled, OTHER))
+        return GradModeValue(enabled=enabled)

@@ -22,7 +22,23 @@ from aliaslint.analysis.opfacts import (
 )
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import FALSE, TRUE, attr_key, is_literal, literal_ints
-from aliaslint.analysis.values import OTHER, UNKNOWN, Kind, ModuleInfo, Value
+from aliaslint.analysis.values import (
+    OTHER,
+    UNKNOWN,
+    ArrayValue,
+    ClassValue,
+    ContainerValue,
+    FunctionValue,
+    Kind,
+    ModuleInfo,
+    ModuleValue,
+    ParamsValue,
+    RefValue,
+    TensorValue,
+    Value,
+    kept_as_copy,
+    local_class,
+)
 
 
 class Calls(Interpreter):
@@ -39,7 +55,7 @@ class Calls(Interpreter):
             method = ops.method(attr) if attr.endswith("_") else None
             owner = self._eval_target(func.value, env) if method is not None and \
                 method.kind == "inplace" else self._eval(func.value, env)
-            if owner.kind is Kind.REF:
+            if isinstance(owner, RefValue):
                 qualname = f"{owner.qualname}.{attr}"
                 self._emit(Reference(func, self._stmt, qualname))
             elif owner.is_tensor_like:
@@ -49,22 +65,25 @@ class Calls(Interpreter):
             elif owner.kind is Kind.NDARRAY:
                 receiver, receiver_node = owner, func.value
                 qualname = f"numpy.ndarray.{attr}"
-            elif owner.kind is Kind.OTHER and attr == "copy" and owner.snapshot is not None:
+            elif isinstance(owner, ParamsValue) and owner.kind is Kind.OTHER and \
+                    attr == "copy" and owner.snapshot is not None:
                 # `state.copy()` of a state dict: a new dict of the same tensors.
                 self._eval_args(node, env)
-                return replace(owner, snapshot=node, origin=node)
-            elif owner.kind in (Kind.MODULE, Kind.OPTIMIZER, Kind.PARAMS):
+                return kept_as_copy(owner, node, origin=node)
+            elif isinstance(owner, (ModuleValue, ParamsValue)):
                 receiver, receiver_node = owner, func.value
                 key = attr_key(func)
                 callee = env.names.get(key) if key else None
-                if callee is None and owner.module is not None and owner.module.cls is not None:
-                    callee = owner.module.cls.attr(f"self.{attr}")
-                    method = owner.module.cls.method(attr)
-                    if callee is None and method is not None:
-                        callee = Value(Kind.FUNCTION, qualname=attr, origin=method)
+                cls = local_class(owner)
+                if callee is None and cls is not None:
+                    callee = cls.attr(f"self.{attr}")
+                    method_def = cls.method(attr)
+                    if callee is None and method_def is not None:
+                        callee = FunctionValue(qualname=attr, origin=method_def,
+                                               definition=method_def)
         else:
             callee = self._eval(func, env)
-            if callee.kind is Kind.REF:
+            if isinstance(callee, RefValue):
                 qualname = callee.qualname
         args = [(arg, self._eval(arg.value, env)) for arg in node.args]
         result = self._call_result(node, qualname, callee, receiver, receiver_node, args, env)
@@ -75,15 +94,15 @@ class Calls(Interpreter):
         positional = [value for arg, value in args if arg.keyword is None and not arg.star]
         keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
                     if arg.keyword is not None}
-        if callee is not None and callee.kind is Kind.MODULE:
+        if isinstance(callee, ModuleValue):
             return self._call_module(callee, node, positional, args, env)
-        if callee is not None and callee.kind is Kind.CLASS and callee.module is not None:
+        if isinstance(callee, ClassValue) and callee.module is not None:
             return self._construct_local_module(callee, node)
-        if callee is not None and callee.kind is Kind.FUNCTION:
+        if isinstance(callee, FunctionValue):
             return self._call_function(callee, receiver, node, args, env)
-        if receiver is not None and receiver.kind is Kind.MODULE and qualname is None:
+        if isinstance(receiver, ModuleValue) and qualname is None:
             return self._module_method(receiver, node, args, env)
-        if receiver is not None and receiver.kind is Kind.OPTIMIZER:
+        if isinstance(receiver, ParamsValue) and receiver.kind is Kind.OPTIMIZER:
             attr = node.func.attr.value
             op = ops.lookup(f"torch.optim.Optimizer.{attr}")
             if op is not None and op.kind == "optimizer_step" and "params" in op.writes:
@@ -93,12 +112,12 @@ class Calls(Interpreter):
             self._unknown_call(args, env)
             return UNKNOWN
         method = qualname.rpartition(".")[2]
-        if receiver is not None and receiver.kind is Kind.NDARRAY:
+        if isinstance(receiver, ArrayValue):
             writes_out = "out" in keywords and keywords["out"][0] is receiver
             if method in ops.ndarray_writers() or writes_out:
                 self._write(receiver, receiver_node, node, None, env)
             return UNKNOWN
-        if receiver is not None and receiver.kind is not Kind.TENSOR:
+        if receiver is not None and not isinstance(receiver, TensorValue):
             # Methods of storages: nothing here returns a tensor.
             return Value(Kind.OTHER, derived=(method, receiver), origin=node)
         if receiver is not None:
@@ -119,31 +138,32 @@ class Calls(Interpreter):
         if qualname == "torch.tensor":  # always copies its data
             token = ("alloc", id(node))
             flag = keywords.get("requires_grad", (None, None))[1]
-            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
-                         requires_grad=is_literal(flag, TRUE), leaf=is_literal(flag, TRUE),
-                         contiguous=True)
-        if qualname.startswith("numpy.") and "out" in keywords \
-                and keywords["out"][0].kind is Kind.NDARRAY:
-            self._write(keywords["out"][0], keywords["out"][1], node, None, env, fill=True)
-            return keywords["out"][0]
+            return TensorValue(origin=node, storage=token, counter=token,
+                               requires_grad=is_literal(flag, TRUE), leaf=is_literal(flag, TRUE),
+                               contiguous=True)
+        out_array, out_node = keywords.get("out", (None, None))
+        if qualname.startswith("numpy.") and isinstance(out_array, ArrayValue):
+            self._write(out_array, out_node, node, None, env, fill=True)
+            return out_array
         if qualname in TENSOR_TYPES:
             data = positional[0] if positional else UNKNOWN
             if qualname in PARAMETER_TYPES:
                 no_grad = "requires_grad" in keywords and is_literal(
                     keywords["requires_grad"][1], FALSE)
                 token = ("alloc", id(node))
-                return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
-                             requires_grad=not no_grad, leaf=True)
-            return Value(Kind.TENSOR, origin=node, storage=data.storage, counter=data.counter)
+                return TensorValue(origin=node, storage=token, counter=token,
+                                   requires_grad=not no_grad, leaf=True)
+            return TensorValue(origin=node, storage=data.storage,
+                               counter=data.counter if isinstance(data, TensorValue) else None)
         module_spec = ops.module(qualname)
         if module_spec is not None:
             return self._construct_module(module_spec, qualname, node, positional, keywords)
         if is_nn_class(qualname) and ops.lookup(qualname) is None:
             label = f"`{qualname.removeprefix('torch.')}()`"
-            return Value(Kind.MODULE, origin=node, module=ModuleInfo(label=label))
+            return ModuleValue(origin=node, module=ModuleInfo(label=label))
         if qualname.startswith("torch.optim.") and positional and \
-                positional[0].kind is Kind.PARAMS:
-            return Value(Kind.OPTIMIZER, origin=node, params=positional[0].params)
+                isinstance(positional[0], ParamsValue) and positional[0].kind is Kind.PARAMS:
+            return ParamsValue(Kind.OPTIMIZER, origin=node, params=positional[0].params)
         op = ops.lookup(qualname)
         if op is None:
             return UNKNOWN
@@ -163,7 +183,7 @@ class Calls(Interpreter):
             twin = op.twin_op() or ops.lookup(f"torch.{op.twin}") if op.twin else None
             first = op.params[0] if op.params else None
             target = bound.get(first) if first else None
-            if target is not None and target.kind is Kind.TENSOR:
+            if isinstance(target, TensorValue):
                 result = self._write(target, nodes.get(first), node, None, env,
                                      activation=True)
                 return self._record_saves(twin or op, bound, result, node, env, nodes)
@@ -173,19 +193,19 @@ class Calls(Interpreter):
                 # bump the version counter, which a pending backward checks.
                 target = bound.get("self") if receiver is not None else bound.get(
                     op.params[0] if op.params else "")
-                if target is None or target.kind is not Kind.TENSOR:
+                if not isinstance(target, TensorValue):
                     return UNKNOWN
                 if op.bumps_version:
                     self._dirty(target.storage, Write(
-                        node, self._stmt, target, nodes.get("self"), None, target.via, False,
-                        env.flow.grad), env)
+                        node=node, stmt=self._stmt, target=target, target_node=nodes.get("self"),
+                        via=target.via, grad_enabled=env.flow.grad), env)
                 return target
             name = op.writes[0] if op.writes else None
             target = bound.get(name) if name else None
-            if target is None or target.kind is not Kind.TENSOR:
+            if name is None or not isinstance(target, TensorValue):
                 return UNKNOWN
             inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
-                           if key != name and v.kind in (Kind.TENSOR, Kind.NDARRAY))
+                           if key != name and isinstance(v, (TensorValue, ArrayValue)))
             result = self._write(target, nodes.get(name), node, None, env,
                                  activation=is_activation(op), fill=op.fills,
                                  inputs=inputs)
@@ -195,9 +215,9 @@ class Calls(Interpreter):
         out = nodes.get("out")
         if out is not None and op.has_out:
             target = bound.get("out")
-            if target is not None and target.kind is Kind.TENSOR:
+            if isinstance(target, TensorValue):
                 inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
-                               if key != "out" and v.kind is Kind.TENSOR)
+                               if key != "out" and isinstance(v, TensorValue))
                 result = self._write(target, out, node, None, env, fill=True, inputs=inputs,
                                      region=slice_region(out) if isinstance(
                                          out, cst.Subscript) and slice_region(out) else None)
@@ -208,22 +228,22 @@ class Calls(Interpreter):
         if op.returns != "tensor":
             if op.returns == "tensors" and kind == "view":
                 base = bound.get(op.aliases or "self")
-                if base is not None and base.kind is Kind.TENSOR:
-                    return Value(Kind.OTHER, origin=node, each=self._view(base, node, op))
+                if isinstance(base, TensorValue):
+                    return ContainerValue(origin=node, each=self._view(base, node, op))
             if op.returns == "tensors" or kind in ("numpy_share", "reference"):
                 return UNKNOWN
             return OTHER if op.returns in ("none", "other") and kind == "functional" else UNKNOWN
         if kind == "view":
             base = bound.get(op.aliases or "self")
-            if base is None or base.kind is not Kind.TENSOR:
-                return Value(Kind.TENSOR, origin=node)
+            if not isinstance(base, TensorValue):
+                return TensorValue(origin=node)
             if short_name(op.name) == "view" and base.contiguous is False \
                     and not dtype_view(args) and view_fails(base.layout_op, args):
                 self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
             return self._view(base, node, op, literal_ints(args))
         if kind == "functional":
             token = ("alloc", id(node))
-            inputs = [v for v in bound.values() if v.kind is Kind.TENSOR]
+            inputs = [v for v in bound.values() if isinstance(v, TensorValue)]
             requires = None
             if not inputs:
                 flag = nodes.get("requires_grad")
@@ -231,10 +251,10 @@ class Calls(Interpreter):
                 if flag is not None and not is_literal(flag, TRUE) and not is_literal(
                         flag, FALSE):
                     requires = None
-            result = Value(Kind.TENSOR, origin=node, storage=token, counter=token,
-                           requires_grad=requires, leaf=bool(requires) and not inputs,
-                           contiguous=True if not inputs else None,
-                           copied_at=node if inputs else None)
+            result = TensorValue(origin=node, storage=token, counter=token,
+                                 requires_grad=requires, leaf=bool(requires) and not inputs,
+                                 contiguous=True if not inputs else None,
+                                 copied_at=node if inputs else None)
             if not inputs:
                 return result
             return self._record_saves(op, bound, result, node, env, nodes)
@@ -247,14 +267,14 @@ class Calls(Interpreter):
             # An explicit `.to(dtype)` / `.type(t)` is a conversion the code
             # usually guards by a dtype check: not treated as ambiguous.
             explicit = short_name(op.name) in ("to", "type") and bool(args)
-            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
-                         requires_grad=requires,
-                         maybe_of=source.storage if source is not None and not explicit
-                         else None,
-                         view_origin=node,
-                         contiguous=True if short_name(op.name) == "contiguous" else None)
+            return TensorValue(origin=node, storage=token, counter=token,
+                               requires_grad=requires,
+                               maybe_of=source.storage if source is not None and not explicit
+                               else None,
+                               view_origin=node,
+                               contiguous=True if short_name(op.name) == "contiguous" else None)
         # Indexing and the rest: a tensor, its storage not proven.
-        return Value(Kind.TENSOR, origin=node, requires_grad=requires)
+        return TensorValue(origin=node, requires_grad=requires)
 
     def _numpy_share(self, op: ops.Op, bound, nodes, node, env: Env) -> Value:
         """from_numpy / as_tensor / .numpy() / np.asarray: one buffer, two objects."""
@@ -269,37 +289,36 @@ class Calls(Interpreter):
         if converts:
             return UNKNOWN
         if to_numpy:
-            if source.kind is not Kind.TENSOR or source.storage is None:
+            if not isinstance(source, TensorValue) or source.storage is None:
                 return UNKNOWN
-            return Value(Kind.NDARRAY, origin=node, storage=source.storage, view_origin=node)
-        if source.kind is Kind.TENSOR:
+            return ArrayValue(origin=node, storage=source.storage, view_origin=node)
+        if isinstance(source, TensorValue):
             return source  # as_tensor(t) with nothing to convert is t itself
         if source.kind is Kind.UNKNOWN and isinstance(source_node, cst.Name) \
                 and short_name(op.name) == "torch.from_numpy":
             # from_numpy accepts only an ndarray: the name holds one from here on.
-            source = Value(Kind.NDARRAY, origin=source_node,
-                           storage=("alloc", id(source_node)))
+            source = ArrayValue(origin=source_node, storage=("alloc", id(source_node)))
             self._assign_name(source_node.value, source, env)
-        if source.kind is not Kind.NDARRAY or source.storage is None:
-            return Value(Kind.TENSOR, origin=node, requires_grad=False)
-        return Value(Kind.TENSOR, origin=node, storage=source.storage,
-                     counter=("alloc", id(node)), requires_grad=False, view_origin=node)
+        if not isinstance(source, ArrayValue) or source.storage is None:
+            return TensorValue(origin=node, requires_grad=False)
+        return TensorValue(origin=node, storage=source.storage, counter=("alloc", id(node)),
+                           requires_grad=False, view_origin=node)
 
     def _builtin_container(self, qualname: str, positional, node) -> Value | None:
         """Containers that repeat one object, and copies that share their tensors."""
         if qualname in ("builtins.dict.fromkeys", "itertools.repeat"):
             item = positional[1] if qualname.endswith("fromkeys") and len(positional) > 1 \
                 else positional[0] if qualname.endswith("repeat") and positional else None
-            if item is not None and item.kind is Kind.TENSOR:
-                return Value(Kind.OTHER, origin=node, each=item, replicated=node)
+            if isinstance(item, TensorValue):
+                return ContainerValue(origin=node, each=item, replicated=node)
             return None
         if qualname in ("builtins.list", "builtins.tuple", "builtins.dict", "copy.copy") \
                 and len(positional) == 1:
             source = positional[0]
-            if source.kind is Kind.PARAMS:
-                return Value(Kind.OTHER, origin=node, params=source.params, snapshot=node)
+            if isinstance(source, ParamsValue) and source.kind is Kind.PARAMS:
+                return ParamsValue(Kind.OTHER, origin=node, params=source.params, snapshot=node)
             if source.snapshot is not None:
-                return replace(source, snapshot=node, origin=node)
-            if source.each is not None:
+                return kept_as_copy(source, node, origin=node)
+            if isinstance(source, ContainerValue) and source.each is not None:
                 return replace(source, origin=node)
         return None

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from aliaslint.analysis.values import Value
+from aliaslint.analysis.values import ArrayValue, TensorValue, Value
 
 
 @dataclass(frozen=True)
@@ -65,19 +65,19 @@ class SaveIds:
         return mapping
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Write:
     """An in-place write to a storage."""
 
     node: cst.CSTNode
     stmt: cst.CSTNode
-    target: Value | None  # None for optimizer.step() (many parameters)
-    target_node: cst.CSTNode | None
+    target: TensorValue | ArrayValue | None  # None for optimizer.step() (many parameters)
+    target_node: cst.CSTNode | None = None
     # What writes, when the source at ``node`` does not say it: the module
     # "`nn.ReLU(inplace=True)`" run by `self.relu(x)`; None: ``node`` itself.
-    label: str | None
-    via: str | None  # the target's `via`: None, "view", "detach" or "data"
-    activation: bool  # an in-place activation (`inplace=True`, `relu_`)
+    label: str | None = None
+    via: str | None = None  # the target's `via`: None, "view", "detach" or "data"
+    activation: bool = False  # an in-place activation (`inplace=True`, `relu_`)
     grad_enabled: bool | None
     # Where the write was configured, e.g. the nn.ReLU(inplace=True) constructor.
     defined_at: cst.CSTNode | None = None
@@ -88,8 +88,8 @@ class Write:
     # says so (a trailing `_`, "in place" in its docstring).
     callee: str | None = None
     declared: bool = False
-    # The in-place op's other tensor inputs (value, node), to find overlaps.
-    inputs: tuple = ()
+    # The in-place op's other tensor inputs (value, node or role), to find overlaps.
+    inputs: tuple[tuple[TensorValue | ArrayValue, cst.CSTNode | str | None], ...] = ()
     # The written part of the target along dim 0, when literal slices say it;
     # () for an item assignment whose part is not known; None: all of it.
     region: tuple | None = None
@@ -160,7 +160,7 @@ class StaleRead(Event):
 class NonContiguousView(Event):
     """`.view()` of a tensor whose layout is known to be non-contiguous."""
 
-    receiver: Value
+    receiver: TensorValue
     receiver_node: cst.CSTNode
 
 

@@ -18,7 +18,18 @@ from aliaslint.analysis.syntax import (
     basic_index,
     child_expressions,
 )
-from aliaslint.analysis.values import OTHER, UNKNOWN, Kind, Value, join
+from aliaslint.analysis.values import (
+    OTHER,
+    UNKNOWN,
+    ContainerValue,
+    Kind,
+    RefValue,
+    TensorValue,
+    Value,
+    any_element,
+    join,
+    local_class,
+)
 
 _COMPARE_OPS = {
     cst.Equal: "==",
@@ -114,34 +125,36 @@ class Expressions(Interpreter):
             return env.names[key]
         base = self._eval(node.value, env)
         attr = node.attr.value
-        if base.kind is Kind.REF:
+        if isinstance(base, RefValue):
             qualname = f"{base.qualname}.{attr}"
             self._emit(Reference(node, self._stmt, qualname))
-            return Value(Kind.REF, qualname=qualname, origin=node)
-        if base.module is not None and base.module.cls is not None:
-            value = base.module.cls.attr(f"self.{attr}")
+            return RefValue(qualname=qualname, origin=node)
+        cls = local_class(base)
+        if cls is not None:
+            value = cls.attr(f"self.{attr}")
             if value is not None:
                 return value
             return UNKNOWN
-        if base.kind is Kind.TENSOR:
+        if isinstance(base, TensorValue):
             op = ops.lookup(f"torch.Tensor.{attr}")
             if op is None or op.returns != "tensor":
                 return OTHER if attr in ("shape", "dtype", "device", "ndim") else UNKNOWN
             if op.kind == "detached_alias":  # .data: same storage, its own version counter
-                return Value(Kind.TENSOR, derived=(attr, base), origin=node, storage=base.storage,
-                             counter=("data", id(node)), requires_grad=False, via="data")
+                return TensorValue(derived=(attr, base), origin=node, storage=base.storage,
+                                   counter=("data", id(node)), requires_grad=False, via="data")
             if op.kind == "view":
                 return self._view(base, node, op)
             if op.kind == "reference":  # .grad
-                return Value(Kind.TENSOR, derived=(attr, base), origin=node, requires_grad=False)
-            return Value(Kind.TENSOR, derived=(attr, base), origin=node)
+                return TensorValue(derived=(attr, base), origin=node, requires_grad=False)
+            return TensorValue(derived=(attr, base), origin=node)
         return UNKNOWN
 
-    def _view(self, base: Value, node, op: ops.Op | None, dims: tuple | None = None) -> Value:
+    def _view(self, base: TensorValue, node, op: ops.Op | None,
+              dims: tuple | None = None) -> TensorValue:
         detach = op is not None and short_name(op.name) == "detach"
         noncontiguous = op is not None and op.noncontiguous
-        return Value(
-            Kind.TENSOR, origin=node, storage=base.storage, counter=base.counter,
+        return TensorValue(
+            origin=node, storage=base.storage, counter=base.counter,
             requires_grad=False if detach else base.requires_grad,
             via="detach" if detach else (base.via or "view"),
             graph=frozenset() if detach else base.graph,
@@ -164,9 +177,10 @@ class Expressions(Interpreter):
         values = [self._eval(element.value, env) for element in node.elements]
         if any(isinstance(element, cst.StarredElement) for element in node.elements):
             return OTHER
-        if len(values) == 1 and (values[0].kind is Kind.TENSOR or values[0].each is not None):
-            return Value(Kind.OTHER, origin=node, each=values[0])
-        return Value(Kind.OTHER, origin=node, items=tuple(values))
+        if len(values) == 1 and (isinstance(values[0], TensorValue) or isinstance(
+                values[0], ContainerValue) and values[0].each is not None):
+            return ContainerValue(origin=node, each=values[0])
+        return ContainerValue(origin=node, items=tuple(values))
 
     def _comparison(self, node: cst.Comparison, env: Env) -> Value:
         left_node = node.left
@@ -185,8 +199,7 @@ class Expressions(Interpreter):
         # `a < b < c` is `(a < b) and (b < c)`).
         if any_tensor and len(node.comparisons) == 1:
             token = ("alloc", id(node))
-            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
-                         requires_grad=False)
+            return TensorValue(origin=node, storage=token, counter=token, requires_grad=False)
         return UNKNOWN
 
     def _binary(self, node: cst.BinaryOperation, env: Env) -> Value:
@@ -195,15 +208,15 @@ class Expressions(Interpreter):
         if isinstance(node.operator, cst.Multiply) and Kind.TENSOR not in (left.kind, right.kind):
             # `[t] * n` / `n * [t]`: n references to one object.
             for container, count in ((left, node.right), (right, node.left)):
-                if container.each is not None and isinstance(count, (cst.Name, cst.Integer,
-                                                                     cst.Attribute, cst.Call)):
+                if isinstance(container, ContainerValue) and container.each is not None \
+                        and isinstance(count, (cst.Name, cst.Integer, cst.Attribute, cst.Call)):
                     return replace(container, replicated=node, origin=node)
         if Kind.TENSOR not in (left.kind, right.kind):
             if left.kind is Kind.OTHER and right.kind is Kind.OTHER:
                 return OTHER
             return UNKNOWN
         token = ("alloc", id(node))
-        result = Value(Kind.TENSOR, origin=node, storage=token, counter=token)
+        result = TensorValue(origin=node, storage=token, counter=token)
         dunder = _BINARY_DUNDERS.get(type(node.operator))
         op = ops.method(f"__{dunder}__") if dunder else None
         if op is None:
@@ -218,19 +231,18 @@ class Expressions(Interpreter):
         operand = self._eval(node.expression, env)
         if isinstance(node.operator, cst.Not):
             return OTHER
-        if operand.kind is not Kind.TENSOR:
+        if not isinstance(operand, TensorValue):
             return UNKNOWN
         token = ("alloc", id(node))
-        return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
-                     requires_grad=operand.requires_grad, graph=operand.graph)
+        return TensorValue(origin=node, storage=token, counter=token,
+                           requires_grad=operand.requires_grad, graph=operand.graph)
 
     def _subscript(self, node: cst.Subscript, env: Env) -> Value:
         base = self._eval(node.value, env)
         self._slices(node, env)
-        if base.kind is not Kind.TENSOR:
-            if base.each is not None:
-                # An element of a tuple/list: with `[t] * n`, every element is `t`.
-                return replace(base.each, replica=base.replicated or base.each.replica)
+        if not isinstance(base, TensorValue):
+            if isinstance(base, ContainerValue):  # an element of a tuple or list
+                return any_element(base) or UNKNOWN
             return UNKNOWN
         if basic_index(node):
             view = self._view(base, node, None)
@@ -239,9 +251,9 @@ class Expressions(Interpreter):
                 and base.via is None else view
         if self._advanced_index(node, env):
             token = ("alloc", id(node))
-            return Value(Kind.TENSOR, origin=node, storage=token, counter=token,
-                         requires_grad=base.requires_grad, graph=base.graph, copied_at=node)
-        return Value(Kind.TENSOR, origin=node, requires_grad=base.requires_grad, graph=base.graph)
+            return TensorValue(origin=node, storage=token, counter=token,
+                               requires_grad=base.requires_grad, graph=base.graph, copied_at=node)
+        return TensorValue(origin=node, requires_grad=base.requires_grad, graph=base.graph)
 
     def _advanced_index(self, node: cst.Subscript, env: Env) -> bool:
         """Indexing with a list, a tensor or a mask: always a copy."""
@@ -304,6 +316,6 @@ class Expressions(Interpreter):
 
     def _annotation(self, annotation: cst.Annotation, env: Env) -> Value:
         declared = self._eval(annotation.annotation, env)
-        if declared.kind is Kind.REF and declared.qualname in TENSOR_TYPES:
-            return Value(Kind.TENSOR, origin=annotation)
+        if isinstance(declared, RefValue) and declared.qualname in TENSOR_TYPES:
+            return TensorValue(origin=annotation)
         return UNKNOWN

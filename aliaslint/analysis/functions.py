@@ -11,7 +11,18 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.opfacts import MODULE_BASES
 from aliaslint.analysis.scopes import ClassInfo, Deferred, Env
 from aliaslint.analysis.syntax import all_params
-from aliaslint.analysis.values import UNKNOWN, Kind, ModuleInfo, Value
+from aliaslint.analysis.values import (
+    UNKNOWN,
+    ClassValue,
+    FunctionValue,
+    GradModeValue,
+    ModuleInfo,
+    ModuleValue,
+    ObjectValue,
+    RefValue,
+    TensorValue,
+    Value,
+)
 
 
 class Functions(Interpreter):
@@ -26,7 +37,8 @@ class Functions(Interpreter):
         for param in all_params(node.params):
             if param.default is not None:
                 self._eval(param.default, env)
-        env.names[node.name.value] = Value(Kind.FUNCTION, qualname=node.name.value, origin=node)
+        env.names[node.name.value] = FunctionValue(qualname=node.name.value, origin=node,
+                                                   definition=node)
         if cls is not None:
             cls.methods[node.name.value] = node
         parent = scope or env
@@ -58,7 +70,7 @@ class Functions(Interpreter):
         visible = {}
         for scope in reversed(chain):
             for name, value in scope.names.items():
-                if value.kind in (Kind.REF, Kind.FUNCTION, Kind.CLASS) or self._stable(
+                if isinstance(value, (RefValue, FunctionValue, ClassValue)) or self._stable(
                         name, scope):
                     visible[name] = value
                 else:
@@ -82,11 +94,10 @@ class Functions(Interpreter):
                   and index > 0 and param.default is None and param.star == ""
                   and param in node.params.params):
                 # nn.Module.forward receives tensors unless it says otherwise.
-                value = Value(Kind.TENSOR, origin=param, storage=("arg", index),
-                              counter=("arg", index))
+                value = TensorValue(origin=param, storage=("arg", index), counter=("arg", index))
             if cls is not None and index == 0 and param in node.params.params:
                 value = self._self_value(cls)
-            if value.kind is Kind.TENSOR and value.storage is None:
+            if isinstance(value, TensorValue) and value.storage is None:
                 value = replace(value, storage=("arg", index), counter=("arg", index))
             env.names[param.name.value] = value
         self._run_body(node, env)
@@ -117,9 +128,9 @@ class Functions(Interpreter):
         grad: bool | None = True
         for decorator in node.decorators:
             value = self._eval_silently(decorator.decorator, env)
-            if value.kind is Kind.GRAD_MODE:
-                grad = value.derived[0] if value.derived else None
-            elif value.kind is Kind.REF and value.qualname:
+            if isinstance(value, GradModeValue):
+                grad = value.enabled
+            elif isinstance(value, RefValue):
                 op = ops.lookup(value.qualname)
                 if op is not None and op.kind == "grad_mode":
                     grad = op.extra.get("grad_enabled")
@@ -135,9 +146,9 @@ class Functions(Interpreter):
     def _self_value(self, cls: ClassInfo) -> Value:
         if not cls.is_module:
             # A plain object: its attributes are known, nothing else is.
-            return Value(Kind.UNKNOWN, qualname=cls.name, module=ModuleInfo(cls=cls))
+            return ObjectValue(qualname=cls.name, cls=cls)
         info = ModuleInfo(cls=cls, params=frozenset({cls.self_token}), label=f"`{cls.name}`")
-        return Value(Kind.MODULE, module=info, origin=cls.node)
+        return ModuleValue(module=info, origin=cls.node)
 
     def _learn_class(self, cls: ClassInfo, env: Env) -> None:
         """After __init__: what `self.<attr>` holds in the other methods."""
@@ -146,29 +157,29 @@ class Functions(Interpreter):
             if not key.startswith("self."):
                 continue
             cls.attrs[key] = value
-            if value.kind is Kind.MODULE and value.module is not None:
+            if isinstance(value, ModuleValue):
                 params |= value.module.params
-            elif value.kind is Kind.TENSOR and value.leaf and value.requires_grad:
+            elif isinstance(value, TensorValue) and value.leaf and value.requires_grad:
                 params.add(value.storage)
         cls.params = frozenset(params)
 
     def _class_def(self, node: cst.ClassDef, env: Env) -> None:
         self._stmt = node
         is_module = False
-        local_bases = []
+        bases: list[ClassInfo] = []
         for base in node.bases:
             value = self._eval(base.value, env)
-            if value.kind is Kind.REF and value.qualname in MODULE_BASES:
+            if isinstance(value, RefValue) and value.qualname in MODULE_BASES:
                 is_module = True
-            elif value.kind is Kind.CLASS and value.module is not None:
+            elif isinstance(value, ClassValue) and value.module is not None \
+                    and value.module.cls is not None:
                 is_module = True
-                local_bases.append(value)
-            elif value.kind is Kind.REF and value.qualname and value.qualname.startswith(
+                bases.append(value.module.cls)
+            elif isinstance(value, RefValue) and value.qualname.startswith(
                     "torch.nn.") and ops.module(value.qualname) is not None:
                 is_module = True
-        bases = tuple(value.module.cls for value in local_bases)
         cls = ClassInfo(node.name.value, node, is_module, self_token=("self", id(node)),
-                        bases=bases)
+                        bases=tuple(bases))
         class_env = Env(env)
         # __init__ first: the other methods need to know the attributes it sets.
         methods = sorted(
@@ -182,5 +193,5 @@ class Functions(Interpreter):
             # Methods do not see the class body's names (Python's scoping).
             self._function_def(stmt, class_env, cls=cls, scope=env)
         info = ModuleInfo(cls=cls) if is_module else None
-        env.names[node.name.value] = Value(Kind.CLASS, qualname=node.name.value, origin=node,
-                                           module=info)
+        env.names[node.name.value] = ClassValue(qualname=node.name.value, origin=node,
+                                                module=info)

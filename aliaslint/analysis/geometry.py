@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint import ops
-from aliaslint.analysis.values import Kind
+from aliaslint.analysis.values import RefValue
 
 
 def dtype_view(args) -> bool:
@@ -13,7 +13,7 @@ def dtype_view(args) -> bool:
     for arg, value in args:
         if arg.keyword is not None and arg.keyword.value == "dtype":
             return True
-        if value.kind is Kind.REF:
+        if isinstance(value, RefValue):
             return True
     return False
 

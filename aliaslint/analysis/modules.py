@@ -12,7 +12,19 @@ from aliaslint.analysis.events import Save
 from aliaslint.analysis.opfacts import has_params, input_saved
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
 from aliaslint.analysis.syntax import TRUE, declares_mutation, is_literal
-from aliaslint.analysis.values import OTHER, UNKNOWN, Kind, ModuleInfo, Value, join
+from aliaslint.analysis.values import (
+    OTHER,
+    UNKNOWN,
+    ClassValue,
+    FunctionValue,
+    Kind,
+    ModuleInfo,
+    ModuleValue,
+    ParamsValue,
+    TensorValue,
+    Value,
+    join,
+)
 
 
 class Modules(Interpreter):
@@ -32,55 +44,55 @@ class Modules(Interpreter):
         children = None
         params: frozenset = frozenset()
         if spec.container:
-            if all(v.kind is Kind.MODULE for v in positional) and "ModuleDict" not in qualname:
-                children = tuple(positional)
+            modules = [v for v in positional if isinstance(v, ModuleValue)]
+            if len(modules) == len(positional) and "ModuleDict" not in qualname:
+                children = tuple(modules)
                 if len(positional) == 1 and "List" in qualname:
                     children = None
-            for child in positional:
-                if child.kind is Kind.MODULE and child.module is not None:
-                    params |= child.module.params
+            for child in modules:
+                params |= child.module.params
         elif has_params(spec):
             params = frozenset({("params", id(node))})
         label = f"`{short}(inplace=True)`" if inplace else f"`{short}()`"
         info = ModuleInfo(spec=spec, inplace=inplace, children=children, params=params,
                           label=label)
-        return Value(Kind.MODULE, origin=node, module=info)
+        return ModuleValue(origin=node, module=info)
 
-    def _construct_local_module(self, cls_value: Value, node) -> Value:
+    def _construct_local_module(self, cls_value: ClassValue, node) -> Value:
         cls = cls_value.module.cls if cls_value.module is not None else None
         if cls is None:
             return UNKNOWN
         token = ("instance", id(node))
         info = ModuleInfo(cls=cls, params=frozenset({token}), label=f"`{cls.name}`")
-        return Value(Kind.MODULE, origin=node, module=info)
+        return ModuleValue(origin=node, module=info)
 
-    def _module_method(self, module: Value, node, args, env: Env) -> Value:
+    def _module_method(self, module: ModuleValue, node, args, env: Env) -> Value:
         attr = node.func.attr.value
         info = module.module
-        if attr in ops.parameter_methods() and info is not None and info.params:
-            return Value(Kind.PARAMS, origin=node, params=info.params)
+        if attr in ops.parameter_methods() and info.params:
+            return ParamsValue(Kind.PARAMS, origin=node, params=info.params)
         op = ops.lookup(f"torch.nn.Module.{attr}")
-        if op is not None and op.kind == "reference" and info is not None and info.params:
+        if op is not None and op.kind == "reference" and info.params:
             # state_dict(): the module's own tensors, not copies.
-            return Value(Kind.OTHER, origin=node, params=info.params, snapshot=node)
-        if attr == "load_state_dict" and info is not None and info.params:
+            return ParamsValue(Kind.OTHER, origin=node, params=info.params, snapshot=node)
+        if attr == "load_state_dict" and info.params:
             self._write_parameters(info.params, node, env)
             return UNKNOWN
-        if info is not None and info.cls is not None and info.cls.method(attr) is not None:
+        if info.cls is not None and info.cls.method(attr) is not None:
             return UNKNOWN
         self._unknown_call(args, env)
         return UNKNOWN
 
-    def _call_module(self, module: Value, node, positional, args, env: Env) -> Value:
+    def _call_module(self, module: ModuleValue, node, positional, args, env: Env) -> Value:
         info = module.module
-        if info is None or not positional or len(positional) != len(args):
+        if not positional or len(positional) != len(args):
             return UNKNOWN
         arg_node = args[0][0].value
         if info.cls is None and info.spec is not None and len(positional) != 1:
             return UNKNOWN
         return self._run_module(module, positional, arg_node, node, env)
 
-    def _run_module(self, module: Value, inputs: list[Value], arg_node, node,
+    def _run_module(self, module: ModuleValue, inputs: list[Value], arg_node, node,
                     env: Env) -> Value:
         """Call ``module`` on ``inputs``; ``arg_node`` is the first argument's expression."""
         info = module.module
@@ -88,18 +100,16 @@ class Modules(Interpreter):
         if info.children is not None:
             value = x
             for child in info.children:
-                if child.module is None:
-                    return UNKNOWN
                 value = self._run_module(child, [value], arg_node, node, env)
                 arg_node = None
             return value
         if info.cls is not None:
-            return self._call_local_module(module, inputs, arg_node, node, env)
-        tensors = [v for v in inputs if v.kind is Kind.TENSOR]
-        graph = frozenset().union(*(v.graph for v in tensors)) if tensors else frozenset()
+            return self._call_local_module(module, info.cls, inputs, arg_node, node, env)
+        tensors = [v for v in inputs if isinstance(v, TensorValue)]
+        graph: frozenset[int] = frozenset().union(*(v.graph for v in tensors))
         spec = info.spec
         token = ("alloc", id(node), id(module.origin))
-        fresh = Value(Kind.TENSOR, origin=node, storage=token, counter=token, graph=graph)
+        fresh = TensorValue(origin=node, storage=token, counter=token, graph=graph)
         if spec is None:
             # A torch.nn class the tables do not describe: its output is a
             # differentiable function of its inputs, nothing more is known.
@@ -107,12 +117,12 @@ class Modules(Interpreter):
                 return UNKNOWN
             return replace(fresh, requires_grad=True if any(
                 v.requires_grad for v in tensors) else None)
-        if x.kind is not Kind.TENSOR or spec.returns != "tensor":
+        if not isinstance(x, TensorValue) or spec.returns != "tensor":
             return UNKNOWN
         if spec.identity:
             return x
         params = self._parameter(info.params, module.origin) if info.params else None
-        bound = {"input": x}
+        bound: dict[str, Value] = {"input": x}
         if params is not None:
             bound["weight"] = params
         if info.inplace:
@@ -144,8 +154,8 @@ class Modules(Interpreter):
             new.update(save.id for save in saved if save is not None)
         return replace(result, graph=result.graph | new)
 
-    def _call_local_module(self, module: Value, inputs, arg_node, node, env: Env) -> Value:
-        cls = module.module.cls
+    def _call_local_module(self, module: ModuleValue, cls: ClassInfo, inputs, arg_node, node,
+                           env: Env) -> Value:
         forward = cls.method("forward")
         if forward is None:
             return UNKNOWN
@@ -169,28 +179,28 @@ class Modules(Interpreter):
             mapping[base.self_token] = params
         return mapping
 
-    def _call_function(self, function: Value, receiver, node, args, env: Env) -> Value:
-        definition = function.origin
-        if not isinstance(definition, cst.FunctionDef):
-            return UNKNOWN
+    def _call_function(self, function: FunctionValue, receiver, node, args,
+                       env: Env) -> Value:
+        definition = function.definition
         positional = [(value, arg.value) for arg, value in args
                       if arg.keyword is None and not arg.star]
         if len(positional) != len(args):
             self._unknown_call(args, env)
             return UNKNOWN
-        cls = receiver.module.cls if receiver is not None and receiver.module is not None \
-            else None
+        module = receiver if isinstance(receiver, ModuleValue) else None
+        cls = module.module.cls if module is not None else None
         summary = self._summary(definition, cls, tuple(v for v, _ in positional))
         if summary is None:
             self._unknown_call(args, env)
             return UNKNOWN
-        mapping = self._param_mapping(cls, receiver.module.params) if cls is not None else {}
+        mapping = self._param_mapping(cls, module.module.params) \
+            if module is not None and cls is not None else {}
         return self._apply_summary(summary, positional, mapping, node, None, env, definition)
 
     def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
                  args: tuple[Value, ...]) -> Summary | None:
-        key = (id(function), id(cls), tuple(a.requires_grad if a.kind is Kind.TENSOR else a.kind
-                                            for a in args))
+        key = (id(function), id(cls), tuple(
+            a.requires_grad if isinstance(a, TensorValue) else a.kind for a in args))
         if key in self._summaries:
             return self._summaries[key]
         if key in self._in_progress or len(self._in_progress) > 8:
@@ -218,9 +228,9 @@ class Modules(Interpreter):
                 p.default is None for p in params[offset + len(args):]):
             return None
         for index, (param, value) in enumerate(zip(params[offset:], args)):
-            if value.kind is Kind.TENSOR:
-                value = Value(Kind.TENSOR, storage=("arg", index), counter=("arg", index),
-                              requires_grad=value.requires_grad, origin=param)
+            if isinstance(value, TensorValue):
+                value = TensorValue(storage=("arg", index), counter=("arg", index),
+                                    requires_grad=value.requires_grad, origin=param)
             env.names[param.name.value] = value
         for param in params[offset + len(args):]:
             env.names[param.name.value] = UNKNOWN
@@ -243,7 +253,7 @@ class Modules(Interpreter):
                 writes.setdefault(token[1], write)
         saves = tuple((token, save) for token, pending in flow.saves.items() for save in pending)
         returns_arg = None
-        if result.kind is Kind.TENSOR and isinstance(result.storage, tuple) \
+        if isinstance(result, TensorValue) and isinstance(result.storage, tuple) \
                 and result.storage[0] == "arg" and result.via is None:
             returns_arg = result.storage[1]
         return Summary(result, writes, saves, returns_arg)
@@ -251,19 +261,20 @@ class Modules(Interpreter):
     def _apply_summary(self, summary: Summary, args, mapping, node, label: str | None,
                        env: Env, function: cst.FunctionDef) -> Value:
         for index, write in summary.writes.items():
-            if index < len(args) and args[index][0].kind is Kind.TENSOR:
+            if index < len(args) and isinstance(args[index][0], TensorValue):
                 value, arg_node = args[index]
                 self._write(value, arg_node, node, label, env, activation=write.activation,
                             defined_at=write.node, visible=False,
                             callee=function.name.value, declared=declares_mutation(function))
-        graph = frozenset().union(*(v.graph for v, _ in args if v.kind is Kind.TENSOR))
+        graph: frozenset[int] = frozenset().union(
+            *(v.graph for v, _ in args if isinstance(v, TensorValue)))
         result = summary.result
         if summary.returns_arg is not None and summary.returns_arg < len(args):
             result = args[summary.returns_arg][0]
-        elif result.kind is Kind.TENSOR:
+        elif isinstance(result, TensorValue):
             token = ("alloc", id(node))
-            result = Value(Kind.TENSOR, origin=node, storage=token, counter=token,
-                           requires_grad=result.requires_grad)
+            result = TensorValue(origin=node, storage=token, counter=token,
+                                 requires_grad=result.requires_grad)
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
         new = set()
@@ -276,9 +287,9 @@ class Modules(Interpreter):
             elif token in mapping:
                 moved.extend(self._save(t, t, node, label, "its parameters", env)
                              for t in mapping[token])
-            elif summary.result.kind is Kind.TENSOR and token == summary.result.storage:
+            elif isinstance(summary.result, TensorValue) and token == summary.result.storage:
                 moved.append(self._new_save(result, node, label, "its result", env))
             new.update(save.id for save in moved if save is not None)
-        if result.kind is Kind.TENSOR:
+        if isinstance(result, TensorValue):
             result = replace(result, graph=result.graph | graph | frozenset(new))
         return result

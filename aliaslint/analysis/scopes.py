@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from aliaslint.analysis.events import Save
-from aliaslint.analysis.values import UNKNOWN, Kind, Value, join
+from aliaslint.analysis.values import UNKNOWN, RefValue, Value, join
 
 BUILTINS = frozenset(dir(builtins))
 
@@ -79,7 +79,7 @@ class Env:
                 return value
             env = env.parent
         if name in BUILTINS:
-            return Value(Kind.REF, qualname=f"builtins.{name}")
+            return RefValue(qualname=f"builtins.{name}")
         return UNKNOWN
 
     def copy(self) -> Env:
@@ -96,14 +96,15 @@ class Env:
         for name in self.names.keys() | other.names.keys():
             a = self.names.get(name)
             b = other.names.get(name)
-            if a is None or b is None:
+            if a is not None and b is not None:
+                self.names[name] = join(a, b)
+            else:
                 # Bound on one path only: nothing is proven after the join, but
                 # a snapshot taken on that path stays (the other path cannot
                 # read the name at all).
-                bound = a if a is not None else b
-                self.names[name] = bound if bound.snapshot is not None else UNKNOWN
-            else:
-                self.names[name] = join(a, b)
+                bound = a or b
+                self.names[name] = bound if bound is not None and bound.snapshot is not None \
+                    else UNKNOWN
         self.flow.merge(other.flow)
 
     def adopt(self, other: Env) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import libcst as cst
 
 from aliaslint import ops
@@ -19,7 +17,20 @@ from aliaslint.analysis.syntax import (
     is_alias_expression,
     names_bound_in,
 )
-from aliaslint.analysis.values import OTHER, UNKNOWN, Kind, Value
+from aliaslint.analysis.values import (
+    OTHER,
+    UNKNOWN,
+    ArrayValue,
+    ContainerValue,
+    GradModeValue,
+    Kind,
+    ParamsValue,
+    RefValue,
+    TensorValue,
+    Value,
+    any_element,
+    kept_as_copy,
+)
 
 _AUG_DUNDERS = {
     cst.AddAssign: "add", cst.SubtractAssign: "sub", cst.MultiplyAssign: "mul",
@@ -65,7 +76,7 @@ class Statements(Interpreter):
             value = self._eval(small.value, env)
             if value.kind in (Kind.TENSOR, Kind.MODULE) and is_alias_expression(small.value):
                 # `prev = w`, `best_model = model`: a second name, not a copy.
-                value = replace(value, snapshot=small.value)
+                value = kept_as_copy(value, small.value)
             for target in small.targets:
                 self._bind(target.target, value, env)
         elif isinstance(small, cst.AnnAssign):
@@ -84,7 +95,7 @@ class Statements(Interpreter):
                 # `return h, codes`: the caller gets each tensor.
                 for element in returned.elements:
                     value = self._eval(element.value, env)
-                    if value.kind is Kind.TENSOR:
+                    if isinstance(value, TensorValue):
                         self._consume(value, small, "the tensor returned here", env,
                                       returned=True, retain=True)
                 self._return(OTHER, small, env)
@@ -95,10 +106,10 @@ class Statements(Interpreter):
             for alias in small.names:
                 name = dotted(alias.name)
                 if alias.asname is not None:
-                    self._assign_name(alias_name(alias), Value(Kind.REF, qualname=name), env)
+                    self._assign_name(alias_name(alias), RefValue(qualname=name), env)
                 else:
                     top = name.split(".")[0]
-                    self._assign_name(top, Value(Kind.REF, qualname=top), env)
+                    self._assign_name(top, RefValue(qualname=top), env)
         elif isinstance(small, cst.ImportFrom):
             base = None if small.relative or small.module is None else dotted(small.module)
             if isinstance(small.names, cst.ImportStar):
@@ -109,7 +120,7 @@ class Statements(Interpreter):
                     self._assign_name(name, UNKNOWN, env)
                 else:
                     qualname = f"{base}.{dotted(alias.name)}"
-                    self._assign_name(name, Value(Kind.REF, qualname=qualname), env)
+                    self._assign_name(name, RefValue(qualname=qualname), env)
                     self._emit(Reference(alias, self._stmt, qualname))
         elif isinstance(small, cst.Del):
             self._forget(small.target, env)
@@ -134,14 +145,16 @@ class Statements(Interpreter):
             self._assign_name(target.value, value, env)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
-            if value.items is not None and len(value.items) == len(elements) and not any(
-                    isinstance(element, cst.StarredElement) for element in elements):
-                for element, item in zip(elements, value.items):
-                    self._bind(element.value, item, env, evaluate_base)
+            container = value if isinstance(value, ContainerValue) else None
+            if container is not None and container.items is not None and \
+                    len(container.items) == len(elements) and not any(
+                        isinstance(part, cst.StarredElement) for part in elements):
+                for part, item in zip(elements, container.items):
+                    self._bind(part.value, item, env, evaluate_base)
                 return
-            element_value = value.each or UNKNOWN
-            for element in elements:
-                self._bind(element.value, element_value, env, evaluate_base)
+            each = container.each if container is not None else None
+            for part in elements:
+                self._bind(part.value, each or UNKNOWN, env, evaluate_base)
         elif isinstance(target, cst.StarredElement):
             self._bind(target.value, OTHER, env, evaluate_base)
         elif isinstance(target, cst.Attribute):
@@ -153,8 +166,8 @@ class Statements(Interpreter):
         elif isinstance(target, cst.Subscript):
             base = self._eval_target(target.value, env) if evaluate_base else UNKNOWN
             self._slices(target, env)
-            if evaluate_base and base.kind in (Kind.TENSOR, Kind.NDARRAY):
-                assigned = value if value.kind in (Kind.TENSOR, Kind.NDARRAY) else None
+            if evaluate_base and isinstance(base, (TensorValue, ArrayValue)):
+                assigned = value if isinstance(value, (TensorValue, ArrayValue)) else None
                 index = _subscript_index_value(target, self._index_values)
                 inputs = tuple((v, role) for v, role in ((assigned, "value"), (index, "index"))
                                if v is not None)
@@ -179,10 +192,10 @@ class Statements(Interpreter):
     def _aug_assign(self, node: cst.AugAssign, env: Env) -> None:
         target = self._eval_target(node.target, env)
         other = self._eval(node.value, env)
-        if target.kind is Kind.NDARRAY:
+        if isinstance(target, ArrayValue):
             self._write(target, node.target, node, None, env)
             return
-        if target.kind is not Kind.TENSOR:
+        if not isinstance(target, TensorValue):
             self._bind(node.target, UNKNOWN, env, evaluate_base=False)
             return
         # `t += x` on a tensor is the in-place `__iadd__`: it writes t's storage.
@@ -208,24 +221,24 @@ class Statements(Interpreter):
         env.adopt(taken)
 
     def _element_of(self, iterable: Value, node) -> Value:
-        if iterable.kind is Kind.PARAMS and iterable.params:
+        if isinstance(iterable, ParamsValue) and iterable.kind is Kind.PARAMS and iterable.params:
             return self._parameter(iterable.params, node)
-        if iterable.each is not None:
-            return replace(iterable.each, replica=iterable.replicated or iterable.each.replica)
+        if isinstance(iterable, ContainerValue):
+            return any_element(iterable) or UNKNOWN
         return UNKNOWN
 
-    def _parameter(self, tokens: frozenset, origin) -> Value:
+    def _parameter(self, tokens: frozenset, origin) -> TensorValue:
         token = next(iter(tokens)) if len(tokens) == 1 else None
-        return Value(Kind.TENSOR, origin=origin, storage=token, counter=token,
-                     requires_grad=True, leaf=True)
+        return TensorValue(origin=origin, storage=token, counter=token, requires_grad=True,
+                           leaf=True)
 
     def _with(self, node: cst.With, env: Env) -> None:
         self._stmt = node
         saved_grad = env.flow.grad
         for item in node.items:
             value = self._eval(item.item, env)
-            if value.kind is Kind.GRAD_MODE:
-                env.flow.grad = value.derived[0] if value.derived else None
+            if isinstance(value, GradModeValue):
+                env.flow.grad = value.enabled
             if item.asname is not None:
                 self._bind(item.asname.name, UNKNOWN, env)
         frame = self._loops[-1] if self._loops else None
@@ -265,7 +278,7 @@ class Statements(Interpreter):
             self._returns.append((value, env.flow.copy()))
         # The caller will run backward through a returned tensor: a dirty save
         # in its graph makes that backward raise.
-        if value.kind is Kind.TENSOR and self._function is not None:
+        if isinstance(value, TensorValue) and self._function is not None:
             self._consume(value, node, "the tensor returned here", env, returned=True,
                           retain=True)
 
@@ -273,6 +286,6 @@ class Statements(Interpreter):
 def _subscript_index_value(node: cst.Subscript, values: dict) -> Value | None:
     if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
         value = values.get(id(node.slice[0].slice.value))
-        if value is not None and value.kind in (Kind.TENSOR, Kind.NDARRAY):
+        if isinstance(value, (TensorValue, ArrayValue)):
             return value
     return None

@@ -1,10 +1,10 @@
-"""Abstract values: what a name may hold, and how two paths' values join."""
+"""Abstract values: what a name may hold, one class per kind, and how two paths' values join."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 
@@ -36,7 +36,7 @@ class ModuleInfo:
 
     spec: ops.ModuleOp | None = None
     inplace: bool = False
-    children: tuple[Value, ...] | None = None  # containers, in call order
+    children: tuple[ModuleValue, ...] | None = None  # containers, in call order
     cls: ClassInfo | None = None  # a module class defined in the checked file
     params: frozenset = frozenset()  # storage tokens of every parameter it holds
     label: str = "module"  # how messages name it: "nn.ReLU(inplace=True)", "D"
@@ -44,15 +44,86 @@ class ModuleInfo:
 
 @dataclass(frozen=True)
 class Value:
+    """What an expression evaluates to.  This class holds what every kind has;
+    the subclasses below hold the facts of one kind.  Plain instances are the
+    kinds with nothing more to say: other, unknown, the storages.
+
+    Every value answers the questions rules ask about tensors (``storage``,
+    ``via``, ``snapshot``, …): a value that is not a tensor knows none of it.
+    """
+
     kind: Kind
-    # For REF: the dotted name ("torch.nn.functional.relu").
+    # For REF: the dotted name ("torch.nn.functional.relu"); FUNCTION, CLASS: its name.
     qualname: str | None = None
     # For values computed from another one: (how, what), e.g. ("id", <tensor>),
     # ("data_ptr", <tensor>).  Lets a rule see what a number stands for.
     derived: tuple[str, Value] | None = None
     # Where the value was made, for related spans.
     origin: cst.CSTNode | None = field(default=None, compare=False)
-    # -- tensors --
+
+    @property
+    def is_tensor_like(self) -> bool:
+        return self.kind in (Kind.TENSOR, Kind.STORAGE, Kind.TYPED_STORAGE)
+
+    def with_saves_renamed(self, mapping: dict[int, int]) -> Value:
+        """This value with save ids renamed in the graphs it holds."""
+        return self
+
+    # The tensor facts (see TensorValue), not known here.
+    @property
+    def storage(self) -> object:
+        return None
+
+    @property
+    def requires_grad(self) -> bool | None:
+        return None
+
+    @property
+    def leaf(self) -> bool:
+        return False
+
+    @property
+    def via(self) -> str | None:
+        return None
+
+    @property
+    def expanded(self) -> bool:
+        return False
+
+    @property
+    def region(self) -> tuple | None:
+        return None
+
+    @property
+    def maybe_of(self) -> object:
+        return None
+
+    @property
+    def view_origin(self) -> cst.CSTNode | None:
+        return None
+
+    @property
+    def layout_origin(self) -> cst.CSTNode | None:
+        return None
+
+    @property
+    def copied_at(self) -> cst.CSTNode | None:
+        return None
+
+    @property
+    def snapshot(self) -> cst.CSTNode | None:
+        return None
+
+    @property
+    def replica(self) -> cst.CSTNode | None:
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TensorValue(Value):
+    """A torch.Tensor."""
+
+    kind: Kind = field(default=Kind.TENSOR, init=False)
     storage: object = None  # token: equal tokens are one storage; None: not known
     counter: object = None  # version-counter token (`.data` has its own)
     requires_grad: bool | None = None
@@ -61,17 +132,7 @@ class Value:
     via: str | None = None
     # Ids of the saves made by the graph that produced it: a backward pass
     # through this value reads them.
-    graph: frozenset = frozenset()
-    module: ModuleInfo | None = field(default=None, compare=False)
-    params: frozenset = frozenset()  # PARAMS / OPTIMIZER: parameter storage tokens
-    # A tuple or list whose every element is this value (`q, k, v = x.chunk(3)`).
-    each: Value | None = None
-    # A tuple or list display's elements, in order (`x, y` in `a, b = x, y`).
-    items: tuple | None = field(default=None, compare=False)
-    # A container built by repeating one object (`[t] * n`): where.
-    replicated: cst.CSTNode | None = field(default=None, compare=False)
-    # An element taken from such a container: the container's construction.
-    replica: cst.CSTNode | None = field(default=None, compare=False)
+    graph: frozenset[int] = frozenset()
     # Memory layout: contiguous yes / no / not known, and the op that made it
     # non-contiguous; `expanded`: several elements share one memory location.
     contiguous: bool | None = None
@@ -85,54 +146,144 @@ class Value:
     maybe_of: object = None
     # A fresh copy of another tensor (advanced indexing, index_select…): where.
     copied_at: cst.CSTNode | None = field(default=None, compare=False)
-    # A reference kept as if it were a copy (`best = model.state_dict()`,
-    # `prev = w`): the expression that made it.
+    # A reference kept as if it were a copy (`prev = w`): the expression that made it.
     snapshot: cst.CSTNode | None = field(default=None, compare=False)
     # The part of its base a slice view covers along dim 0 (see slice_region).
     region: tuple | None = None
+    # An element taken from a container built by repeating one object
+    # (`[t] * n`): the container's construction.
+    replica: cst.CSTNode | None = field(default=None, compare=False)
 
-    @property
-    def is_tensor_like(self) -> bool:
-        return self.kind in (Kind.TENSOR, Kind.STORAGE, Kind.TYPED_STORAGE)
+    def with_saves_renamed(self, mapping: dict[int, int]) -> TensorValue:
+        if not self.graph or mapping.keys().isdisjoint(self.graph):
+            return self
+        return replace(self, graph=frozenset(mapping.get(i, i) for i in self.graph))
 
-    def with_saves_renamed(self, mapping: dict[int, int]) -> Value:
-        """This value with save ids renamed in its graph and its elements' graphs."""
-        changes: dict = {}
-        if self.graph and not mapping.keys().isdisjoint(self.graph):
-            changes["graph"] = frozenset(mapping.get(i, i) for i in self.graph)
-        if self.each is not None:
-            each = self.each.with_saves_renamed(mapping)
-            if each is not self.each:
-                changes["each"] = each
-        if self.items is not None:
-            items = tuple(item.with_saves_renamed(mapping) for item in self.items)
-            if any(new is not old for new, old in zip(items, self.items)):
-                changes["items"] = items
-        return replace(self, **changes) if changes else self
+
+@dataclass(frozen=True, kw_only=True)
+class ArrayValue(Value):
+    """A NumPy array: its buffer may be a tensor's storage."""
+
+    kind: Kind = field(default=Kind.NDARRAY, init=False)
+    storage: object = None
+    # Where it was made from a tensor (or a tensor from it): the shared buffer.
+    view_origin: cst.CSTNode | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModuleValue(Value):
+    """An nn.Module instance."""
+
+    kind: Kind = field(default=Kind.MODULE, init=False)
+    module: ModuleInfo = field(compare=False)
+    # A second name for it kept as if it were a copy (`best_model = model`).
+    snapshot: cst.CSTNode | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ParamsValue(Value):
+    """Parameters: `model.parameters()` (PARAMS), an optimizer over them
+    (OPTIMIZER), or a dict or list of them (OTHER: `model.state_dict()`)."""
+
+    params: frozenset = frozenset()  # their storage tokens
+    # The state dict or list kept as if it were a copy: the call that made it.
+    snapshot: cst.CSTNode | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ContainerValue(Value):
+    """A tuple or list whose elements are known."""
+
+    kind: Kind = field(default=Kind.OTHER, init=False)
+    # Every element is this value (`q, k, v = x.chunk(3)`).
+    each: Value | None = None
+    # A display's elements, in order (`x, y` in `a, b = x, y`).
+    items: tuple[Value, ...] | None = field(default=None, compare=False)
+    # Built by repeating one object (`[t] * n`): where.
+    replicated: cst.CSTNode | None = field(default=None, compare=False)
+
+    def with_saves_renamed(self, mapping: dict[int, int]) -> ContainerValue:
+        each = self.each.with_saves_renamed(mapping) if self.each is not None else None
+        items = None if self.items is None else tuple(
+            item.with_saves_renamed(mapping) for item in self.items)
+        if each is self.each and items == self.items:
+            return self
+        return replace(self, each=each, items=items)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RefValue(Value):
+    """A reference to an importable name: a module, class or function."""
+
+    kind: Kind = field(default=Kind.REF, init=False)
+    qualname: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class FunctionValue(Value):
+    """A function defined in the checked file."""
+
+    kind: Kind = field(default=Kind.FUNCTION, init=False)
+    qualname: str
+    definition: cst.FunctionDef = field(compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClassValue(Value):
+    """A class defined in the checked file."""
+
+    kind: Kind = field(default=Kind.CLASS, init=False)
+    qualname: str
+    # A module class: what its instances are; None for other classes.
+    module: ModuleInfo | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ObjectValue(Value):
+    """An instance of a class of the checked file that is not a module: its
+    attributes are known, nothing else."""
+
+    kind: Kind = field(default=Kind.UNKNOWN, init=False)
+    cls: ClassInfo = field(compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GradModeValue(Value):
+    """`torch.no_grad()` and friends, before a `with` enters them."""
+
+    kind: Kind = field(default=Kind.GRAD_MODE, init=False)
+    enabled: bool | None = None  # grad mode inside the block; None: not known
 
 
 UNKNOWN = Value(Kind.UNKNOWN)
 OTHER = Value(Kind.OTHER)
 
+# What an in-place write can target: a tensor or an array.
+Written = TypeVar("Written", bound=TensorValue | ArrayValue)
+
 
 def join(a: Value, b: Value) -> Value:
     """The value a name holds after two paths meet: only what both agree on."""
     if a == b:
-        if a.module is not b.module:
-            return replace(a, module=None) if a.kind is not Kind.MODULE else UNKNOWN
+        # Equal values of one class, made by two calls: the facts outside
+        # equality (which module, which class) come from one path only.
+        if isinstance(a, ModuleValue) and isinstance(b, ModuleValue):
+            return a if a.module is b.module else UNKNOWN
+        if isinstance(a, ClassValue) and isinstance(b, ClassValue) and a.module is not b.module:
+            return replace(a, module=None)
+        if isinstance(a, ObjectValue) and isinstance(b, ObjectValue) and a.cls is not b.cls:
+            return Value(Kind.UNKNOWN, qualname=a.qualname, origin=a.origin)
         return a
     if a.snapshot is not None or b.snapshot is not None:
         # A snapshot taken on one path is a hazard on that path: keep it.
-        kept = a if a.snapshot is not None else b
-        other = b if kept is a else a
-        if other.kind in (Kind.OTHER, Kind.UNKNOWN) or other == kept:
+        kept, other = (a, b) if a.snapshot is not None else (b, a)
+        if other.kind in (Kind.OTHER, Kind.UNKNOWN):
             return kept
     if a.kind is not b.kind or a.kind in (Kind.REF, Kind.FUNCTION, Kind.CLASS, Kind.MODULE):
         return UNKNOWN
-    if a.kind is Kind.TENSOR:
+    if isinstance(a, TensorValue) and isinstance(b, TensorValue):
         same_storage = a.storage == b.storage
-        return Value(
-            Kind.TENSOR,
+        return TensorValue(
             origin=a.origin,
             storage=a.storage if same_storage else None,
             counter=a.counter if same_storage and a.counter == b.counter else None,
@@ -141,15 +292,56 @@ def join(a: Value, b: Value) -> Value:
             via=a.via if a.via == b.via else None,
             graph=a.graph | b.graph,
         )
-    return Value(a.kind, origin=a.origin)
+    return bare(a.kind, a.origin)
+
+
+def bare(kind: Kind, origin: cst.CSTNode | None = None) -> Value:
+    """A value of ``kind`` about which nothing more is known."""
+    if kind is Kind.NDARRAY:
+        return ArrayValue(origin=origin)
+    if kind in (Kind.PARAMS, Kind.OPTIMIZER):
+        return ParamsValue(kind, origin=origin)
+    if kind is Kind.GRAD_MODE:
+        return GradModeValue(origin=origin)
+    return Value(kind, origin=origin)
 
 
 def refers_to(value: Value, tokens: set) -> bool:
     """Does ``value`` reach any of these storages (itself, or holding them)?"""
     if value.storage in tokens or value.maybe_of in tokens:
         return True
-    if value.params and not value.params.isdisjoint(tokens):
-        return True
-    module = value.module
-    return module is not None and bool(module.params) and not module.params.isdisjoint(tokens)
+    if isinstance(value, ParamsValue):
+        return not value.params.isdisjoint(tokens)
+    return isinstance(value, ModuleValue) and not value.module.params.isdisjoint(tokens)
 
+
+def kept_as_copy(value: Value, node: cst.CSTNode, origin: cst.CSTNode | None = None) -> Value:
+    """``value`` under a second name kept as if it were a copy (`prev = w`,
+    `best = model`, `list(state)`): ``node`` made the reference."""
+    origin = origin or value.origin
+    if isinstance(value, TensorValue):
+        return replace(value, snapshot=node, origin=origin)
+    if isinstance(value, ModuleValue):
+        return replace(value, snapshot=node, origin=origin)
+    if isinstance(value, ParamsValue):
+        return replace(value, snapshot=node, origin=origin)
+    return value
+
+
+def any_element(container: ContainerValue) -> Value | None:
+    """What every element of ``container`` is, if one value; taken from `[t] * n`,
+    it is a replica of the one tensor."""
+    each = container.each
+    if isinstance(each, TensorValue):
+        return replace(each, replica=container.replicated or each.replica)
+    return each
+
+
+def local_class(value: Value) -> ClassInfo | None:
+    """The class of this file whose `self.<attr>` values an instance (or a module
+    class itself) shows."""
+    if isinstance(value, (ModuleValue, ClassValue)):
+        return value.module.cls if value.module is not None else None
+    if isinstance(value, ObjectValue):
+        return value.cls
+    return None

@@ -1,0 +1,173 @@
+"""The interpreter's values have one class per kind, and the rules can ask any of them
+the tensor questions."""
+
+import dataclasses
+import textwrap
+
+import libcst as cst
+import pytest
+
+from aliaslint.analysis import (
+    OTHER,
+    UNKNOWN,
+    ArrayValue,
+    Call,
+    ClassValue,
+    Compare,
+    ContainerValue,
+    FunctionValue,
+    GradModeValue,
+    Kind,
+    ModuleValue,
+    ObjectValue,
+    ParamsValue,
+    RefValue,
+    StaleRead,
+    TensorValue,
+    Value,
+    Write,
+    analyse,
+)
+from aliaslint.analysis.values import ModuleInfo, join
+
+CLASSES = {
+    Kind.TENSOR: {TensorValue}, Kind.NDARRAY: {ArrayValue}, Kind.MODULE: {ModuleValue},
+    Kind.PARAMS: {ParamsValue}, Kind.OPTIMIZER: {ParamsValue}, Kind.GRAD_MODE: {GradModeValue},
+    Kind.REF: {RefValue}, Kind.FUNCTION: {FunctionValue}, Kind.CLASS: {ClassValue},
+    Kind.OTHER: {Value, ContainerValue, ParamsValue}, Kind.UNKNOWN: {Value, ObjectValue},
+    Kind.STORAGE: {Value}, Kind.TYPED_STORAGE: {Value},
+}
+
+TRAINING = """
+    import copy
+
+    import numpy as np
+    import torch
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.act = nn.ReLU(inplace=True)
+
+        def forward(self, x):
+            return self.act(self.fc(x))
+
+
+    class Meter:
+        def __init__(self):
+            self.total = 0
+
+
+    def train(batches):
+        model = Net()
+        best = model
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        state = model.state_dict()
+        meter = Meter()
+        buf = torch.zeros(4)
+        arr = buf.numpy()
+        q, k = buf.chunk(2)
+        pair = [buf] * 2
+        for x in batches:
+            with torch.no_grad():
+                y = model(x)
+            loss = model(x).sum()
+            if id(q) == id(k) or buf.storage() is buf.untyped_storage():
+                arr += 1
+            loss.backward()
+            opt.step()
+            buf.add_(1)
+            meter.total += q.sum().item()
+        return best, state, pair, copy.copy(state), y
+    """
+
+
+def _values(analysis) -> list:
+    values = []
+    for event in analysis.events:
+        if isinstance(event, Compare):
+            values += [event.left, event.right]
+        elif isinstance(event, Call):
+            values += [event.result] + ([event.receiver] if event.receiver else [])
+        elif isinstance(event, StaleRead):
+            values.append(event.value)
+    return values
+
+
+def test_each_kind_has_its_class():
+    analysis = analyse(cst.parse_module(textwrap.dedent(TRAINING)))
+    values = _values(analysis)
+    seen = {type(value) for value in values}
+    assert {TensorValue, ModuleValue, ParamsValue, Value} <= seen, seen
+    for value in values:
+        assert type(value) in CLASSES[value.kind], (value.kind, type(value))
+
+
+@pytest.mark.parametrize("value", [
+    OTHER, UNKNOWN, ArrayValue(), ModuleValue(module=ModuleInfo()),
+    ParamsValue(Kind.PARAMS, params=frozenset({1})), ContainerValue(each=TensorValue()),
+    RefValue(qualname="torch.zeros"), GradModeValue(enabled=False),
+], ids=lambda value: type(value).__name__)
+def test_values_that_are_not_tensors_know_no_tensor_facts(value):
+    """Rules read these on whatever a name holds; only tensors can say more."""
+    assert value.requires_grad is None and value.leaf is False and value.via is None
+    assert value.expanded is False and value.region is None and value.maybe_of is None
+    assert value.layout_origin is None and value.copied_at is None
+    assert value.replica is None
+    if not isinstance(value, ArrayValue):
+        assert value.storage is None and value.view_origin is None
+    if not isinstance(value, (ModuleValue, ParamsValue)):
+        assert value.snapshot is None
+
+
+def test_a_class_fixes_its_kind():
+    assert TensorValue().kind is Kind.TENSOR and ArrayValue().kind is Kind.NDARRAY
+    with pytest.raises(TypeError):
+        TensorValue(kind=Kind.MODULE)
+
+
+def test_write_is_built_with_keywords():
+    node = cst.Name("x")
+    write = Write(node=node, stmt=node, target=TensorValue(), grad_enabled=True)
+    assert write.fill is False and write.region is None
+    with pytest.raises(TypeError):
+        Write(node, node, None, None, None, None, False, True)
+
+
+def test_join_keeps_what_both_paths_agree_on():
+    a = TensorValue(storage="s", counter="c", requires_grad=True, via="view",
+                    graph=frozenset({1}))
+    b = TensorValue(storage="s", counter="d", requires_grad=True, graph=frozenset({2}))
+    joined = join(a, b)
+    assert isinstance(joined, TensorValue)
+    assert (joined.storage, joined.counter, joined.requires_grad, joined.via, joined.graph) == (
+        "s", None, True, None, frozenset({1, 2}))
+
+
+def test_join_of_two_modules_made_apart_is_unknown():
+    one, two = ModuleInfo(label="a"), ModuleInfo(label="a")
+    assert join(ModuleValue(module=one), ModuleValue(module=one)).kind is Kind.MODULE
+    assert join(ModuleValue(module=one), ModuleValue(module=two)) is UNKNOWN
+    joined = join(ClassValue(qualname="D", module=one), ClassValue(qualname="D", module=two))
+    assert isinstance(joined, ClassValue) and joined.module is None
+
+
+def test_join_of_containers_keeps_only_the_kind():
+    a = ContainerValue(each=TensorValue(storage="s"))
+    b = ContainerValue(each=TensorValue(storage="t"))
+    assert join(a, b) == OTHER
+    arrays = join(ArrayValue(storage="s"), ArrayValue(storage="t"))
+    assert isinstance(arrays, ArrayValue) and arrays.storage is None
+
+
+def test_a_snapshot_on_one_path_is_kept():
+    kept = TensorValue(storage="s", snapshot=cst.Name("w"))
+    assert join(kept, UNKNOWN) is kept and join(OTHER, kept) is kept
+
+
+def test_values_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        TensorValue().storage = "s"
