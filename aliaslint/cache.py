@@ -24,6 +24,7 @@ import tempfile
 import time
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from aliaslint import __version__
 from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position, Related, Witness
@@ -72,11 +73,12 @@ class Cache:
         self._index: dict[str, list] | None = None
         self._updates: dict[str, list] = {}
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, object]:
         return {"directory": self.directory, "fingerprint": self.fingerprint}
 
-    def __setstate__(self, state):
-        self.__init__(state["directory"], state["fingerprint"])
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A worker gets the directory and fingerprint only, and reads the index itself.
+        Cache.__init__(self, state["directory"], state["fingerprint"])
 
     # -- entries ---------------------------------------------------------------------------
 

@@ -244,9 +244,10 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
     max_size = options.get("max-file-size", DEFAULT_MAX_FILE_SIZE)
     if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size <= 0:
         raise ConfigError(f"{where} max-file-size: expected a positive number of bytes")
-    confidence = options.get("confidence", "high")
-    if confidence not in ("high", "low"):
-        raise ConfigError(f"{where} confidence: expected 'high' or 'low', got {confidence!r}")
+    given = options.get("confidence", "high")
+    if given not in ("high", "low"):
+        raise ConfigError(f"{where} confidence: expected 'high' or 'low', got {given!r}")
+    confidence: Confidence = "low" if given == "low" else "high"
     unused = options.get("report-unused-suppressions", False)
     if not isinstance(unused, bool):
         raise ConfigError(f"{where} report-unused-suppressions: expected true or false")
@@ -280,7 +281,7 @@ class CliOptions:
     selection: Selection = Selection()
     config: Path | None = None
     max_file_size: int | None = None
-    confidence: str | None = None
+    confidence: Confidence | None = None
     report_unused_suppressions: bool = False
     isolated: bool = False
     force_exclude: bool = False
@@ -361,7 +362,7 @@ def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[s
             _walk_directory(absolute, resolver, files)
         else:
             missing.append(str(raw))
-    unique = {}
+    unique: dict[str, tuple[Path, Settings]] = {}
     for path, settings in files:
         unique.setdefault(os.path.normpath(path), (Path(os.path.normpath(path)), settings))
     return sorted(unique.values(), key=lambda item: str(item[0])), missing

@@ -337,14 +337,15 @@ def confirm(*, script: str | None = None, module: str | None = None, args: Itera
     tracer = trace()
     session = _Session(cwd, Resolver(cli, Path(cwd)), tracer)
     previous = sys.gettrace()
-    previous_threads = threading.gettrace() if hasattr(threading, "gettrace") else None
+    previous_threads = threading.gettrace()
     threading.settrace(session.global_trace)
     sys.settrace(session.global_trace)
     try:
         status = run_program(tracer, script=script, module=module, args=list(args))
     finally:
         sys.settrace(previous)
-        threading.settrace(previous_threads)
+        # None clears the hook, as in sys.settrace; typeshed allows a function only.
+        threading.settrace(previous_threads)  # type: ignore[arg-type]
     runtime = session.settle(tracer.findings)
     notes: dict[int, str] = {}
     diagnostics: list[Diagnostic] = []

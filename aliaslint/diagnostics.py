@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
-from typing import Literal
+from typing import Any, Literal
 
 Applicability = Literal["safe", "unsafe", "display-only"]
 Confidence = Literal["high", "low"]
@@ -54,8 +54,8 @@ class Related:
     # In a notebook: the cell (counted from 1, every cell counts) the rows are in.
     cell: int | None = None
 
-    def to_json(self) -> dict:
-        data = {
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
             "message": self.message,
             "filename": self.filename,
             "location": self.location.to_json(),
@@ -72,7 +72,7 @@ class Edit:
     location: Position
     end_location: Position
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "content": self.content,
             "location": self.location.to_json(),
@@ -86,7 +86,7 @@ class Fix:
     applicability: Applicability
     edits: tuple[Edit, ...]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "message": self.message,
             "applicability": self.applicability,
@@ -107,11 +107,11 @@ class Operand:
     root: tuple[str, ...] | None
     derived: str = ""
 
-    def to_json(self) -> list:
+    def to_json(self) -> list[object]:
         return [self.text, list(self.root) if self.root is not None else None, self.derived]
 
     @classmethod
-    def from_json(cls, data: list) -> Operand:
+    def from_json(cls, data: list[Any]) -> Operand:
         text, root, derived = data
         return cls(str(text), tuple(map(str, root)) if root is not None else None, str(derived))
 
@@ -133,12 +133,12 @@ class Witness:
     comparison: str = ""
     target: tuple[str, ...] | None = None
 
-    def to_json(self) -> list:
+    def to_json(self) -> list[object]:
         return [self.predicate, list(self.rows), [o.to_json() for o in self.operands],
                 self.comparison, list(self.target) if self.target is not None else None]
 
     @classmethod
-    def from_json(cls, data: list) -> Witness:
+    def from_json(cls, data: list[Any]) -> Witness:
         predicate, rows, operands, comparison, target = data
         return cls(str(predicate), tuple(int(r) for r in rows),
                    tuple(Operand.from_json(o) for o in operands), str(comparison),
@@ -190,8 +190,8 @@ class Diagnostic:
         )
         return replace(self, filename=filename, related=related)
 
-    def to_json(self) -> dict:
-        data = {
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
             "code": self.code,
             "name": self.name,
             "message": self.message,

@@ -100,15 +100,15 @@ def check_source(source: str | bytes, filename: str = "<string>",
     ``rules`` are the codes to run (default: the default selection).
     """
     enabled = _enabled(rules, report_unused_suppressions)
-    source = _text(source, filename)
-    if isinstance(source, Diagnostic):
-        return [source]
-    if PREFILTER not in source or _compiles_without_rule_words(source, enabled):
+    text = _text(source, filename)
+    if isinstance(text, Diagnostic):
+        return [text]
+    if PREFILTER not in text or _compiles_without_rule_words(text, enabled):
         return []
-    module = _parse(source, filename)
+    module = _parse(text, filename)
     if isinstance(module, Diagnostic):
         return [module]
-    return _check_module(module, source, filename, enabled, confidence)
+    return _check_module(module, text, filename, enabled, confidence)
 
 
 def may_find(source: str, enabled: frozenset[str]) -> bool:
@@ -147,14 +147,14 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
     other cells are still checked.
     """
     enabled = _enabled(rules, report_unused_suppressions)
-    source = _text(source, filename)
-    if isinstance(source, Diagnostic):
-        return [source]
+    document = _text(source, filename)
+    if isinstance(document, Diagnostic):
+        return [document]
     try:
-        notebook = load_notebook(source)
+        notebook = load_notebook(document)
     except NotebookError as error:
         return [_file_error(filename, str(error))]
-    if not is_python_notebook(source):
+    if not is_python_notebook(document):
         return []
     text = notebook.module()
     if PREFILTER not in text or _compiles_without_rule_words(text, enabled):
@@ -165,11 +165,10 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
         errors, broken = _cell_syntax_errors(notebook, filename)
         text = notebook.module(broken)
         module = _parse(text, filename)
-        if isinstance(module, Diagnostic):  # only the cells together fail: say where
-            errors.append(module)
-            module = None
-    diagnostics = errors if module is None else errors + _check_module(
-        module, text, filename, enabled, confidence)
+    if isinstance(module, Diagnostic):  # only the cells together fail: say where
+        diagnostics = [*errors, module]
+    else:
+        diagnostics = errors + _check_module(module, text, filename, enabled, confidence)
     return sorted((_in_cell(d, notebook) for d in diagnostics), key=lambda d: d.sort_key)
 
 
@@ -363,7 +362,7 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
         )
     except Exception as error:  # never let one file stop the run
         return [_file_error(filename, _internal("the engine", error), code=INTERNAL_ERROR)], None
-    if key is None:
+    if cache is None or key is None:
         return diagnostics, None
     cache.store(key, diagnostics)
     return diagnostics, (stat, digest)

@@ -26,9 +26,10 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from types import FrameType, ModuleType
+from typing import TYPE_CHECKING, Any
 
 from aliaslint.diagnostics import Diagnostic, Related
 from aliaslint.runtime.dispatch import (
@@ -43,6 +44,9 @@ from aliaslint.runtime.dispatch import (
 )
 from aliaslint.runtime.program import run_program
 from aliaslint.runtime.sites import Site, user_site
+
+if TYPE_CHECKING:
+    from torch.utils._python_dispatch import TorchDispatchMode
 
 # The tracer's API, with the parts that live in aliaslint.runtime.
 __all__ = ["OpEvent", "Tracer", "forward_op_name", "run_program", "trace"]
@@ -169,9 +173,8 @@ class Tracer:
         # True while any pending state asks every op (not just writes and views) to be looked at.
         self._attentive = False
         self._state = "new"
-        self._mode = None
-        self._hooks = None
-        self._previous_thread_profile = None
+        # __enter__ adds the torch module, the dispatch mode and the saved-tensor hooks.
+        self._previous_thread_profile: Callable[[FrameType, str, Any], object] | None = None
 
     # -- public ---------------------------------------------------------------------------
 
@@ -229,7 +232,7 @@ class Tracer:
 
     # -- threads --------------------------------------------------------------------------
 
-    def _start_thread(self, frame, event, arg) -> None:
+    def _start_thread(self, frame: FrameType, event: str, arg: object) -> None:
         """Runs once in each thread started while the trace is open and joins it to the trace."""
         sys.setprofile(self._previous_thread_profile)
         if self._state != "open":
@@ -243,7 +246,7 @@ class Tracer:
     # -- findings -------------------------------------------------------------------------
 
     def _report(self, code: str, site: Site | None, message: str,
-                related: list[tuple[str, Site | None]] = ()) -> None:
+                related: Sequence[tuple[str, Site | None]] = ()) -> None:
         if site is None:
             return
         start, end = site.span()
@@ -283,7 +286,7 @@ class Tracer:
             written_ids = {id(w) for w in writes}
             if self._view_writes and not (facts is not None and facts.makes_view):
                 self._check_reads(args, kwargs, written_ids)
-            if writes:
+            if writes and facts is not None:
                 site = OpSite()
                 inputs = OpInputs([t for t in tensors_in((*args, *kwargs.values()), tensor_type)
                                     if id(t) not in written_ids])
@@ -298,10 +301,10 @@ class Tracer:
         if facts is not None and facts.makes_view:
             self._record_views(facts.name, args, result)
         if self._watches:
-            site = user_site()
-            if site is not None:
-                for callback in self._watches.get((site.filename, site.line), ()):
-                    callback(OpEvent(op, args, kwargs, result, site))
+            where = user_site()
+            if where is not None:
+                for callback in self._watches.get((where.filename, where.line), ()):
+                    callback(OpEvent(op, args, kwargs, result, where))
         return result
 
     def _check_reads(self, args, kwargs, written_ids) -> None:
@@ -602,7 +605,7 @@ class Tracer:
 
 
 @functools.cache
-def _mode_type():
+def _mode_type() -> Callable[[Tracer], TorchDispatchMode]:
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class AliasMode(TorchDispatchMode):
@@ -616,8 +619,9 @@ def _mode_type():
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             if kwargs is None:
                 kwargs = {}
-            facts = self.facts.get(func, False)
-            if facts is False:
+            try:
+                facts = self.facts[func]
+            except KeyError:
                 facts = self.facts[func] = learn(func)
             if facts is None and not self.tracer._attentive:
                 return func(*args, **kwargs)
@@ -663,8 +667,7 @@ def _activate(tracer: Tracer) -> None:
                         active._shared_with_numpy(self, array, site, from_numpy=False)
             return array
 
-        torch.from_numpy = traced_from_numpy
-        torch.Tensor.numpy = traced_numpy
+        _install(torch, traced_from_numpy, traced_numpy)
 
 
 def _deactivate(tracer: Tracer) -> None:
@@ -675,8 +678,14 @@ def _deactivate(tracer: Tracer) -> None:
             return
         import torch
 
-        torch.from_numpy = _ORIGINALS.pop("from_numpy")
-        torch.Tensor.numpy = _ORIGINALS.pop("numpy")
+        _install(torch, _ORIGINALS.pop("from_numpy"), _ORIGINALS.pop("numpy"))
+
+
+def _install(torch: ModuleType, from_numpy: Callable[..., Any],
+             numpy: Callable[..., Any]) -> None:
+    # setattr: torch's types do not foresee its functions being replaced at run time.
+    setattr(torch, "from_numpy", from_numpy)
+    setattr(torch.Tensor, "numpy", numpy)
 
 
 def trace() -> Tracer:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from aliaslint.analysis import InplaceWrite
 from aliaslint.checks.common import actor, written
 from aliaslint.rule import Context, Rule
@@ -21,7 +23,7 @@ def inplace_on_leaf(event: InplaceWrite, ctx: Context):
         return
     if write.via not in (None, "view") or write.grad_enabled is not True:
         return
-    related = ()
+    related: tuple[tuple[str, cst.CSTNode], ...] = ()
     if target.origin is not None:
         related = (("created here as a leaf that requires grad", target.origin),)
     what = "a view of a leaf" if write.via == "view" else "a leaf"

@@ -18,7 +18,7 @@ RULE = Rule(
 def write_through_view(event: StaleRead, ctx: Context):
     write, value = event.write, event.value
     target = write.target
-    if not plain_write(event) or write.fill or target.expanded:
+    if target is None or not plain_write(event) or write.fill or target.expanded:
         return
     if target.kind is not Kind.TENSOR or value.kind is not Kind.TENSOR:
         return

@@ -22,9 +22,10 @@ def overlapping_write(event: InplaceWrite, ctx: Context):
         return
     if target.expanded:
         origin = target.view_origin
+        made = f" ({ctx.code(origin)}, line {ctx.line(origin)})" if origin is not None else ""
         yield RULE.finding(write.node, write.stmt,
-            f"{writer(write, ctx)} writes in place a tensor made by `expand` "
-            f"({ctx.code(origin)}, line {ctx.line(origin)}): several of its elements are one "
+            f"{writer(write, ctx)} writes in place a tensor made by `expand`{made}: "
+            "several of its elements are one "
             "memory location, so most ops raise (\"unsupported operation: more than one "
             "element of the written-to tensor refers to a single memory location\") and the "
             "rest (`masked_fill_`, indexing) write each location several times · "
@@ -52,7 +53,7 @@ def overlapping_write(event: InplaceWrite, ctx: Context):
             elif mine is None or theirs is None:
                 continue  # two views of unknown extent: overlap not proven
             else:
-                overlaps = regions_overlap(mine, theirs)
+                overlaps = bool(regions_overlap(mine, theirs))
         if not overlaps:
             continue
         source = ctx.code(role) if isinstance(role, cst.CSTNode) else "its input"

@@ -16,7 +16,9 @@ RULE = Rule(
 @RULE.check(LostWrite)
 def write_to_copy_lost(event: LostWrite, ctx: Context):
     write = event.write
-    copy = write.target.copied_at
+    copy = write.target.copied_at if write.target is not None else None
+    if copy is None:
+        return
     yield RULE.finding(write.node, write.stmt,
         f"{ctx.code(copy)} is a new tensor (advanced indexing and ops such as "
         "`index_select` or `masked_select` copy), so the in-place "

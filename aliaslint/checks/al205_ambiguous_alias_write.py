@@ -31,12 +31,13 @@ def ambiguous_alias_write_to_argument(event: InplaceWrite, ctx: Context):
     target = write.target
     if target is None or target.maybe_of is None or write.activation or write.callee:
         return
-    if not (isinstance(target.maybe_of, tuple) and target.maybe_of[0] == "arg"):
+    call = target.view_origin
+    if call is None or not (isinstance(target.maybe_of, tuple) and target.maybe_of[0] == "arg"):
         return
     yield RULE.finding(write.node, write.stmt,
-                  maybe_alias_message(write, ctx, "then writes the caller's tensor for some "
-                                       "inputs"),
-                  (("the ambiguous call", target.view_origin),), witness=_witness(write, ctx))
+                  maybe_alias_message(write, call, ctx, "then writes the caller's tensor for "
+                                      "some inputs"),
+                  (("the ambiguous call", call),), witness=_witness(write, ctx))
 
 
 @RULE.check(StaleRead)
@@ -45,11 +46,12 @@ def ambiguous_alias_write_read_later(event: StaleRead, ctx: Context):
     target = write.target
     if target is None or target.maybe_of is None or write.activation or write.callee:
         return
-    if event.value.storage != target.maybe_of:
+    call = target.view_origin
+    if call is None or event.value.storage != target.maybe_of:
         return
     yield RULE.finding(write.node, write.stmt,
-                  maybe_alias_message(write, ctx, f"may change `{event.name}`, read at line "
-                                       f"{ctx.line(event.read)}"),
-                  (("the ambiguous call", target.view_origin), read_related(event)),
+                  maybe_alias_message(write, call, ctx, f"may change `{event.name}`, read at "
+                                      f"line {ctx.line(event.read)}"),
+                  (("the ambiguous call", call), read_related(event)),
                   witness=_witness(write, ctx))
 

@@ -23,11 +23,11 @@ def argument_written(event: StaleRead, ctx: Context):
         return
     if discards(write.stmt, write.node):
         return  # called for its effect alone: the caller expects the write
-    if write.target is None or value.kind is not Kind.TENSOR:
-        return
     # The fix (return a new tensor, or say so in the name) goes into the callee: the
     # finding points at its write; the call and the caller's read are related.
     inside = write.defined_at
+    if write.target is None or inside is None or value.kind is not Kind.TENSOR:
+        return
     call = write.node
     arguments = call.args if isinstance(call, cst.Call) else ()
     witness = Witness(RULE.confirm or "", rows=ctx.rows(call), operands=tuple(

@@ -21,7 +21,8 @@ _TYPED_STORAGE_CLASS = re.compile(r"^torch\.(?:cuda\.)?(?:storage\.)?(?!Untyped)
 
 @RULE.check(Call)
 def typed_storage_call(event: Call, ctx: Context):
-    if event.qualname == "torch.Tensor.storage" and event.receiver is not None:
+    if event.qualname == "torch.Tensor.storage" and event.receiver is not None \
+            and event.receiver_node is not None:
         tensor = ctx.source(event.receiver_node)
         yield RULE.finding(event.node,
             event.stmt,

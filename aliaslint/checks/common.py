@@ -95,7 +95,7 @@ def outcome(event: SavedWrite, ctx: Context, what: str) -> str:
     return f"{ctx.code(event.consumer)} at line {ctx.line(event.consumer)} {what}"
 
 
-def saved_write_related(event: SavedWrite) -> tuple:
+def saved_write_related(event: SavedWrite) -> tuple[tuple[str, cst.CSTNode], ...]:
     write, save = event.write, event.save
     related = [("saved for backward here", save.node)]
     if write.defined_at is not None:
@@ -113,7 +113,7 @@ def sees(event: StaleRead, ctx: Context) -> str:
     return f"`{event.name}` read at line {ctx.line(event.read)} sees the change"
 
 
-def read_related(event: StaleRead) -> tuple:
+def read_related(event: StaleRead) -> tuple[str, cst.CSTNode]:
     return (f"`{event.name}` is read here", event.read)
 
 
@@ -124,8 +124,8 @@ def plain_write(event: StaleRead) -> bool:
             and event.value.snapshot is None)
 
 
-def maybe_alias_message(write: Write, ctx: Context, tail: str) -> str:
-    origin = write.target.view_origin
+def maybe_alias_message(write: Write, origin: cst.CSTNode, ctx: Context, tail: str) -> str:
+    """``origin`` is the call that returns its source only sometimes."""
     return (f"{ctx.code(write.target_node) if write.target_node else 'the tensor'} comes from "
             f"{ctx.code(origin)} (line {ctx.line(origin)}), which returns its source itself "
             "(or a view of it) when no conversion or copy is needed and a new tensor otherwise"

@@ -114,7 +114,7 @@ class OpInputs:
         return self._by_storage.get(storage, [])
 
 
-def layout_of(tensor: Tensor) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]:
+def layout_of(tensor: Tensor) -> tuple[object, ...]:
     """Where a tensor's elements lie: storage, offset, shape, strides."""
     return (tensor.untyped_storage().data_ptr(), tensor.storage_offset(),
             tuple(tensor.shape), tensor.stride())
