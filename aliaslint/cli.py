@@ -62,7 +62,8 @@ class _Command(argparse.ArgumentParser):
     """
 
     def __init__(self, *args, **kwargs):
-        super().__init__(*args, allow_abbrev=False, **kwargs)
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
 
     def parse_known_args(self, args=None, namespace=None):
         namespace, extras = super().parse_known_args(args, namespace)
