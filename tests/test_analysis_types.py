@@ -2,7 +2,10 @@
 the tensor questions."""
 
 import dataclasses
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -29,6 +32,8 @@ from aliaslint.analysis import (
     analyse,
 )
 from aliaslint.analysis.values import ModuleInfo, join
+
+ROOT = Path(__file__).resolve().parent.parent
 
 CLASSES = {
     Kind.TENSOR: {TensorValue}, Kind.NDARRAY: {ArrayValue}, Kind.MODULE: {ModuleValue},
@@ -171,3 +176,14 @@ def test_a_snapshot_on_one_path_is_kept():
 def test_values_are_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         TensorValue().storage = "s"
+
+
+@pytest.mark.slow
+def test_mypy_passes_on_the_analysis_package():
+    pytest.importorskip("mypy")
+    # Imported modules are checked by their own settings, not reported here.
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--check-untyped-defs", "--warn-unused-ignores",
+         "--disallow-untyped-defs", "--follow-imports=silent", "aliaslint/analysis"],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-4000:]

@@ -5,9 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+import libcst as cst
+
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
-from aliaslint.analysis.events import InplaceWrite, LostWrite, Save, SavedWrite, Write
+from aliaslint.analysis.events import (
+    InplaceWrite,
+    LostWrite,
+    Save,
+    SavedWrite,
+    Write,
+    WriteInputs,
+)
 from aliaslint.analysis.opfacts import chosen_saves, input_saved
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import (
@@ -19,6 +28,7 @@ from aliaslint.analysis.syntax import (
     names_of,
 )
 from aliaslint.analysis.values import (
+    Args,
     GradModeValue,
     ParamsValue,
     TensorValue,
@@ -31,10 +41,11 @@ from aliaslint.analysis.values import (
 class Autograd(Interpreter):
     """Records writes, saves and backward passes on the path's flow."""
 
-    def _write(self, target: Written, target_node, node, label: str | None, env: Env, *,
-               activation: bool = False, defined_at=None, visible: bool = True,
-               fill: bool = False, callee: str | None = None, declared: bool = False,
-               inputs: tuple = (), region: tuple | None = None) -> Written:
+    def _write(self, target: Written, target_node: cst.CSTNode | None, node: cst.CSTNode,
+               label: str | None, env: Env, *, activation: bool = False,
+               defined_at: cst.CSTNode | None = None, visible: bool = True, fill: bool = False,
+               callee: str | None = None, declared: bool = False, inputs: WriteInputs = (),
+               region: tuple | None = None) -> Written:
         """An in-place write to ``target``'s storage; returns the written tensor's value.
 
         ``visible``: the code at the write names what it writes (`x.relu_()`,
@@ -70,7 +81,7 @@ class Autograd(Interpreter):
             if name not in exclude and refers_to(value, tokens):
                 env.flow.stale[name] = write
 
-    def _dirty(self, token, write: Write, env: Env) -> None:
+    def _dirty(self, token: object, write: Write, env: Env) -> None:
         if token is None:
             return
         for save in env.flow.saves.get(token, ()):
@@ -78,14 +89,14 @@ class Autograd(Interpreter):
             if pair not in env.flow.dirty:
                 env.flow.dirty = env.flow.dirty + (pair,)
 
-    def _new_save(self, value: Value, node, label: str | None, what: str,
-                  env: Env, what_node=None) -> Save | None:
+    def _new_save(self, value: Value, node: cst.CSTNode, label: str | None, what: str,
+                  env: Env, what_node: cst.CSTNode | None = None) -> Save | None:
         if not isinstance(value, TensorValue) or value.storage is None:
             return None
         return self._save(value.storage, value.counter, node, label, what, env, what_node)
 
-    def _save(self, storage, counter, node, label: str | None, what: str, env: Env,
-              what_node=None) -> Save:
+    def _save(self, storage: object, counter: object, node: cst.CSTNode, label: str | None,
+              what: str, env: Env, what_node: cst.CSTNode | None = None) -> Save:
         """Record that autograd now holds ``storage`` for a pending backward pass."""
         save_id = self._save_ids.recent((storage, counter, id(node), label, what, id(what_node)))
         if self._loops:  # aged when the pass hands its state back to the loop's head
@@ -96,7 +107,7 @@ class Autograd(Interpreter):
             env.flow.saves[storage] = pending + (save,)
         return save
 
-    def _consume(self, value: TensorValue, node, label: str | None, env: Env, *,
+    def _consume(self, value: TensorValue, node: cst.CSTNode, label: str | None, env: Env, *,
                  returned: bool = False, retain: bool = False) -> None:
         """A backward pass through ``value``'s graph (or its return to the caller)."""
         graph = value.graph
@@ -125,8 +136,9 @@ class Autograd(Interpreter):
             return False
         return None
 
-    def _record_saves(self, op: ops.Op, bound: dict[str, Value], result: TensorValue, node,
-                      env: Env, nodes: dict | None = None) -> TensorValue:
+    def _record_saves(self, op: ops.Op, bound: dict[str, Value], result: TensorValue,
+                      node: cst.CSTNode, env: Env,
+                      nodes: dict[str, cst.BaseExpression] | None = None) -> TensorValue:
         """Autograd's saves for ``op`` at ``node``; returns ``result`` with its graph."""
         inputs = [v for v in bound.values() if isinstance(v, TensorValue)]
         graph: frozenset[int] = frozenset().union(*(v.graph for v in inputs))
@@ -150,7 +162,8 @@ class Autograd(Interpreter):
                 new.add(save.id)
         return replace(result, graph=result.graph | new)
 
-    def _backward(self, op: ops.Op, receiver, args, node, env: Env) -> None:
+    def _backward(self, op: ops.Op, receiver: Value | None, args: Args, node: cst.Call,
+                  env: Env) -> None:
         retain_kwarg = op.extra.get("retain_kwarg", "retain_graph")
         retain = False
         targets = []
@@ -165,24 +178,24 @@ class Autograd(Interpreter):
             if isinstance(target, TensorValue):
                 self._consume(target, node, None, env, retain=retain)
 
-    def _optimizer_step(self, optimizer: ParamsValue, node, env: Env) -> None:
+    def _optimizer_step(self, optimizer: ParamsValue, node: cst.Call, env: Env) -> None:
         self._write_parameters(optimizer.params, node, env)
 
-    def _write_parameters(self, tokens: frozenset, node, env: Env) -> None:
+    def _write_parameters(self, tokens: frozenset, node: cst.Call, env: Env) -> None:
         """optimizer.step(), load_state_dict(): every parameter written in place."""
         write = Write(node=node, stmt=self._stmt, target=None, grad_enabled=env.flow.grad)
         for token in tokens:
             self._dirty(token, write, env)
         self._mark_stale(set(tokens), write, set(), env)
 
-    def _unknown_call(self, args, env: Env) -> None:
+    def _unknown_call(self, args: Args, env: Env) -> None:
         # An unknown function given a tensor may run its backward: forget the
         # hazards of that graph rather than report them later.
         for _, value in args:
             if isinstance(value, TensorValue) and value.graph:
                 env.flow.dirty = tuple(d for d in env.flow.dirty if d[1].id not in value.graph)
 
-    def _grad_mode(self, op: ops.Op, args) -> GradModeValue:
+    def _grad_mode(self, op: ops.Op, args: Args) -> GradModeValue:
         enabled = op.extra.get("grad_enabled")
         if enabled is None and args:
             # set_grad_enabled(flag) / inference_mode(mode): a literal says which.
@@ -193,5 +206,5 @@ class Autograd(Interpreter):
                 enabled = not enabled  # inference_mode(True) disables grad
         elif enabled is False and args and op.extra.get("mode_arg"):
             node = args[0][0].value
-            enabled = False if not is_literal(node, FALSE) else True
+            enabled = is_literal(node, FALSE)  # inference_mode(False) keeps grad on
         return GradModeValue(enabled=enabled)

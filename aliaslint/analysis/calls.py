@@ -25,10 +25,12 @@ from aliaslint.analysis.syntax import FALSE, TRUE, attr_key, is_literal, literal
 from aliaslint.analysis.values import (
     OTHER,
     UNKNOWN,
+    Args,
     ArrayValue,
     ClassValue,
     ContainerValue,
     FunctionValue,
+    Keywords,
     Kind,
     ModuleInfo,
     ModuleValue,
@@ -90,10 +92,14 @@ class Calls(Interpreter):
         self._emit(Call(node, self._stmt, qualname, receiver, receiver_node, result))
         return result
 
-    def _call_result(self, node, qualname, callee, receiver, receiver_node, args, env) -> Value:
+    def _call_result(self, node: cst.Call, qualname: str | None, callee: Value | None,
+                     receiver: Value | None, receiver_node: cst.BaseExpression | None,
+                     args: Args, env: Env) -> Value:
         positional = [value for arg, value in args if arg.keyword is None and not arg.star]
-        keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
-                    if arg.keyword is not None}
+        keywords: Keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
+                              if arg.keyword is not None}
+        # A method's name (the receiver is set only for `x.method(...)`).
+        attr = node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
         if isinstance(callee, ModuleValue):
             return self._call_module(callee, node, positional, args, env)
         if isinstance(callee, ClassValue) and callee.module is not None:
@@ -101,9 +107,8 @@ class Calls(Interpreter):
         if isinstance(callee, FunctionValue):
             return self._call_function(callee, receiver, node, args, env)
         if isinstance(receiver, ModuleValue) and qualname is None:
-            return self._module_method(receiver, node, args, env)
+            return self._module_method(receiver, attr, node, args, env)
         if isinstance(receiver, ParamsValue) and receiver.kind is Kind.OPTIMIZER:
-            attr = node.func.attr.value
             op = ops.lookup(f"torch.optim.Optimizer.{attr}")
             if op is not None and op.kind == "optimizer_step" and "params" in op.writes:
                 self._optimizer_step(receiver, node, env)
@@ -137,10 +142,9 @@ class Calls(Interpreter):
             return container
         if qualname == "torch.tensor":  # always copies its data
             token = ("alloc", id(node))
-            flag = keywords.get("requires_grad", (None, None))[1]
+            requires = is_literal(keywords.get("requires_grad", (None, None))[1], TRUE)
             return TensorValue(origin=node, storage=token, counter=token,
-                               requires_grad=is_literal(flag, TRUE), leaf=is_literal(flag, TRUE),
-                               contiguous=True)
+                               requires_grad=requires, leaf=requires, contiguous=True)
         out_array, out_node = keywords.get("out", (None, None))
         if qualname.startswith("numpy.") and isinstance(out_array, ArrayValue):
             self._write(out_array, out_node, node, None, env, fill=True)
@@ -169,7 +173,8 @@ class Calls(Interpreter):
             return UNKNOWN
         return self._apply(op, qualname, receiver, receiver_node, args, node, env)
 
-    def _apply(self, op: ops.Op, qualname: str, receiver, receiver_node, args, node,
+    def _apply(self, op: ops.Op, qualname: str, receiver: Value | None,
+               receiver_node: cst.BaseExpression | None, args: Args, node: cst.Call,
                env: Env) -> Value:
         kind = op.kind
         if kind == "grad_mode":
@@ -182,8 +187,8 @@ class Calls(Interpreter):
         if inplace_flag:
             twin = op.twin_op() or ops.lookup(f"torch.{op.twin}") if op.twin else None
             first = op.params[0] if op.params else None
-            target = bound.get(first) if first else None
-            if isinstance(target, TensorValue):
+            target = bound.get(first) if first is not None else None
+            if first is not None and isinstance(target, TensorValue):
                 result = self._write(target, nodes.get(first), node, None, env,
                                      activation=True)
                 return self._record_saves(twin or op, bound, result, node, env, nodes)
@@ -243,19 +248,19 @@ class Calls(Interpreter):
             return self._view(base, node, op, literal_ints(args))
         if kind == "functional":
             token = ("alloc", id(node))
-            inputs = [v for v in bound.values() if isinstance(v, TensorValue)]
+            tensors = [v for v in bound.values() if isinstance(v, TensorValue)]
             requires = None
-            if not inputs:
+            if not tensors:
                 flag = nodes.get("requires_grad")
                 requires = is_literal(flag, TRUE) if flag is not None else False
                 if flag is not None and not is_literal(flag, TRUE) and not is_literal(
                         flag, FALSE):
                     requires = None
             result = TensorValue(origin=node, storage=token, counter=token,
-                                 requires_grad=requires, leaf=bool(requires) and not inputs,
-                                 contiguous=True if not inputs else None,
-                                 copied_at=node if inputs else None)
-            if not inputs:
+                                 requires_grad=requires, leaf=bool(requires) and not tensors,
+                                 contiguous=True if not tensors else None,
+                                 copied_at=node if tensors else None)
+            if not tensors:
                 return result
             return self._record_saves(op, bound, result, node, env, nodes)
         requires = self._requires_grad(list(bound.values()), env)
@@ -276,7 +281,8 @@ class Calls(Interpreter):
         # Indexing and the rest: a tensor, its storage not proven.
         return TensorValue(origin=node, requires_grad=requires)
 
-    def _numpy_share(self, op: ops.Op, bound, nodes, node, env: Env) -> Value:
+    def _numpy_share(self, op: ops.Op, bound: dict[str, Value],
+                     nodes: dict[str, cst.BaseExpression], node: cst.Call, env: Env) -> Value:
         """from_numpy / as_tensor / .numpy() / np.asarray: one buffer, two objects."""
         source_name = op.aliases or "self"
         source = bound.get(source_name, UNKNOWN)
@@ -304,7 +310,8 @@ class Calls(Interpreter):
         return TensorValue(origin=node, storage=source.storage, counter=("alloc", id(node)),
                            requires_grad=False, view_origin=node)
 
-    def _builtin_container(self, qualname: str, positional, node) -> Value | None:
+    def _builtin_container(self, qualname: str, positional: list[Value],
+                           node: cst.Call) -> Value | None:
         """Containers that repeat one object, and copies that share their tensors."""
         if qualname in ("builtins.dict.fromkeys", "itertools.repeat"):
             item = positional[1] if qualname.endswith("fromkeys") and len(positional) > 1 \

@@ -65,6 +65,10 @@ class SaveIds:
         return mapping
 
 
+# An in-place op's other tensor inputs: (value, its expression or its role).
+WriteInputs = tuple[tuple[TensorValue | ArrayValue, cst.CSTNode | str | None], ...]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Write:
     """An in-place write to a storage."""
@@ -88,8 +92,7 @@ class Write:
     # says so (a trailing `_`, "in place" in its docstring).
     callee: str | None = None
     declared: bool = False
-    # The in-place op's other tensor inputs (value, node or role), to find overlaps.
-    inputs: tuple[tuple[TensorValue | ArrayValue, cst.CSTNode | str | None], ...] = ()
+    inputs: WriteInputs = ()  # to find overlaps
     # The written part of the target along dim 0, when literal slices say it;
     # () for an item assignment whose part is not known; None: all of it.
     region: tuple | None = None
@@ -161,7 +164,7 @@ class NonContiguousView(Event):
     """`.view()` of a tensor whose layout is known to be non-contiguous."""
 
     receiver: TensorValue
-    receiver_node: cst.CSTNode
+    receiver_node: cst.BaseExpression | None
 
 
 @dataclass(frozen=True)

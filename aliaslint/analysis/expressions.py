@@ -65,11 +65,11 @@ class Expressions(Interpreter):
         for child in child_expressions(node):
             self._eval(child, env)
 
-    def _generic_unknown(self, node, env: Env) -> Value:
+    def _generic_unknown(self, node: cst.BaseExpression, env: Env) -> Value:
         self._eval_children(node, env)
         return UNKNOWN
 
-    def _literal(self, node, env: Env) -> Value:
+    def _literal(self, node: cst.BaseExpression, env: Env) -> Value:
         return OTHER
 
     def _boolean(self, node: cst.BooleanOperation, env: Env) -> Value:
@@ -149,9 +149,10 @@ class Expressions(Interpreter):
             return TensorValue(derived=(attr, base), origin=node)
         return UNKNOWN
 
-    def _view(self, base: TensorValue, node, op: ops.Op | None,
+    def _view(self, base: TensorValue, node: cst.CSTNode, op: ops.Op | None,
               dims: tuple | None = None) -> TensorValue:
-        detach = op is not None and short_name(op.name) == "detach"
+        name = short_name(op.name) if op is not None else None
+        detach = name == "detach"
         noncontiguous = op is not None and op.noncontiguous
         return TensorValue(
             origin=node, storage=base.storage, counter=base.counter,
@@ -161,8 +162,7 @@ class Expressions(Interpreter):
             derived=("detach", base) if detach else None,
             contiguous=False if noncontiguous else (base.contiguous if detach else None),
             layout_origin=node if noncontiguous else (base.layout_origin if detach else None),
-            layout_op=(short_name(op.name), dims) if noncontiguous else (
-                base.layout_op if detach else None),
+            layout_op=(name, dims) if noncontiguous else (base.layout_op if detach else None),
             expanded=base.expanded or (op is not None and op.self_overlapping),
             view_origin=base.view_origin if detach else node,
         )
@@ -171,7 +171,7 @@ class Expressions(Interpreter):
         for arg in node.args:
             self._eval(arg.value, env)
 
-    def _display(self, node, env: Env) -> Value:
+    def _display(self, node: cst.Tuple | cst.List, env: Env) -> Value:
         """A list or tuple display; `[t]` remembers its one element for `[t] * n`,
         and `a, b = x, y` binds element by element."""
         values = [self._eval(element.value, env) for element in node.elements]
@@ -272,7 +272,7 @@ class Expressions(Interpreter):
             index = element.slice
             if isinstance(index, cst.Index):
                 self._index_values[id(index.value)] = self._eval(index.value, env)
-            else:
+            elif isinstance(index, cst.Slice):
                 for bound in (index.lower, index.upper, index.step):
                     if bound is not None:
                         self._eval(bound, env)
@@ -295,11 +295,12 @@ class Expressions(Interpreter):
         self._eval_silently(node.body, inner)
         return OTHER
 
-    def _comprehension(self, node, env: Env) -> Value:
+    def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
+                       env: Env) -> Value:
         # The first iterable runs in the enclosing scope; targets, later
         # iterables, conditions and the element run in the comprehension's own.
         inner = Env(env, flow=env.flow)
-        clause = node.for_in
+        clause: cst.CompFor | None = node.for_in
         scope = env
         while clause is not None:
             iterable = self._eval(clause.iter, scope)

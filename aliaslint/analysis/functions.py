@@ -9,7 +9,7 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.opfacts import MODULE_BASES
-from aliaslint.analysis.scopes import ClassInfo, Deferred, Env
+from aliaslint.analysis.scopes import ClassInfo, Deferred, Env, Flow
 from aliaslint.analysis.syntax import all_params
 from aliaslint.analysis.values import (
     UNKNOWN,
@@ -104,22 +104,24 @@ class Functions(Interpreter):
         if cls is not None and node.name.value == "__init__":
             self._learn_class(cls, env)
 
-    def _run_body(self, node: cst.FunctionDef, env: Env) -> list:
+    def _run_body(self, node: cst.FunctionDef, env: Env) -> list[tuple[Value, Flow]]:
+        """Run a function's body; what each `return` returned, with its path's facts."""
         # A summarised callee may run inside a loop's pass: its own loops
         # neither break out of the caller's nor reuse its fixed points.
         outer = (self._returns, self._function, self._loops, self._loop_cache,
                  self._loop_events)
-        self._returns, self._function = [], node
+        returns: list[tuple[Value, Flow]] = []
+        self._returns, self._function = returns, node
         self._loops, self._loop_cache, self._loop_events = [], None, None
         try:
             body = node.body
             if isinstance(body, cst.IndentedBlock):
                 self._block(body.body, env)
-            else:
+            elif isinstance(body, cst.SimpleStatementSuite):  # `def f(x): return x`
                 self._stmt = body
                 for small in body.body:
                     self._small(small, env)
-            return self._returns
+            return returns
         finally:
             (self._returns, self._function, self._loops, self._loop_cache,
              self._loop_events) = outer
@@ -136,7 +138,7 @@ class Functions(Interpreter):
                     grad = op.extra.get("grad_enabled")
         return grad
 
-    def _eval_silently(self, node, env: Env) -> Value:
+    def _eval_silently(self, node: cst.BaseExpression, env: Env) -> Value:
         self._silent += 1
         try:
             return self._eval(node, env)
@@ -152,7 +154,7 @@ class Functions(Interpreter):
 
     def _learn_class(self, cls: ClassInfo, env: Env) -> None:
         """After __init__: what `self.<attr>` holds in the other methods."""
-        params = set()
+        params: set[object] = set()
         for key, value in env.names.items():
             if not key.startswith("self."):
                 continue

@@ -5,10 +5,10 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint import ops
-from aliaslint.analysis.values import RefValue
+from aliaslint.analysis.values import Args, RefValue
 
 
-def dtype_view(args) -> bool:
+def dtype_view(args: Args) -> bool:
     """`t.view(torch.float16)` / `t.view(dtype=...)` reinterprets, it does not reshape."""
     for arg, value in args:
         if arg.keyword is not None and arg.keyword.value == "dtype":
@@ -18,7 +18,7 @@ def dtype_view(args) -> bool:
     return False
 
 
-def view_fails(layout_op: tuple | None, args) -> bool:
+def view_fails(layout_op: tuple | None, args: Args) -> bool:
     """Does `.view(*args)` certainly fail on a tensor ``layout_op`` made non-contiguous?
 
     Splitting a dimension works on any layout; merging needs the merged
@@ -63,7 +63,7 @@ def view_fails(layout_op: tuple | None, args) -> bool:
     return flatten_all or flatten_rest or merged_last
 
 
-def _bound(node) -> tuple[int, int] | None:
+def _bound(node: cst.BaseExpression | None) -> tuple[int, int] | None:
     """A slice bound as (k, c), meaning k·n + c for a dim of unknown size n."""
     if node is None:
         return None
@@ -75,7 +75,7 @@ def _bound(node) -> tuple[int, int] | None:
     raise ValueError
 
 
-def slice_region(node) -> tuple | None:
+def slice_region(node: cst.CSTNode | None) -> tuple | None:
     """The part of dim 0 a subscript `x[a:b]` covers, as ((k, c), (k, c)) bounds;
     None when it is not one step-1 slice with literal (or absent) bounds."""
     if not isinstance(node, cst.Subscript) or len(node.slice) != 1:

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import libcst as cst
 
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
-from aliaslint.analysis.events import Save
+from aliaslint.analysis.events import Save, Write
 from aliaslint.analysis.opfacts import has_params, input_saved
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
 from aliaslint.analysis.syntax import TRUE, declares_mutation, is_literal
 from aliaslint.analysis.values import (
     OTHER,
     UNKNOWN,
+    Args,
     ClassValue,
     FunctionValue,
+    Keywords,
     Kind,
     ModuleInfo,
     ModuleValue,
@@ -30,8 +33,8 @@ from aliaslint.analysis.values import (
 class Modules(Interpreter):
     """Calls modules and the file's own functions through summaries."""
 
-    def _construct_module(self, spec: ops.ModuleOp, qualname: str, node, positional,
-                          keywords) -> Value:
+    def _construct_module(self, spec: ops.ModuleOp, qualname: str, node: cst.Call,
+                          positional: list[Value], keywords: Keywords) -> Value:
         short = qualname.removeprefix("torch.nn.modules.").removeprefix("torch.")
         inplace = False
         if spec.inplace_kwarg:
@@ -58,7 +61,7 @@ class Modules(Interpreter):
                           label=label)
         return ModuleValue(origin=node, module=info)
 
-    def _construct_local_module(self, cls_value: ClassValue, node) -> Value:
+    def _construct_local_module(self, cls_value: ClassValue, node: cst.Call) -> Value:
         cls = cls_value.module.cls if cls_value.module is not None else None
         if cls is None:
             return UNKNOWN
@@ -66,8 +69,8 @@ class Modules(Interpreter):
         info = ModuleInfo(cls=cls, params=frozenset({token}), label=f"`{cls.name}`")
         return ModuleValue(origin=node, module=info)
 
-    def _module_method(self, module: ModuleValue, node, args, env: Env) -> Value:
-        attr = node.func.attr.value
+    def _module_method(self, module: ModuleValue, attr: str, node: cst.Call, args: Args,
+                       env: Env) -> Value:
         info = module.module
         if attr in ops.parameter_methods() and info.params:
             return ParamsValue(Kind.PARAMS, origin=node, params=info.params)
@@ -83,7 +86,8 @@ class Modules(Interpreter):
         self._unknown_call(args, env)
         return UNKNOWN
 
-    def _call_module(self, module: ModuleValue, node, positional, args, env: Env) -> Value:
+    def _call_module(self, module: ModuleValue, node: cst.Call, positional: list[Value],
+                     args: Args, env: Env) -> Value:
         info = module.module
         if not positional or len(positional) != len(args):
             return UNKNOWN
@@ -92,8 +96,8 @@ class Modules(Interpreter):
             return UNKNOWN
         return self._run_module(module, positional, arg_node, node, env)
 
-    def _run_module(self, module: ModuleValue, inputs: list[Value], arg_node, node,
-                    env: Env) -> Value:
+    def _run_module(self, module: ModuleValue, inputs: list[Value],
+                    arg_node: cst.BaseExpression | None, node: cst.Call, env: Env) -> Value:
         """Call ``module`` on ``inputs``; ``arg_node`` is the first argument's expression."""
         info = module.module
         x = inputs[0]
@@ -140,7 +144,7 @@ class Modules(Interpreter):
             inplace_op.saves_must if inplace_op is not None else None)
         if requires is not True or not saves:
             return result
-        new = set()
+        new: set[int] = set()
         for name in sorted(saves):
             if name == "result":
                 saved = [self._new_save(result, node, info.label, "its result", env)]
@@ -154,7 +158,8 @@ class Modules(Interpreter):
             new.update(save.id for save in saved if save is not None)
         return replace(result, graph=result.graph | new)
 
-    def _call_local_module(self, module: ModuleValue, cls: ClassInfo, inputs, arg_node, node,
+    def _call_local_module(self, module: ModuleValue, cls: ClassInfo, inputs: list[Value],
+                           arg_node: cst.BaseExpression | None, node: cst.Call,
                            env: Env) -> Value:
         forward = cls.method("forward")
         if forward is None:
@@ -162,7 +167,7 @@ class Modules(Interpreter):
         summary = self._summary(forward, cls, tuple(inputs))
         if summary is None:
             return UNKNOWN
-        arg_nodes = [arg.value for arg in node.args] if isinstance(node, cst.Call) else []
+        arg_nodes: list[cst.BaseExpression | None] = [arg.value for arg in node.args]
         if len(arg_nodes) != len(inputs):
             arg_nodes = [arg_node] + [None] * (len(inputs) - 1)
         return self._apply_summary(summary, list(zip(inputs, arg_nodes)),
@@ -170,17 +175,17 @@ class Modules(Interpreter):
                                    None, env, forward)
 
     @staticmethod
-    def _param_mapping(cls: ClassInfo, params: frozenset) -> dict:
+    def _param_mapping(info: ClassInfo, params: frozenset) -> dict[object, frozenset]:
         """Parameter tokens seen inside a class's methods → the instance's tokens."""
-        mapping = {cls.self_token: params}
-        for token in cls.all_params():
+        mapping: dict[object, frozenset] = {info.self_token: params}
+        for token in info.all_params():
             mapping[token] = params
-        for base in cls.bases:
+        for base in info.bases:
             mapping[base.self_token] = params
         return mapping
 
-    def _call_function(self, function: FunctionValue, receiver, node, args,
-                       env: Env) -> Value:
+    def _call_function(self, function: FunctionValue, receiver: Value | None, node: cst.Call,
+                       args: Args, env: Env) -> Value:
         definition = function.definition
         positional = [(value, arg.value) for arg, value in args
                       if arg.keyword is None and not arg.star]
@@ -217,7 +222,8 @@ class Modules(Interpreter):
         self._summaries[key] = summary
         return summary
 
-    def _summarise(self, function: cst.FunctionDef, cls, args) -> Summary | None:
+    def _summarise(self, function: cst.FunctionDef, cls: ClassInfo | None,
+                   args: tuple[Value, ...]) -> Summary | None:
         env = Env(self._outer_env(self._top))
         env.flow.grad = self._decorated_grad_mode(function, env)
         params = list(function.params.params)
@@ -246,7 +252,7 @@ class Modules(Interpreter):
         for value, other in returns[1:]:
             result = join(result, value)
             flow.merge(other)
-        writes = {}
+        writes: dict[int, Write] = {}
         for write in log:
             token = write.target.storage if write.target is not None else None
             if isinstance(token, tuple) and token[0] == "arg":
@@ -258,7 +264,9 @@ class Modules(Interpreter):
             returns_arg = result.storage[1]
         return Summary(result, writes, saves, returns_arg)
 
-    def _apply_summary(self, summary: Summary, args, mapping, node, label: str | None,
+    def _apply_summary(self, summary: Summary,
+                       args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                       mapping: dict[object, frozenset], node: cst.Call, label: str | None,
                        env: Env, function: cst.FunctionDef) -> Value:
         for index, write in summary.writes.items():
             if index < len(args) and isinstance(args[index][0], TensorValue):
@@ -277,7 +285,7 @@ class Modules(Interpreter):
                                  requires_grad=result.requires_grad)
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
-        new = set()
+        new: set[int] = set()
         for token, save in summary.saves:
             # A save the callee left pending, moved onto the caller's storages.
             moved: list[Save | None] = []

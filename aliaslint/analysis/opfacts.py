@@ -7,7 +7,7 @@ from functools import cache
 import libcst as cst
 
 from aliaslint import ops
-from aliaslint.analysis.values import Kind, Value
+from aliaslint.analysis.values import Args, Kind, Value
 
 # torch's own classes the interpreter models: the roots of its value kinds.
 MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
@@ -98,11 +98,12 @@ def input_saved(name: str, bound: dict[str, Value]) -> bool:
     return any(v.requires_grad is True for v in others)
 
 
-def bind_arguments(op: ops.Op, receiver, receiver_node, args):
+def bind_arguments(op: ops.Op, receiver: Value | None, receiver_node: cst.BaseExpression | None,
+                   args: Args) -> tuple[dict[str, Value], dict[str, cst.BaseExpression]]:
     """Argument values and nodes by parameter name, as the op's signature names them."""
     bound: dict[str, Value] = {}
-    nodes: dict[str, cst.CSTNode] = {}
-    if receiver is not None:
+    nodes: dict[str, cst.BaseExpression] = {}
+    if receiver is not None and receiver_node is not None:
         bound["self"], nodes["self"] = receiver, receiver_node
     position = 0
     for arg, value in args:

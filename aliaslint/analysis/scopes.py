@@ -63,7 +63,7 @@ def _by_token(saves: dict) -> dict:
 class Env:
     """Name → Value for one scope, with a fallback to enclosing scopes, and the path's facts."""
 
-    __slots__ = ("names", "parent", "flow")
+    __slots__ = ("flow", "names", "parent")
 
     def __init__(self, parent: Env | None = None, names: dict[str, Value] | None = None,
                  flow: Flow | None = None):

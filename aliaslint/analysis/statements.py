@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
-from aliaslint.analysis.events import Reference
+from aliaslint.analysis.events import Reference, WriteInputs
 from aliaslint.analysis.geometry import slice_region
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import (
@@ -44,7 +46,7 @@ _AUG_DUNDERS = {
 class Statements(Interpreter):
     """Interprets statements in an environment."""
 
-    def _block(self, body, env: Env) -> None:
+    def _block(self, body: Sequence[cst.CSTNode], env: Env) -> None:
         for stmt in body:
             if env.flow.dead:  # after `break` / `continue`
                 return
@@ -140,7 +142,8 @@ class Statements(Interpreter):
         if env is self._top:
             self._bindings.setdefault(name, set()).add(id(self._stmt))
 
-    def _bind(self, target, value: Value, env: Env, evaluate_base: bool = True) -> None:
+    def _bind(self, target: cst.BaseExpression, value: Value, env: Env,
+              evaluate_base: bool = True) -> None:
         if isinstance(target, cst.Name):
             self._assign_name(target.value, value, env)
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -169,19 +172,20 @@ class Statements(Interpreter):
             if evaluate_base and isinstance(base, (TensorValue, ArrayValue)):
                 assigned = value if isinstance(value, (TensorValue, ArrayValue)) else None
                 index = _subscript_index_value(target, self._index_values)
-                inputs = tuple((v, role) for v, role in ((assigned, "value"), (index, "index"))
-                               if v is not None)
+                inputs: WriteInputs = tuple(
+                    (v, role) for v, role in ((assigned, "value"), (index, "index"))
+                    if v is not None)
                 self._write(base, target.value, self._stmt, None, env, fill=True,
                             inputs=inputs, region=slice_region(target) or ())
 
-    def _forget(self, target, env: Env) -> None:
+    def _forget(self, target: cst.BaseExpression, env: Env) -> None:
         if isinstance(target, cst.Name):
             self._assign_name(target.value, UNKNOWN, env)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._forget(element.value, env)
 
-    def _eval_target(self, node, env: Env) -> Value:
+    def _eval_target(self, node: cst.BaseExpression, env: Env) -> Value:
         """Evaluate the expression an in-place write is about to change."""
         outer, self._rewriting = self._rewriting, True
         try:
@@ -220,14 +224,14 @@ class Statements(Interpreter):
         taken.merge(other)
         env.adopt(taken)
 
-    def _element_of(self, iterable: Value, node) -> Value:
+    def _element_of(self, iterable: Value, node: cst.CSTNode) -> Value:
         if isinstance(iterable, ParamsValue) and iterable.kind is Kind.PARAMS and iterable.params:
             return self._parameter(iterable.params, node)
         if isinstance(iterable, ContainerValue):
             return any_element(iterable) or UNKNOWN
         return UNKNOWN
 
-    def _parameter(self, tokens: frozenset, origin) -> TensorValue:
+    def _parameter(self, tokens: frozenset, origin: cst.CSTNode | None) -> TensorValue:
         token = next(iter(tokens)) if len(tokens) == 1 else None
         return TensorValue(origin=origin, storage=token, counter=token, requires_grad=True,
                            leaf=True)
@@ -250,7 +254,7 @@ class Statements(Interpreter):
             for state in frame.breaks[marks[0]:] + frame.continues[marks[1]:]:
                 state.flow.grad = saved_grad
 
-    def _try(self, node, env: Env) -> None:
+    def _try(self, node: cst.Try | cst.TryStar, env: Env) -> None:
         before = env.copy()
         self._block(node.body.body, env)
         # A handler may start anywhere in the body: from what both ends agree on.
@@ -273,7 +277,7 @@ class Statements(Interpreter):
         if node.finalbody is not None:
             self._block(node.finalbody.body.body, env)
 
-    def _return(self, value: Value, node, env: Env) -> None:
+    def _return(self, value: Value, node: cst.CSTNode, env: Env) -> None:
         if self._returns is not None:
             self._returns.append((value, env.flow.copy()))
         # The caller will run backward through a returned tensor: a dirty save
@@ -283,7 +287,8 @@ class Statements(Interpreter):
                           retain=True)
 
 
-def _subscript_index_value(node: cst.Subscript, values: dict) -> Value | None:
+def _subscript_index_value(node: cst.Subscript,
+                           values: dict[int, Value]) -> TensorValue | ArrayValue | None:
     if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
         value = values.get(id(node.slice[0].slice.value))
         if isinstance(value, (TensorValue, ArrayValue)):

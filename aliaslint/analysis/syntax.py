@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import libcst as cst
+
+if TYPE_CHECKING:
+    from aliaslint.analysis.values import Args
 
 TRUE, FALSE = "True", "False"
 
@@ -13,7 +17,7 @@ def is_literal(node: cst.CSTNode | None, text: str) -> bool:
     return isinstance(node, cst.Name) and node.value == text
 
 
-def attr_key(node) -> str | None:
+def attr_key(node: cst.CSTNode | None) -> str | None:
     """`self.h` → "self.h": attributes of `self` are tracked like names."""
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
             and node.value.value == "self":
@@ -21,7 +25,7 @@ def attr_key(node) -> str | None:
     return None
 
 
-def dotted(node) -> str:
+def dotted(node: cst.CSTNode) -> str:
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):
@@ -78,20 +82,20 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from _walk(child)
 
 
-def discards(stmt, node) -> bool:
+def discards(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
     """Is ``node`` a whole expression statement (its result thrown away)?"""
     return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
             and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is node)
 
 
-def names_of(node) -> set[str]:
+def names_of(node: cst.CSTNode | None) -> set[str]:
     if isinstance(node, cst.Name):
         return {node.value}
     key = attr_key(node)
     return {key} if key else set()
 
 
-def names_assigned_by(stmt) -> set[str]:
+def names_assigned_by(stmt: cst.CSTNode) -> set[str]:
     """Names that receive a statement's result: its assignment targets."""
     names: set[str] = set()
     if isinstance(stmt, cst.SimpleStatementLine):
@@ -106,7 +110,7 @@ def names_assigned_by(stmt) -> set[str]:
     return names
 
 
-def is_alias_expression(node) -> bool:
+def is_alias_expression(node: cst.BaseExpression) -> bool:
     """`w`, `self.w`, `w.data`, `w.detach()`: another name for the same memory."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args \
             and node.func.attr.value == "detach":
@@ -130,7 +134,7 @@ def basic_index(node: cst.Subscript) -> bool:
     """Basic indexing (ints, slices, None, ...) gives a view; anything else may copy."""
     for element in node.slice:
         index = element.slice
-        if isinstance(index, cst.Slice):
+        if not isinstance(index, cst.Index):  # a slice
             continue
         value = index.value
         if isinstance(value, (cst.Integer, cst.Ellipsis)) or is_literal(value, "None"):
@@ -141,7 +145,7 @@ def basic_index(node: cst.Subscript) -> bool:
     return True
 
 
-def literal_ints(args) -> tuple | None:
+def literal_ints(args: Args) -> tuple[int, ...] | None:
     """`transpose(1, 2)` → (1, 2); None when an argument is not an integer literal."""
     values = []
     for arg, _ in args:

@@ -258,6 +258,10 @@ class GradModeValue(Value):
 UNKNOWN = Value(Kind.UNKNOWN)
 OTHER = Value(Kind.OTHER)
 
+# A call's arguments, each with its value; its keyword arguments' values and expressions.
+Args = list[tuple[cst.Arg, Value]]
+Keywords = dict[str, tuple[Value, cst.BaseExpression]]
+
 # What an in-place write can target: a tensor or an array.
 Written = TypeVar("Written", bound=TensorValue | ArrayValue)
 
