@@ -8,7 +8,8 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL101", "inplace-on-saved-tensor",
-    'An in-place write changes a tensor that autograd saved for a backward pass that is still to come.',
+    "An in-place write changes a tensor that autograd saved for a backward pass that is still "
+    "to come.",
     confirm="saved",
 )
 

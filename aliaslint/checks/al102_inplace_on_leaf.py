@@ -10,7 +10,7 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL102", "inplace-on-leaf",
-    'An in-place write to a leaf tensor that requires grad, outside `torch.no_grad()`.',
+    "An in-place write to a leaf tensor that requires grad, outside `torch.no_grad()`.",
     confirm="leaf",
 )
 
@@ -27,7 +27,8 @@ def inplace_on_leaf(event: InplaceWrite, ctx: Context):
     if target.origin is not None:
         related = (("created here as a leaf that requires grad", target.origin),)
     what = "a view of a leaf" if write.via == "view" else "a leaf"
-    yield RULE.finding(write.node, write.stmt,
+    yield RULE.finding(
+        write.node, write.stmt,
         f"{written(write, ctx)} is {what} tensor that requires grad: the in-place "
         f"{actor(write.label, write.node, ctx)} outside `torch.no_grad()` raises \"a leaf "
         "Variable that requires grad is being used in an in-place operation\" · wrap the "

@@ -8,7 +8,8 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL103", "data-bypasses-autograd",
-    'An in-place write through `.data` changes a tensor that a pending backward pass will read, and autograd cannot notice.',
+    "An in-place write through `.data` changes a tensor that a pending backward pass will read,"
+    " and autograd cannot notice.",
     confirm="saved",
 )
 
@@ -18,7 +19,8 @@ def data_bypasses_autograd(event: SavedWrite, ctx: Context):
     write, save = event.write, event.save
     if write.via != "data":
         return
-    yield RULE.finding(write.node, write.stmt,
+    yield RULE.finding(
+        write.node, write.stmt,
         f"{written(write, ctx)} writes through `.data` into a tensor {saved(save, ctx)} "
         "saved for backward; `.data` has its own version counter, so autograd cannot notice · "
         f"{outcome(event, ctx, 'will silently use the new values (wrong gradients)')} · "

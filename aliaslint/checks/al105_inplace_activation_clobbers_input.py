@@ -10,7 +10,7 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL105", "inplace-activation-clobbers-input",
-    'An in-place activation overwrites its input while that input is still needed.',
+    "An in-place activation overwrites its input while that input is still needed.",
     confirm="clobbered",
 )
 
@@ -34,7 +34,8 @@ def inplace_activation_clobbers_saved(event: SavedWrite, ctx: Context):
         return
     node, stmt, runs, witness = _where(write, ctx)
     related = tuple(r for r in saved_write_related(event) if r[1] is not write.defined_at)
-    yield RULE.finding(node, stmt,
+    yield RULE.finding(
+        node, stmt,
         f"{actor(write.label, write.node, ctx)} overwrites in place a tensor that "
         f"{saved(save, ctx)} saved for backward · {outcome(event, ctx, 'will raise')} · "
         "use `inplace=False` or the out-of-place op",
@@ -49,7 +50,8 @@ def inplace_activation_clobbers_alias(event: StaleRead, ctx: Context):
         return
     node, stmt, runs, witness = _where(write, ctx)
     read = (f"`{event.name}` is read here and sees the overwritten values", event.read)
-    yield RULE.finding(node, stmt,
+    yield RULE.finding(
+        node, stmt,
         f"{actor(write.label, write.node, ctx)} overwrites {written(write, ctx)} in place, "
         f"but `{event.name}` still holds that tensor and is read at line {ctx.line(event.read)} "
         "· use `inplace=False`, or `.clone()` what must keep the old values",

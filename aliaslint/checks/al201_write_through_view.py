@@ -9,7 +9,7 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL201", "write-through-view",
-    'An in-place write through a named view also changes its base, which is read afterwards.',
+    "An in-place write through a named view also changes its base, which is read afterwards.",
     confirm="shared-write",
 )
 
@@ -47,6 +47,7 @@ def write_through_view(event: StaleRead, ctx: Context):
                    f"{sees(event, ctx)} · `.clone()` the view if it must keep the old values")
     else:
         return
-    yield RULE.finding(write.node, write.stmt, message,
-                  (("the view is made here", origin), read_related(event)))
+    yield RULE.finding(
+        write.node, write.stmt, message,
+        (("the view is made here", origin), read_related(event)))
 

@@ -7,7 +7,7 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL202", "view-of-noncontiguous",
-    '`.view()` is called on a tensor that is known not to be contiguous.',
+    "`.view()` is called on a tensor that is known not to be contiguous.",
     confirm="view",
 )
 
@@ -17,7 +17,8 @@ def view_of_noncontiguous(event: NonContiguousView, ctx: Context):
     origin = event.receiver.layout_origin
     if origin is None:
         return
-    yield RULE.finding(event.node, event.stmt,
+    yield RULE.finding(
+        event.node, event.stmt,
         f"{ctx.code(event.node)} needs a contiguous-compatible layout, but "
         f"{ctx.code(origin)} at line {ctx.line(origin)} made the tensor non-contiguous: "
         "this raises \"view size is not compatible with input tensor's size and stride\" · "

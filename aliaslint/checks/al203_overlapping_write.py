@@ -23,7 +23,8 @@ def overlapping_write(event: InplaceWrite, ctx: Context):
     if target.expanded:
         origin = target.view_origin
         made = f" ({ctx.code(origin)}, line {ctx.line(origin)})" if origin is not None else ""
-        yield RULE.finding(write.node, write.stmt,
+        yield RULE.finding(
+            write.node, write.stmt,
             f"{writer(write, ctx)} writes in place a tensor made by `expand`{made}: "
             "several of its elements are one "
             "memory location, so most ops raise (\"unsupported operation: more than one "
@@ -57,7 +58,8 @@ def overlapping_write(event: InplaceWrite, ctx: Context):
         if not overlaps:
             continue
         source = ctx.code(role) if isinstance(role, cst.CSTNode) else "its input"
-        yield RULE.finding(write.node, write.stmt,
+        yield RULE.finding(
+            write.node, write.stmt,
             f"{writer(write, ctx)} reads {source} while writing memory that overlaps it "
             "(the same storage, partly): the result depends on the order elements are "
             "processed, and torch raises \"unsupported operation: some elements of the input "

@@ -8,7 +8,7 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL204", "write-to-copy-lost",
-    'A write goes into the copy made by advanced indexing or a gathering operation and is lost.',
+    "A write goes into the copy made by advanced indexing or a gathering operation and is lost.",
     confirm="copy-write",
 )
 
@@ -19,7 +19,8 @@ def write_to_copy_lost(event: LostWrite, ctx: Context):
     copy = write.target.copied_at if write.target is not None else None
     if copy is None:
         return
-    yield RULE.finding(write.node, write.stmt,
+    yield RULE.finding(
+        write.node, write.stmt,
         f"{ctx.code(copy)} is a new tensor (advanced indexing and ops such as "
         "`index_select` or `masked_select` copy), so the in-place "
         f"{writer(write, ctx)} changes only that copy, which is then dropped · write the "

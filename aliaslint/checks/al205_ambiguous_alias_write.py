@@ -12,7 +12,7 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL205", "ambiguous-alias-write",
-    'An in-place write into the result of an operation that returns its input only sometimes.',
+    "An in-place write into the result of an operation that returns its input only sometimes.",
     confirm="source-write",
 )
 
@@ -34,10 +34,10 @@ def ambiguous_alias_write_to_argument(event: InplaceWrite, ctx: Context):
     call = target.view_origin
     if call is None or not (isinstance(target.maybe_of, tuple) and target.maybe_of[0] == "arg"):
         return
-    yield RULE.finding(write.node, write.stmt,
-                  maybe_alias_message(write, call, ctx, "then writes the caller's tensor for "
-                                      "some inputs"),
-                  (("the ambiguous call", call),), witness=_witness(write, ctx))
+    yield RULE.finding(
+        write.node, write.stmt,
+        maybe_alias_message(write, call, ctx, "then writes the caller's tensor for some inputs"),
+        (("the ambiguous call", call),), witness=_witness(write, ctx))
 
 
 @RULE.check(StaleRead)
@@ -49,9 +49,9 @@ def ambiguous_alias_write_read_later(event: StaleRead, ctx: Context):
     call = target.view_origin
     if call is None or event.value.storage != target.maybe_of:
         return
-    yield RULE.finding(write.node, write.stmt,
-                  maybe_alias_message(write, call, ctx, f"may change `{event.name}`, read at "
-                                      f"line {ctx.line(event.read)}"),
-                  (("the ambiguous call", call), read_related(event)),
-                  witness=_witness(write, ctx))
+    yield RULE.finding(
+        write.node, write.stmt,
+        maybe_alias_message(write, call, ctx,
+                            f"may change `{event.name}`, read at line {ctx.line(event.read)}"),
+        (("the ambiguous call", call), read_related(event)), witness=_witness(write, ctx))
 

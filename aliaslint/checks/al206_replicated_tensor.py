@@ -8,7 +8,7 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL206", "replicated-tensor",
-    'A container holds the same tensor several times, and one element is written in place.',
+    "A container holds the same tensor several times, and one element is written in place.",
     confirm="replicated",
 )
 
@@ -20,7 +20,8 @@ def replicated_tensor(event: InplaceWrite, ctx: Context):
     if target is None or target.replica is None:
         return
     container = target.replica
-    yield RULE.finding(write.node, write.stmt,
+    yield RULE.finding(
+        write.node, write.stmt,
         f"{written(write, ctx)} is an element of {ctx.code(container)} (line "
         f"{ctx.line(container)}), which holds the same tensor object in every place · the "
         f"in-place {writer(write, ctx)} changes all of them · build one tensor per element: "

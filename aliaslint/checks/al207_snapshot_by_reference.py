@@ -9,7 +9,8 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL207", "snapshot-by-reference",
-    'A "snapshot" of a model or tensor is only a reference, and the source is mutated afterwards.',
+    'A "snapshot" of a model or tensor is only a reference, and the source is mutated '
+    'afterwards.',
     confirm="snapshot",
 )
 
@@ -27,7 +28,8 @@ def snapshot_by_reference(event: StaleRead, ctx: Context):
     else:
         kind = "references to the same tensors"
         advice = "`copy.deepcopy(...)`, or `{k: v.clone() for k, v in ...items()}`"
-    yield RULE.finding(snapshot, snapshot,
+    yield RULE.finding(
+        snapshot, snapshot,
         f"{ctx.code(snapshot)} keeps {kind}, not a copy · {writer(write, ctx)} at line "
         f"{ctx.line(write.node)} changes it in place · `{event.name}` read at line "
         f"{ctx.line(event.read)} holds the new values · take a copy: {advice}",

@@ -11,7 +11,8 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL208", "argument-written",
-    "A function writes a caller's tensor argument in place without saying so, and the caller reads that tensor afterwards.",
+    "A function writes a caller's tensor argument in place without saying so, and the caller "
+    "reads that tensor afterwards.",
     confirm="argument",
 )
 
@@ -32,7 +33,8 @@ def argument_written(event: StaleRead, ctx: Context):
     arguments = call.args if isinstance(call, cst.Call) else ()
     witness = Witness(RULE.confirm or "", rows=ctx.rows(call), operands=tuple(
         ctx.operand(arg.value) for arg in arguments if not arg.star))
-    yield RULE.finding(inside, inside,
+    yield RULE.finding(
+        inside, inside,
         f"{ctx.code(write.node)} writes its argument {written(write, ctx)} in place "
         f"({ctx.code(inside)} at line {ctx.line(inside)}, inside `{write.callee}`) though "
         f"nothing in its name or docstring says so · {sees(event, ctx)} · return a new tensor "

@@ -8,7 +8,8 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL301", "numpy-shared-write",
-    'A tensor and a NumPy array share one buffer, and one side is written while the other is still read.',
+    "A tensor and a NumPy array share one buffer, and one side is written while the other is "
+    "still read.",
     confirm="numpy",
 )
 
@@ -25,7 +26,8 @@ def numpy_shared_write(event: StaleRead, ctx: Context):
     if shared is None:
         return
     side = "the tensor" if target.kind is Kind.TENSOR else "the NumPy array"
-    yield RULE.finding(write.node, write.stmt,
+    yield RULE.finding(
+        write.node, write.stmt,
         f"{written(write, ctx)} and `{event.name}` share one buffer ({ctx.code(shared)} at "
         f"line {ctx.line(shared)} does not copy) · {writer(write, ctx)} writes {side} in place"
         f" at line {ctx.line(write.node)} · {sees(event, ctx)} · copy at the boundary: "

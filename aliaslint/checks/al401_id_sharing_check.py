@@ -18,7 +18,7 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL401", "id-sharing-check",
-    '`id()` of tensors or storages is compared to decide whether memory is shared.',
+    "`id()` of tensors or storages is compared to decide whether memory is shared.",
     words=re.compile(r"\bid\b").search,
     confirm="compare",
 )
@@ -39,8 +39,8 @@ def id_sharing_check(event: Compare, ctx: Context):
     else:
         why = ("each `.storage()` call returns a new wrapper object that dies at once, "
                "so the ids say nothing and may even coincide")
-    yield RULE.finding(event.node,
-        event.stmt,
+    yield RULE.finding(
+        event.node, event.stmt,
         f"`id()` comparison tests Python object identity, not shared memory: {why} · "
         + advice(a, b),
         witness=comparison_witness("id", [left, right] if is_call(event.left_node, "id")

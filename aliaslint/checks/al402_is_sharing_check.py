@@ -61,7 +61,7 @@ def _replacement_fields(fstring: str) -> str | None:
 
 RULE = Rule(
     "AL402", "is-sharing-check",
-    '`is` between tensors or typed storages is used to decide whether memory is shared.',
+    "`is` between tensors or typed storages is used to decide whether memory is shared.",
     words=code_has_is,
     confirm="compare",
 )
@@ -83,8 +83,8 @@ def is_sharing_check(event: Compare, ctx: Context):
     else:
         outcome = "True" if event.operator == "is not" else "False"
         why = f"is always {outcome}: each `.storage()` call returns a new wrapper object"
-    yield RULE.finding(event.node,
-        event.stmt,
+    yield RULE.finding(
+        event.node, event.stmt,
         f"`{event.operator}` between {operands} {why} · " + advice(a, b),
         witness=comparison_witness("is", [event.left_node, event.right_node], ctx),
     )

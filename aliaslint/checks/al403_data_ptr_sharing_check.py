@@ -10,7 +10,7 @@ from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL403", "data-ptr-sharing-check",
-    '`data_ptr()` of two tensors is compared to decide whether memory is shared.',
+    "`data_ptr()` of two tensors is compared to decide whether memory is shared.",
     words=re.compile(r"data_ptr").search,
     confirm="compare",
 )
@@ -24,8 +24,8 @@ def data_ptr_sharing_check(event: Compare, ctx: Context):
         return
     a = ctx.source(inner(event.left_node))
     b = ctx.source(inner(event.right_node))
-    yield RULE.finding(event.node,
-        event.stmt,
+    yield RULE.finding(
+        event.node, event.stmt,
         "`data_ptr()` equality only tells whether two tensors start at the same address: "
         f"a view at an offset (`{a}[1:]`) shares the storage with a different `data_ptr()` · "
         + advice(a, b),

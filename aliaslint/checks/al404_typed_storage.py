@@ -10,7 +10,8 @@ from aliaslint.rule import Context, Rule, chain
 
 RULE = Rule(
     "AL404", "typed-storage",
-    'The deprecated typed storage API is used; use `untyped_storage()` and `torch.UntypedStorage`.',
+    "The deprecated typed storage API is used; use `untyped_storage()` and "
+    "`torch.UntypedStorage`.",
     words=re.compile(r"[sS]torage").search,
     confirm="storage",
 )
@@ -24,8 +25,8 @@ def typed_storage_call(event: Call, ctx: Context):
     if event.qualname == "torch.Tensor.storage" and event.receiver is not None \
             and event.receiver_node is not None:
         tensor = ctx.source(event.receiver_node)
-        yield RULE.finding(event.node,
-            event.stmt,
+        yield RULE.finding(
+            event.node, event.stmt,
             f"`{tensor}.storage()` returns a deprecated `TypedStorage` · use "
             f"`{tensor}.untyped_storage()` (its sizes and offsets count bytes, not elements)",
             witness=Witness(RULE.confirm or "", operands=(ctx.operand(event.receiver_node),)),
@@ -37,8 +38,8 @@ def typed_storage_class(event: Reference, ctx: Context):
     match = _TYPED_STORAGE_CLASS.match(event.qualname)
     if match is None or match.group(1) == "_":
         return
-    yield RULE.finding(event.node,
-        event.stmt,
+    yield RULE.finding(
+        event.node, event.stmt,
         f"`{event.qualname}` is a deprecated typed storage class · use "
         "`torch.UntypedStorage` (or a tensor of the wanted dtype)",
         # An imported name is bound only after its line ran: nothing to read then.
