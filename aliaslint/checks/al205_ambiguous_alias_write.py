@@ -25,14 +25,20 @@ def _witness(write: Write, ctx: Context) -> Witness:
     return Witness(RULE.confirm or "")
 
 
+def _ambiguous_call(write: Write) -> cst.CSTNode | None:
+    """The call whose result the code writes in place, when it aliases its source sometimes."""
+    target = write.target
+    if target is None or target.maybe_of is None or write.activation or write.callee:
+        return None
+    return target.view_origin
+
+
 @RULE.check(InplaceWrite)
 def ambiguous_alias_write_to_argument(event: InplaceWrite, ctx: Context):
     write = event.write
-    target = write.target
-    if target is None or target.maybe_of is None or write.activation or write.callee:
-        return
-    call = target.view_origin
-    if call is None or not (isinstance(target.maybe_of, tuple) and target.maybe_of[0] == "arg"):
+    call = _ambiguous_call(write)
+    source = write.target.maybe_of if write.target is not None else None
+    if call is None or not (isinstance(source, tuple) and source[0] == "arg"):
         return
     yield RULE.finding(
         write.node, write.stmt,
@@ -43,11 +49,8 @@ def ambiguous_alias_write_to_argument(event: InplaceWrite, ctx: Context):
 @RULE.check(StaleRead)
 def ambiguous_alias_write_read_later(event: StaleRead, ctx: Context):
     write = event.write
-    target = write.target
-    if target is None or target.maybe_of is None or write.activation or write.callee:
-        return
-    call = target.view_origin
-    if call is None or event.value.storage != target.maybe_of:
+    call = _ambiguous_call(write)
+    if call is None or write.target is None or event.value.storage != write.target.maybe_of:
         return
     yield RULE.finding(
         write.node, write.stmt,
