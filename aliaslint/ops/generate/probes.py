@@ -37,7 +37,7 @@ def probe_version_bump(torch: Any, ov: Overload) -> bool | None:
     """Does the in-place op bump the written tensor's version counter (what autograd checks)?
 
     False for requires_grad_ / detach_ (metadata only); None when not callable on samples."""
-    seen = None
+    seen: tuple[Any, bool] | None = None
     for world, x, pos, kw in sample_calls(torch, ov.schema):
         if seen is not None and world is not seen[0]:
             break  # every argument try of the first world that works
