@@ -164,9 +164,15 @@ class Rule:
 
         return register
 
+    def witness(self, **facts: Any) -> Witness:
+        """The claim a finding of this rule makes, for the rule's runtime predicate."""
+        if self.confirm is None:
+            raise ValueError(f"{self.code} has no runtime predicate to claim anything for")
+        return Witness(self.confirm, **facts)
+
     def finding(self, node: cst.CSTNode, stmt: cst.CSTNode, message: str,
                 related: tuple[tuple[str, cst.CSTNode], ...] = (), *,
                 witness: Witness | None = None, confidence: Confidence = "high") -> Finding:
         if witness is None and self.confirm is not None:
-            witness = Witness(self.confirm)
+            witness = self.witness()
         return Finding(self.code, node, stmt, message, related, witness, confidence)

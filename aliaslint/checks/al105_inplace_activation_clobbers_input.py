@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from aliaslint.analysis import SavedWrite, StaleRead
-from aliaslint.analysis import Write
+from aliaslint.analysis import SavedWrite, StaleRead, Write
 from aliaslint.checks.common import actor, outcome, saved, saved_write_related, written
-from aliaslint.diagnostics import Witness
 from aliaslint.rule import Context, Rule
 
 RULE = Rule(
@@ -20,7 +18,7 @@ def _where(write: Write, ctx: Context):
     write, and the witness.  The fix (`inplace=False`, the out-of-place op) goes where the
     in-place op is written: the module's constructor or the helper's write when the call
     runs one of those, else the call itself."""
-    witness = Witness(RULE.confirm or "", rows=ctx.rows(write.node))
+    witness = RULE.witness(rows=ctx.rows(write.node))
     if write.defined_at is None:
         return write.node, write.stmt, (), witness
     runs = ("the in-place write runs here", write.node)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+
 from aliaslint.analysis import Kind, StaleRead, regions_overlap
 from aliaslint.checks.common import plain_write, read_related, sees, writer
 from aliaslint.rule import Context, Rule

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+
 from aliaslint.analysis import InplaceWrite, Kind, regions_overlap
 from aliaslint.checks.common import writer
 from aliaslint.rule import Context, Rule

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from aliaslint.analysis import InplaceWrite, StaleRead
 import libcst as cst
 
-from aliaslint.analysis import Write
+from aliaslint.analysis import InplaceWrite, StaleRead, Write
 from aliaslint.checks.common import maybe_alias_message, read_related
 from aliaslint.diagnostics import Witness
 from aliaslint.rule import Context, Rule
@@ -21,8 +20,8 @@ def _witness(write: Write, ctx: Context) -> Witness:
     """The source of the ambiguous call: the run shows whether the write reached it."""
     call = write.target.view_origin if write.target is not None else None
     if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
-        return Witness(RULE.confirm or "", operands=(ctx.operand(call.func.value),))
-    return Witness(RULE.confirm or "")
+        return RULE.witness(operands=(ctx.operand(call.func.value),))
+    return RULE.witness()
 
 
 def _ambiguous_call(write: Write) -> cst.CSTNode | None:

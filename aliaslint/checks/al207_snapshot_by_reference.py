@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from aliaslint.analysis import Kind, StaleRead
 from aliaslint.checks.common import read_related, writer
-from aliaslint.diagnostics import Witness
 from aliaslint.rule import Context, Rule
 
 RULE = Rule(
@@ -35,6 +34,6 @@ def snapshot_by_reference(event: StaleRead, ctx: Context):
         f"{ctx.line(event.read)} holds the new values · take a copy: {advice}",
         (("changed in place here", write.node), read_related(event)),
         # The run reads what the name holds once the snapshot statement has finished.
-        witness=Witness(RULE.confirm or "", target=tuple(event.name.split("."))),
+        witness=RULE.witness(target=tuple(event.name.split("."))),
     )
 

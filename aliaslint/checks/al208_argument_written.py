@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from aliaslint.analysis import Kind, StaleRead, discards
 import libcst as cst
 
+from aliaslint.analysis import Kind, StaleRead, discards
 from aliaslint.checks.common import read_related, sees, written
-from aliaslint.diagnostics import Witness
 from aliaslint.rule import Context, Rule
 
 RULE = Rule(
@@ -31,7 +30,7 @@ def argument_written(event: StaleRead, ctx: Context):
         return
     call = write.node
     arguments = call.args if isinstance(call, cst.Call) else ()
-    witness = Witness(RULE.confirm or "", rows=ctx.rows(call), operands=tuple(
+    witness = RULE.witness(rows=ctx.rows(call), operands=tuple(
         ctx.operand(arg.value) for arg in arguments if not arg.star))
     yield RULE.finding(
         inside, inside,

@@ -43,7 +43,7 @@ def id_sharing_check(event: Compare, ctx: Context):
         event.node, event.stmt,
         f"`id()` comparison tests Python object identity, not shared memory: {why} · "
         + advice(a, b),
-        witness=comparison_witness("id", [left, right] if is_call(event.left_node, "id")
+        witness=comparison_witness(RULE, "id", [left, right] if is_call(event.left_node, "id")
                                    and is_call(event.right_node, "id") else [], ctx),
     )
 

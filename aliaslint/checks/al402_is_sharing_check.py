@@ -86,6 +86,6 @@ def is_sharing_check(event: Compare, ctx: Context):
     yield RULE.finding(
         event.node, event.stmt,
         f"`{event.operator}` between {operands} {why} · " + advice(a, b),
-        witness=comparison_witness("is", [event.left_node, event.right_node], ctx),
+        witness=comparison_witness(RULE, "is", [event.left_node, event.right_node], ctx),
     )
 

@@ -29,7 +29,7 @@ def data_ptr_sharing_check(event: Compare, ctx: Context):
         "`data_ptr()` equality only tells whether two tensors start at the same address: "
         f"a view at an offset (`{a}[1:]`) shares the storage with a different `data_ptr()` · "
         + advice(a, b),
-        witness=comparison_witness("data_ptr", [
+        witness=comparison_witness(RULE, "data_ptr", [
             inner(side) for side in (event.left_node, event.right_node)
             if is_call(side, "data_ptr")], ctx),
     )

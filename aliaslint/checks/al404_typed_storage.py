@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from aliaslint.analysis import Call, Reference
-from aliaslint.diagnostics import Witness
 from aliaslint.rule import Context, Rule, chain
 
 RULE = Rule(
@@ -29,7 +28,7 @@ def typed_storage_call(event: Call, ctx: Context):
             event.node, event.stmt,
             f"`{tensor}.storage()` returns a deprecated `TypedStorage` · use "
             f"`{tensor}.untyped_storage()` (its sizes and offsets count bytes, not elements)",
-            witness=Witness(RULE.confirm or "", operands=(ctx.operand(event.receiver_node),)),
+            witness=RULE.witness(operands=(ctx.operand(event.receiver_node),)),
         )
 
 
@@ -43,6 +42,6 @@ def typed_storage_class(event: Reference, ctx: Context):
         f"`{event.qualname}` is a deprecated typed storage class · use "
         "`torch.UntypedStorage` (or a tensor of the wanted dtype)",
         # An imported name is bound only after its line ran: nothing to read then.
-        witness=Witness(RULE.confirm or "", target=chain(event.node)),
+        witness=RULE.witness(target=chain(event.node)),
     )
 

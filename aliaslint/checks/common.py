@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import libcst as cst
+
 from aliaslint.analysis import Compare, Kind, SavedWrite, StaleRead, Value, Write
 from aliaslint.diagnostics import Witness
-from aliaslint.rule import Context
+from aliaslint.rule import Context, Rule
 
 SAME_STORAGE = "{a}.untyped_storage().data_ptr() == {b}.untyped_storage().data_ptr()"
 
@@ -47,10 +48,11 @@ def inner(node: cst.CSTNode) -> cst.CSTNode:
     return node
 
 
-def comparison_witness(comparison: str, operands: list[cst.CSTNode], ctx: Context) -> Witness:
+def comparison_witness(rule: Rule, comparison: str, operands: list[cst.CSTNode],
+                       ctx: Context) -> Witness:
     """The runtime claim of a sharing test: which test, over which operands."""
-    return Witness("compare", comparison=comparison,
-                   operands=tuple(ctx.operand(node) for node in operands))
+    return rule.witness(comparison=comparison,
+                        operands=tuple(ctx.operand(node) for node in operands))
 
 
 def is_call(node: cst.CSTNode, name: str) -> bool:

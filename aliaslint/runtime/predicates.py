@@ -534,10 +534,10 @@ _predicate(Predicate("compare", False, "a sharing test compared tensors or stora
 def _evaluate_storage(witness: Witness, frame: FrameType) -> None:
     import torch
 
-    if witness.storage_class is not None:
-        shown = ".".join(witness.storage_class)
+    if witness.target is not None:
+        shown = ".".join(witness.target)
         try:
-            value = lookup(frame, witness.storage_class)
+            value = lookup(frame, witness.target)
         except Exception:
             witness.deny(f"`{shown}` could not be read")
             return

@@ -19,8 +19,8 @@ class Witness:
     kind: str  # the predicate that tests it (aliaslint.runtime.predicates.PREDICATES)
     operands: tuple[Operand, ...] = ()
     comparison: str = ""  # "id", "is", "data_ptr" for AL401/402/403
-    storage_class: tuple[str, ...] | None = None  # AL404: `torch.FloatStorage(...)`
-    target: tuple[str, ...] | None = None  # AL207: the name the snapshot is assigned to
+    # AL207: the name the snapshot is assigned to; AL404: the typed storage class's chain.
+    target: tuple[str, ...] | None = None
     related_rows: frozenset[int] = frozenset()  # related rows in the same file
     primary_rows: frozenset[int] = frozenset()  # the rows the finding points at
     ran: bool = False
@@ -64,12 +64,8 @@ def make_witnesses(diagnostics: Iterable[Diagnostic], path: str) -> list[Witness
         primary = frozenset(range(diagnostic.location.row,
                                   max(diagnostic.end_location.row, diagnostic.location.row) + 1))
         witness = Witness(diagnostic, path, frozenset(claim.rows) or primary, claim.predicate,
-                          operands=claim.operands, comparison=claim.comparison)
-        if claim.predicate == "storage":
-            witness.storage_class = claim.target
-        else:
-            witness.target = claim.target
-        witness.primary_rows = primary
+                          operands=claim.operands, comparison=claim.comparison,
+                          target=claim.target, primary_rows=primary)
         witness.related_rows = frozenset(
             r.location.row for r in diagnostic.related
             if os.path.abspath(r.filename) == path and r.location.row >= 1)
