@@ -73,11 +73,12 @@ class Settings:
         """The codes enabled for ``path`` once per-file-ignores apply."""
         rules = self.rules
         relative = _relative(path, self.root)
+        always = registry.always_on()
         for pattern, selectors in self.per_file_ignores:
             if _glob_match(pattern, relative, path.name):
                 rules = frozenset(
                     code for code in rules
-                    if code in registry.always_on() or _specificity(code, selectors) < 0
+                    if code in always or _specificity(code, selectors) < 0
                 )
         return rules
 

@@ -54,10 +54,6 @@ def get(code: str) -> Rule | None:
     return rules().get(code)
 
 
-def codes() -> tuple[str, ...]:
-    return tuple(rules())
-
-
 def always_on() -> frozenset[str]:
     return frozenset(code for code, rule in rules().items() if rule.always_on)
 
