@@ -191,7 +191,7 @@ def _parse(source: str, filename: str) -> cst.Module | Diagnostic:
 def _check_module(module: cst.Module, source: str, filename: str, enabled: frozenset[str],
                   confidence: Confidence) -> list[Diagnostic]:
     context = Context(module)
-    findings, errors = _run_checks(context, enabled, filename)
+    findings, errors = _run_checks(context, enabled, filename, source)
     located = _locate(context, findings, filename, confidence)
     diagnostics = [diagnostic for diagnostic, _ in located]
     if located or UNUSED_SUPPRESSION in enabled:
@@ -239,10 +239,10 @@ def _cell_span(notebook: Notebook, start: Position, end: Position):
     return cell, Position(row, start.column), Position(end_row, end.column)
 
 
-def _run_checks(context: Context, enabled: frozenset[str], filename: str):
+def _run_checks(context: Context, enabled: frozenset[str], filename: str, source: str):
     errors: list[Diagnostic] = []
     try:
-        analysis = analyse(context.module)
+        analysis = analyse(context.module, source)
     except RecursionError:
         return [], [_file_error(filename, "file is nested too deeply to analyse")]
     except Exception as error:  # a bug in aliaslint: report it, keep going
@@ -258,11 +258,17 @@ def _run_checks(context: Context, enabled: frozenset[str], filename: str):
         try:
             for check in rule.checks:
                 for event in by_event.get(check.event, ()):
+                    assumed = event in analysis.low
                     for finding in check.run(event, context):
+                        if assumed:  # it rests on the values a call site passes
+                            finding = replace(finding, confidence="low")
                         # One write may dirty several saves, and one call site may be
                         # reached several times: a rule reports a node once, with its
-                        # first explanation.
-                        findings.setdefault((finding.code, id(finding.node)), finding)
+                        # first explanation (a high-confidence one where there is one).
+                        key = (finding.code, id(finding.node))
+                        kept = findings.get(key)
+                        if kept is None or kept.confidence == "low" != finding.confidence:
+                            findings[key] = finding
         except Exception as error:
             errors.append(_file_error(filename, _internal(code, error), code=INTERNAL_ERROR))
     return list(findings.values()), errors

@@ -6,7 +6,8 @@ A case file is plain Python holding one rule's positive and negative cases.  Eac
 line are one complete module, linted alone with every rule enabled, rows counted from its
 ``# case:`` line.  ``# error: ALnnn[, ALmmm]`` at the end of a line marks each finding the
 case must produce there, as in the specs (rules/ALnnn.md); naming a code twice on one line
-means it fires there exactly twice.  A case with no marks is a negative case: nothing may
+means it fires there exactly twice.  ``# low: ALnnn`` marks a finding reported only with
+``--confidence low``.  A case with no marks is a negative case: nothing may
 fire.  An optional ``# runs: ok`` or ``# runs: raises SomeError`` line says what running the
 case as a script under torch does, and the case is run to check it.  Whatever comes before
 the first case line (the file's docstring) is no case.
@@ -41,6 +42,7 @@ _RUNS = re.compile(r"^#\s*runs:")
 _RUNS_VALUE = re.compile(r"^#\s*runs:\s*(?:(ok)|raises\s+([A-Za-z_][\w.]*))\s*$")
 # The spec mark (catalog.marks), read with repeats kept.
 _MARK = re.compile(r"#\s*error:\s*(AL\d{3}(?:\s*,\s*AL\d{3})*)\s*$")
+_LOW = re.compile(r"#\s*low:\s*(AL\d{3}(?:\s*,\s*AL\d{3})*)\s*$")
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Case:
     repeats: tuple[tuple[tuple[int, str], int], ...]  # (row, code) named n > 1 times
     runs: str | None  # None, "ok", or the name of the exception it raises
     path: Path
+    low: tuple[tuple[int, str], ...]  # low-confidence findings: (row, code)
     line: int  # of its `# case:` line in the file
 
     @property
@@ -95,6 +98,10 @@ def read_cases(path: Path) -> list[Case]:
             repeats=tuple(sorted((key, n) for key, n in counts.items() if n > 1)),
             runs=runs,
             path=path,
+            low=tuple((row, code.strip())
+                      for row, line in enumerate(body, start=1)
+                      for mark in [_LOW.search(line)] if mark
+                      for code in mark.group(1).split(",")),
             line=start + 1,
         ))
     return cases
@@ -116,6 +123,9 @@ def _param(case: Case):
 def test_case_fires_exactly_where_marked(case):
     found = lint(case.source)
     assert sorted(set(found)) == sorted(case.expected), f"{case.path.name}:{case.line}"
+    both = check_source(case.source, "example.py", set(HAZARD_CODES), confidence="low")
+    low = [(d.location.row, d.code) for d in both if d.confidence == "low"]
+    assert sorted(set(low)) == sorted(case.low), f"{case.path.name}:{case.line}: low"
     counts = Counter(found)
     assert [(key, counts[key]) for key, _ in case.repeats] == list(case.repeats)
 

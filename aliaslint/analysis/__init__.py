@@ -75,8 +75,8 @@ __all__ = [
 class Analysis(Statements, Loops, Functions, Expressions, Calls, Modules, Autograd):
     """Runs the interpreter over a module and collects its events."""
 
-    def __init__(self, module: cst.Module):
-        super().__init__(module)
+    def __init__(self, module: cst.Module, source: str | None = None):
+        super().__init__(module, source)
         self._expr_dispatch = {
             cst.Name: self._name,
             cst.Attribute: self._attribute,
@@ -124,10 +124,10 @@ class Analysis(Statements, Loops, Functions, Expressions, Calls, Modules, Autogr
         # so they see every module-level import (as pyflakes does).
         self._deferring = True
         while self._deferred:
-            deferred = self._deferred.pop(0)
-            self._function_body(deferred)
+            self._function_body(self._next_deferred())
         return self
 
 
-def analyse(module: cst.Module) -> Analysis:
-    return Analysis(module).run()
+def analyse(module: cst.Module, source: str | None = None) -> Analysis:
+    """Interpret ``module``; ``source`` is its text (regenerated from the tree if not given)."""
+    return Analysis(module, source).run()

@@ -22,6 +22,7 @@ from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import (
     FALSE,
     TRUE,
+    attr_key,
     discards,
     is_literal,
     names_assigned_by,
@@ -29,6 +30,7 @@ from aliaslint.analysis.syntax import (
 )
 from aliaslint.analysis.values import (
     Args,
+    Kind,
     GradModeValue,
     ParamsValue,
     TensorValue,
@@ -57,7 +59,8 @@ class Autograd(Interpreter):
                       label=label, via=target.via, activation=activation,
                       grad_enabled=env.flow.grad, defined_at=defined_at, fill=fill,
                       callee=callee, declared=declared, inputs=inputs,
-                      region=region if region is not None else target.region)
+                      region=region if region is not None else target.region,
+                      checkpoint=self._checkpointed.get(id(self._function)))
         self._emit(InplaceWrite(node, self._stmt, write))
         if self._write_log is not None:
             self._write_log.append(write)
@@ -71,6 +74,32 @@ class Autograd(Interpreter):
             exclude |= names_of(target_node)
         self._mark_stale({target.storage, target.maybe_of}, write, exclude, env)
         return target
+
+    def _absorb(self, target: TensorValue, result: TensorValue, env: Env) -> None:
+        """After an in-place write (`t.copy_(v)`, `t[i] = v`, `t.mul_(w)`) whose result
+        requires grad: autograd rebased the written tensor onto the write's graph
+        (CopyBackwards, CopySlices, MulBackward0…), so every name for it, and for its
+        views, now requires grad and a backward through it reads the write's saves."""
+        if target.storage is None:
+            return
+        requires = result.requires_grad is True
+        if not requires and result.graph <= target.graph and result.pending <= target.pending:
+            return
+        for name, value in env.names.items():
+            if isinstance(value, TensorValue) and value.storage == target.storage and \
+                    value.counter == target.counter and value.via in (None, "view"):
+                env.names[name] = replace(
+                    value, requires_grad=True if requires else value.requires_grad,
+                    leaf=value.leaf and value.requires_grad is True,
+                    graph=value.graph | result.graph, pending=value.pending | result.pending)
+
+    def _rebind_tensor(self, node: cst.CSTNode | None, value: TensorValue, env: Env) -> None:
+        """A method changed the tensor a name holds in place (`t.requires_grad_()`):
+        the name now holds ``value``."""
+        key = node.value if isinstance(node, cst.Name) else attr_key(node) if isinstance(
+            node, cst.Attribute) else None
+        if key is not None and key in env.names:
+            env.names[key] = value
 
     def _mark_stale(self, tokens: set, write: Write, exclude: set, env: Env) -> None:
         """Every other name that shares memory with ``tokens`` now sees new values."""
@@ -90,18 +119,23 @@ class Autograd(Interpreter):
                 env.flow.dirty = env.flow.dirty + (pair,)
 
     def _new_save(self, value: Value, node: cst.CSTNode, label: str | None, what: str,
-                  env: Env, what_node: cst.CSTNode | None = None) -> Save | None:
+                  env: Env, what_node: cst.CSTNode | None = None, *,
+                  conditional: bool = False) -> Save | None:
         if not isinstance(value, TensorValue) or value.storage is None:
             return None
-        return self._save(value.storage, value.counter, node, label, what, env, what_node)
+        return self._save(value.storage, value.counter, node, label, what, env, what_node,
+                          conditional=conditional)
 
     def _save(self, storage: object, counter: object, node: cst.CSTNode, label: str | None,
-              what: str, env: Env, what_node: cst.CSTNode | None = None) -> Save:
+              what: str, env: Env, what_node: cst.CSTNode | None = None, *,
+              conditional: bool = False, assumed: bool = False) -> Save:
         """Record that autograd now holds ``storage`` for a pending backward pass."""
-        save_id = self._save_ids.recent((storage, counter, id(node), label, what, id(what_node)))
+        save_id = self._save_ids.recent((storage, counter, id(node), label, what, id(what_node),
+                                         conditional, assumed))
         if self._loops:  # aged when the pass hands its state back to the loop's head
             self._loops[-1].made.add(save_id)
-        save = Save(save_id, storage, counter, node, label, what, what_node)
+        save = Save(save_id, storage, counter, node, label, what, what_node, conditional,
+                    assumed)
         pending = env.flow.saves.get(storage, ())
         if save not in pending:
             env.flow.saves[storage] = pending + (save,)
@@ -114,7 +148,10 @@ class Autograd(Interpreter):
         if not graph:
             return
         for write, save in env.flow.dirty:
-            if save.id in graph:
+            # A conditional save is proven made only by a backward pass from a value
+            # that follows from it; returning the value proves nothing.
+            if save.id in graph and (not save.conditional or save.id in value.pending
+                                     and not returned):
                 self._emit(SavedWrite(write.node, write.stmt, write, save, node, label, returned))
         if retain:
             return
@@ -144,7 +181,15 @@ class Autograd(Interpreter):
         graph: frozenset[int] = frozenset().union(*(v.graph for v in inputs))
         requires = self._requires_grad(inputs, env)
         result = replace(result, requires_grad=requires, graph=graph | result.graph)
-        if requires is not True:
+        # One input that may be a tensor (others are numbers, strings, None): if the
+        # result requires grad, that input does.
+        sole = inputs[0] if len(inputs) == 1 and not any(
+            v.kind is Kind.UNKNOWN for v in bound.values()) else None
+        conditional = requires is None and sole is not None and sole.requires_grad is None \
+            and env.flow.grad is True
+        if sole is not None and requires is None:
+            result = replace(result, pending=sole.pending)
+        if requires is not True and not conditional:
             return result
         saves = chosen_saves(op, bound)
         if not saves:
@@ -152,15 +197,18 @@ class Autograd(Interpreter):
         new = set()
         for name in sorted(saves):
             if name == "result":
-                save = self._new_save(result, node, None, "its result", env)
-            elif name in bound and input_saved(name, bound):
+                save = self._new_save(result, node, None, "its result", env,
+                                      conditional=conditional)
+            elif name in bound and (conditional and bound[name] is sole or
+                                    input_saved(name, bound)):
                 save = self._new_save(bound[name], node, None, "its input", env,
-                                      (nodes or {}).get(name))
+                                      (nodes or {}).get(name), conditional=conditional)
             else:
                 save = None
             if save is not None:
                 new.add(save.id)
-        return replace(result, graph=result.graph | new)
+        result = replace(result, graph=result.graph | new)
+        return replace(result, pending=result.pending | new) if conditional else result
 
     def _backward(self, op: ops.Op, receiver: Value | None, args: Args, node: cst.Call,
                   env: Env) -> None:
@@ -191,6 +239,7 @@ class Autograd(Interpreter):
     def _unknown_call(self, args: Args, env: Env) -> None:
         # An unknown function given a tensor may run its backward: forget the
         # hazards of that graph rather than report them later.
+        self._escape(args)
         for _, value in args:
             if isinstance(value, TensorValue) and value.graph:
                 env.flow.dirty = tuple(d for d in env.flow.dirty if d[1].id not in value.graph)

@@ -21,9 +21,25 @@ from aliaslint.analysis.opfacts import (
     storage_kind,
 )
 from aliaslint.analysis.scopes import Env
-from aliaslint.analysis.syntax import FALSE, TRUE, attr_key, is_literal, literal_ints
+from aliaslint.analysis.training import (
+    CHECKPOINTS,
+    GRAD_TRANSFORMS,
+    INSTANCES,
+    MODULE_COPIES,
+    MODULE_WRAPPERS,
+)
+from aliaslint.analysis.syntax import (
+    FALSE,
+    TRUE,
+    attr_key,
+    is_literal,
+    literal_ints,
+    name_key,
+)
 from aliaslint.analysis.values import (
+    INT,
     OTHER,
+    SHAPE,
     UNKNOWN,
     Args,
     ArrayValue,
@@ -33,7 +49,9 @@ from aliaslint.analysis.values import (
     Keywords,
     Kind,
     ModuleInfo,
+    InstanceValue,
     ModuleValue,
+    ObjectValue,
     ParamsValue,
     RefValue,
     TensorValue,
@@ -48,7 +66,7 @@ class Calls(Interpreter):
 
     def _call(self, node: cst.Call, env: Env) -> Value:
         func = node.func
-        receiver = None
+        receiver: Value | None = None
         receiver_node = None
         qualname = None
         callee = None
@@ -57,9 +75,19 @@ class Calls(Interpreter):
             method = ops.method(attr) if attr.endswith("_") else None
             owner = self._eval_target(func.value, env) if method is not None and \
                 method.kind == "inplace" else self._eval(func.value, env)
+            key = name_key(func.value)
+            if type(owner) is Value and owner.kind is Kind.UNKNOWN and key is not None and \
+                    attr in ops.parameter_methods():
+                # `opt = SGD(model.parameters())` with `model` built elsewhere: from here
+                # on `model` is taken for a module (see ModuleInfo.assumed).
+                owner = ModuleValue(origin=func.value, module=ModuleInfo(
+                    params=frozenset({("params", id(node))}), assumed=True, label=f"`{key}`"))
+                env.names[key] = owner
             if isinstance(owner, RefValue):
                 qualname = f"{owner.qualname}.{attr}"
                 self._emit(Reference(func, self._stmt, qualname))
+            elif isinstance(owner, InstanceValue):
+                receiver, receiver_node = owner, func.value
             elif owner.is_tensor_like:
                 receiver, receiver_node = owner, func.value
                 prefix = "torch.Tensor" if owner.kind is Kind.TENSOR else "torch.UntypedStorage"
@@ -72,7 +100,7 @@ class Calls(Interpreter):
                 # `state.copy()` of a state dict: a new dict of the same tensors.
                 self._eval_args(node, env)
                 return kept_as_copy(owner, node, origin=node)
-            elif isinstance(owner, (ModuleValue, ParamsValue)):
+            elif isinstance(owner, (ModuleValue, ParamsValue, ObjectValue)):
                 receiver, receiver_node = owner, func.value
                 key = attr_key(func)
                 callee = env.names.get(key) if key else None
@@ -103,9 +131,19 @@ class Calls(Interpreter):
         if isinstance(callee, ModuleValue):
             return self._call_module(callee, node, positional, args, env)
         if isinstance(callee, ClassValue) and callee.module is not None:
-            return self._construct_local_module(callee, node)
+            return self._construct_local_module(callee, node, args, env)
         if isinstance(callee, FunctionValue):
             return self._call_function(callee, receiver, node, args, env)
+        if isinstance(callee, ClassValue) and callee.info is not None:
+            return self._construct_object(callee.info, node, args, env)
+        if isinstance(callee, ObjectValue):
+            method_def = callee.cls.method("__call__")
+            if method_def is not None:
+                return self._call_function(FunctionValue(qualname="__call__", origin=method_def,
+                                                         definition=method_def),
+                                           callee, node, args, env)
+        if isinstance(receiver, InstanceValue):
+            return self._instance_method(receiver, attr, node, positional, env)
         if isinstance(receiver, ModuleValue) and qualname is None:
             return self._module_method(receiver, attr, node, args, env)
         if isinstance(receiver, ParamsValue) and receiver.kind is Kind.OPTIMIZER:
@@ -130,13 +168,23 @@ class Calls(Interpreter):
             if storage is not None:
                 return Value(storage, derived=(method, receiver), origin=node)
             if returns_value(method):
+                if method in _INT_METHODS and (positional or method not in ("size", "stride")):
+                    return INT
+                if method in ("size", "shape"):
+                    return SHAPE
                 return Value(Kind.OTHER, derived=(method, receiver), origin=node)
             if method == "requires_grad_":
-                flag = positional[0] if positional else keywords.get("requires_grad", (None,))[0]
-                on = flag is None or flag is OTHER
-                return replace(receiver, requires_grad=True if on else None, origin=node)
+                return self._requires_grad_(receiver, receiver_node, node, env)
         if qualname == "builtins.id" and len(positional) == 1:
             return Value(Kind.OTHER, derived=("id", positional[0]), origin=node)
+        if qualname == "builtins.len":
+            return INT
+        if qualname == "builtins.range":
+            return ContainerValue(origin=node, each=INT)
+        if qualname == "builtins.enumerate" and positional:
+            element = self._element_of(positional[0], node)
+            return ContainerValue(origin=node, each=ContainerValue(origin=node,
+                                                                   items=(INT, element)))
         container = self._builtin_container(qualname, positional, node)
         if container is not None:
             return container
@@ -149,6 +197,14 @@ class Calls(Interpreter):
         if qualname.startswith("numpy.") and isinstance(out_array, ArrayValue):
             self._write(out_array, out_node, node, None, env, fill=True)
             return out_array
+        if qualname in VARIABLE and positional and isinstance(positional[0], TensorValue):
+            # `Variable(t, requires_grad=True)`: a new leaf over t's data.
+            data = positional[0]
+            flag = keywords.get("requires_grad", (None, None))[1]
+            requires = True if is_literal(flag, TRUE) else False if flag is None or is_literal(
+                flag, FALSE) else None
+            return TensorValue(origin=node, storage=data.storage, counter=("alloc", id(node)),
+                               requires_grad=requires, leaf=True)
         if qualname in TENSOR_TYPES:
             data = positional[0] if positional else UNKNOWN
             if qualname in PARAMETER_TYPES:
@@ -159,9 +215,31 @@ class Calls(Interpreter):
                                    requires_grad=not no_grad, leaf=True)
             return TensorValue(origin=node, storage=data.storage,
                                counter=data.counter if isinstance(data, TensorValue) else None)
+        if qualname in INSTANCES:
+            return InstanceValue(qualname=INSTANCES[qualname], origin=node)
+        if isinstance(positional[0] if positional else None, FunctionValue) and (
+                qualname in GRAD_TRANSFORMS or qualname in CHECKPOINTS):
+            self._pass_function(qualname, positional, node, args, keywords, env)
+            return UNKNOWN
+        first = positional[0] if positional else None
+        if isinstance(first, ModuleValue):
+            if qualname in MODULE_WRAPPERS:
+                return first
+            if qualname in MODULE_COPIES:
+                return self._rebased(first, node)
         module_spec = ops.module(qualname)
         if module_spec is not None:
             return self._construct_module(module_spec, qualname, node, positional, keywords)
+        if qualname.endswith(".from_pretrained"):
+            spec = ops.module(qualname.removesuffix(".from_pretrained"))
+            if spec is not None:
+                # `nn.Embedding.from_pretrained(w)`: frozen unless `freeze=False`.
+                module = self._construct_module(spec, qualname.removesuffix(".from_pretrained"),
+                                                node, [], {})
+                if isinstance(module, ModuleValue):
+                    module.module.frozen = not is_literal(keywords.get("freeze", (None, None))[1],
+                                                          FALSE)
+                return module
         if is_nn_class(qualname) and ops.lookup(qualname) is None:
             label = f"`{qualname.removeprefix('torch.')}()`"
             return ModuleValue(origin=node, module=ModuleInfo(label=label))
@@ -170,8 +248,28 @@ class Calls(Interpreter):
             return ParamsValue(Kind.OPTIMIZER, origin=node, params=positional[0].params)
         op = ops.lookup(qualname)
         if op is None:
+            self._escape(args)
             return UNKNOWN
         return self._apply(op, qualname, receiver, receiver_node, args, node, env)
+
+    def _instance_method(self, instance: InstanceValue, attr: str, node: cst.Call,
+                         positional: list[Value], env: Env) -> Value:
+        """A method of a training API object (see training.py)."""
+        first = positional[0] if positional else UNKNOWN
+        if instance.qualname == "GradScaler":
+            if attr == "scale" and isinstance(first, TensorValue):
+                return replace(first, origin=node)  # loss * scale: the same graph
+            if attr == "step" and isinstance(first, ParamsValue) and \
+                    first.kind is Kind.OPTIMIZER:
+                self._optimizer_step(first, node, env)
+            return UNKNOWN
+        if instance.qualname == "Accelerator":
+            if attr == "prepare" and positional and len(positional) == len(node.args):
+                return positional[0] if len(positional) == 1 else ContainerValue(
+                    origin=node, items=tuple(positional))
+            if attr == "backward" and isinstance(first, TensorValue):
+                self._consume(first, node, None, env)
+        return UNKNOWN
 
     def _apply(self, op: ops.Op, qualname: str, receiver: Value | None,
                receiver_node: cst.BaseExpression | None, args: Args, node: cst.Call,
@@ -191,7 +289,9 @@ class Calls(Interpreter):
             if first is not None and isinstance(target, TensorValue):
                 result = self._write(target, nodes.get(first), node, None, env,
                                      activation=True)
-                return self._record_saves(twin or op, bound, result, node, env, nodes)
+                result = self._record_saves(twin or op, bound, result, node, env, nodes)
+                self._absorb(target, result, env)
+                return result
         if kind == "inplace":
             if op.metadata_only:
                 # t_, unsqueeze_, detach_: no data is written, but most of them
@@ -216,7 +316,9 @@ class Calls(Interpreter):
                                  inputs=inputs)
             if op.returns == "none":
                 return OTHER
-            return self._record_saves(op, {**bound, name: result}, result, node, env, nodes)
+            result = self._record_saves(op, {**bound, name: result}, result, node, env, nodes)
+            self._absorb(target, result, env)
+            return result
         out = nodes.get("out")
         if out is not None and op.has_out:
             target = bound.get("out")
@@ -226,7 +328,9 @@ class Calls(Interpreter):
                 result = self._write(target, out, node, None, env, fill=True, inputs=inputs,
                                      region=slice_region(out) if isinstance(
                                          out, cst.Subscript) and slice_region(out) else None)
-                return self._record_saves(op, bound, result, node, env, nodes)
+                result = self._record_saves(op, bound, result, node, env, nodes)
+                self._absorb(target, result, env)
+                return result
             return UNKNOWN
         if kind == "numpy_share":
             return self._numpy_share(op, bound, nodes, node, env)
@@ -247,6 +351,11 @@ class Calls(Interpreter):
                 self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
             return self._view(base, node, op, literal_ints(args))
         if kind == "functional":
+            first = op.params[0] if op.params else None
+            if first in ("input", "self") and first in bound and type(bound[first]) is Value \
+                    and bound[first].kind is Kind.UNKNOWN:
+                # torch.exp(u): the schema's `input` is a Tensor, so `u` is one.
+                bound[first] = TensorValue(origin=nodes.get(first))
             token = ("alloc", id(node))
             tensors = [v for v in bound.values() if isinstance(v, TensorValue)]
             requires = None
@@ -280,6 +389,51 @@ class Calls(Interpreter):
                                contiguous=True if short_name(op.name) == "contiguous" else None)
         # Indexing and the rest: a tensor, its storage not proven.
         return TensorValue(origin=node, requires_grad=requires)
+
+    def _requires_grad_(self, receiver: TensorValue, receiver_node: cst.BaseExpression | None,
+                        node: cst.Call, env: Env) -> Value:
+        """`t.requires_grad_(flag)`: sets the flag on ``t`` itself and returns ``t``.
+        A tensor that did not require grad is a leaf, so turning the flag on makes a
+        leaf that requires grad; turning it off is allowed on leaves only."""
+        flag = _flag_argument(node, "requires_grad")
+        if flag is False:
+            result = replace(receiver, requires_grad=False, leaf=True, origin=node)
+        elif flag is True:
+            leaf = receiver.leaf or receiver.requires_grad is False
+            result = replace(receiver, requires_grad=True, leaf=leaf,
+                             origin=node if leaf and not receiver.leaf else receiver.origin)
+        else:
+            result = replace(receiver, requires_grad=None, leaf=False)
+        self._rebind_tensor(receiver_node, result, env)
+        return result
+
+    def _pass_function(self, qualname: str, positional: list[Value], node: cst.Call,
+                       args: Args, keywords: Keywords, env: Env) -> None:
+        """A function of this file handed to autograd: a grad transform calls it on inputs
+        that require grad; `checkpoint` calls it on the arguments given after it."""
+        function = positional[0]
+        assert isinstance(function, FunctionValue)
+        definition = function.definition
+        if qualname in CHECKPOINTS:
+            reentrant = keywords.get("use_reentrant", (None, None))[1]
+            if is_literal(reentrant, FALSE):
+                self._checkpointed[id(definition)] = node
+            rest = [(arg, value) for arg, value in args[1:] if arg.keyword is None]
+            self._record_call(definition, None, node, rest, env)
+            return
+        params = [p for p in definition.params.params if p.default is None]
+        if GRAD_TRANSFORMS[qualname] == "first":
+            params = params[:1]
+        differentiable: Args = [(cst.Arg(value=p.name), TensorValue(origin=p, requires_grad=True))
+                          for p in params]
+        self._record_call(definition, None, node, differentiable, env)
+
+    def _escape(self, args: Args) -> None:
+        """Modules handed to a function this file does not define may be frozen,
+        re-parametrized (`weight_norm`) or replaced: their parameters are unknown now."""
+        for _, value in args:
+            if isinstance(value, ModuleValue):
+                value.module.escaped = True
 
     def _numpy_share(self, op: ops.Op, bound: dict[str, Value],
                      nodes: dict[str, cst.BaseExpression], node: cst.Call, env: Env) -> Value:
@@ -329,3 +483,21 @@ class Calls(Interpreter):
             if isinstance(source, ContainerValue) and source.each is not None:
                 return replace(source, origin=node)
         return None
+
+
+# The deprecated `Variable(t, requires_grad=…)` constructor (a Tensor since 0.4).
+VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
+# Tensor methods that return an int (`size` only when given a dim).
+_INT_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "element_size",
+                          "get_device", "stride"})
+
+
+def _flag_argument(node: cst.Call, keyword: str) -> bool | None:
+    """A boolean flag given as the first positional argument or by keyword; True when
+    it is absent (its default); None when it is not a literal."""
+    for arg in node.args:
+        if arg.keyword is None or arg.keyword.value == keyword:
+            return True if is_literal(arg.value, TRUE) else False if is_literal(
+                arg.value, FALSE) else None
+    return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from aliaslint import ops
-from aliaslint.analysis.events import Event, Save, SaveIds, Write, WriteInputs
+from aliaslint.analysis.events import Event, Save, SavedWrite, SaveIds, Write, WriteInputs
 from aliaslint.analysis.scopes import (
     ClassInfo,
     Converged,
@@ -19,6 +20,7 @@ from aliaslint.analysis.scopes import (
     LoopFrame,
     Summary,
 )
+from aliaslint.analysis.syntax import freezes_gradients
 from aliaslint.analysis.values import (
     Args,
     ClassValue,
@@ -31,6 +33,17 @@ from aliaslint.analysis.values import (
     Value,
     Written,
 )
+
+
+@dataclass
+class Site:
+    """One call of a function of this file: the argument values by parameter name."""
+
+    values: dict[str, Value]
+    # The call is made by code only this file runs: module-level code (a script, a
+    # `__main__` block) or a function itself reached only that way.
+    closed: bool
+    assumed: bool = False  # made in a body run with assumed call-site values
 
 
 @dataclass
@@ -47,13 +60,27 @@ class Interpreter:
     """State of one run over a module.  The parts of the interpreter (statements,
     expressions, calls, modules, autograd) are mixins over this class."""
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, source: str | None = None):
         self.module = module
         self.events: list[Event] = []
         self.stats = Stats()
         # The statement being interpreted: events point their suppression at it.
         self._stmt: cst.CSTNode = module
         self._deferred: list[Deferred] = []
+        # Names the pending deferred bodies call: a body runs after its callers, so that
+        # it sees the values their call sites pass (see functions.py).
+        self._pending_calls: Counter[str] = Counter()
+        self._pending_inits: Counter[int] = Counter()  # id(ClassInfo) → pending __init__s
+        # Call sites of the file's functions: id(FunctionDef) → id(call) → the site.
+        self._sites: dict[int, dict[int, Site]] = {}
+        # The body running is analysed with its callers' values and could be called
+        # from elsewhere with others: its events are `low` confidence findings.
+        self._assuming = False
+        self._closed = False  # the body running is reached only from this file's code
+        self._emitted: set[Event] = set()
+        self.low: set[Event] = set()  # events that rest on call-site values
+        # Functions run by `checkpoint(..., use_reentrant=False)`: id → that call.
+        self._checkpointed: dict[int, cst.Call] = {}
         self._deferred_keys: set[tuple[int, int, int]] = set()
         self._save_ids = SaveIds()
         self._silent = 0  # > 0 while summarising a callee: its events are not reported
@@ -71,7 +98,12 @@ class Interpreter:
         self._deferring = False  # running function bodies, the module body done
         self._write_log: list[Write] | None = None  # writes made while summarising
         self._index_values: dict[int, Value] = {}  # subscript index expression → value
+        self._subscript_bases: dict[int, Value] = {}  # subscript → the value indexed
         self._rewriting = False  # evaluating the target of an in-place write
+        # The file turns requires_grad off somewhere (`p.requires_grad = False`,
+        # `model.requires_grad_(False)`): which modules it freezes is not tracked, so no
+        # module's parameters are assumed to require grad.
+        self._freezes = freezes_gradients(source if source is not None else module.code)
         # Loops (see loops.py): the enclosing loops' break and continue states,
         # and, while the outermost loop of a nest runs, each inner loop's last
         # fixed point and the events already reported.
@@ -89,7 +121,14 @@ class Interpreter:
             if event in self._loop_events:
                 return
             self._loop_events.add(event)
-        self.events.append(event)
+        if self._assuming or isinstance(event, SavedWrite) and event.save.assumed:
+            if event not in self._emitted:
+                self.low.add(event)
+        else:
+            self.low.discard(event)
+        if event not in self._emitted:
+            self._emitted.add(event)
+            self.events.append(event)
 
     if TYPE_CHECKING:
         # Implemented by the mixins and called across them; declared here so
@@ -131,11 +170,16 @@ class Interpreter:
                    fill: bool = False, callee: str | None = None, declared: bool = False,
                    inputs: WriteInputs = (), region: tuple | None = None) -> Written: ...
         def _dirty(self, token: object, write: Write, env: Env) -> None: ...
+        def _absorb(self, target: TensorValue, result: TensorValue, env: Env) -> None: ...
+        def _rebind_tensor(self, node: cst.CSTNode | None, value: TensorValue,
+                           env: Env) -> None: ...
         def _new_save(self, value: Value, node: cst.CSTNode, label: str | None, what: str,
-                      env: Env, what_node: cst.CSTNode | None = None) -> Save | None: ...
+                      env: Env, what_node: cst.CSTNode | None = None, *,
+                      conditional: bool = False) -> Save | None: ...
         def _save(self, storage: object, counter: object, node: cst.CSTNode,
                   label: str | None, what: str, env: Env,
-                  what_node: cst.CSTNode | None = None) -> Save: ...
+                  what_node: cst.CSTNode | None = None, *, conditional: bool = False,
+                  assumed: bool = False) -> Save: ...
         def _consume(self, value: TensorValue, node: cst.CSTNode, label: str | None, env: Env,
                      *, returned: bool = False, retain: bool = False) -> None: ...
         def _requires_grad(self, inputs: Sequence[Value], env: Env) -> bool | None: ...
@@ -152,10 +196,18 @@ class Interpreter:
         # modules.py
         def _construct_module(self, spec: ops.ModuleOp, qualname: str, node: cst.Call,
                               positional: list[Value], keywords: Keywords) -> Value: ...
-        def _construct_local_module(self, cls_value: ClassValue, node: cst.Call) -> Value: ...
+        def _construct_local_module(self, cls_value: ClassValue, node: cst.Call, args: Args,
+                                    env: Env) -> Value: ...
+        def _learn_now(self, cls: ClassInfo, args: Args) -> None: ...
         def _module_method(self, module: ModuleValue, attr: str, node: cst.Call, args: Args,
                            env: Env) -> Value: ...
         def _call_module(self, module: ModuleValue, node: cst.Call, positional: list[Value],
                          args: Args, env: Env) -> Value: ...
         def _call_function(self, function: FunctionValue, receiver: Value | None,
                            node: cst.Call, args: Args, env: Env) -> Value: ...
+        def _record_call(self, function: cst.FunctionDef, cls: ClassInfo | None,
+                         node: cst.Call, args: Args, env: Env) -> None: ...
+        def _rebased(self, module: ModuleValue, node: cst.Call) -> ModuleValue: ...
+        def _construct_object(self, cls: ClassInfo, node: cst.Call, args: Args,
+                              env: Env) -> Value: ...
+        def _escape(self, args: Args) -> None: ...

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -23,6 +23,12 @@ class Save:
     label: str | None
     what: str  # "its result", "its input", "its parameters"
     what_node: cst.CSTNode | None = None  # the input's expression, for messages
+    # Made only if the op's one differentiable input requires grad, which is not known
+    # yet: a backward pass reached from a value that follows from it proves it (see
+    # TensorValue.pending).
+    conditional: bool = False
+    # Made by a module the file did not build (ModuleInfo.assumed).
+    assumed: bool = False
 
 
 class SaveIds:
@@ -96,6 +102,8 @@ class Write:
     # The written part of the target along dim 0, when literal slices say it;
     # () for an item assignment whose part is not known; None: all of it.
     region: tuple | None = None
+    # Made inside a function run by `checkpoint(..., use_reentrant=False)`: that call.
+    checkpoint: cst.CSTNode | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

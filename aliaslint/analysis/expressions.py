@@ -16,17 +16,24 @@ from aliaslint.analysis.syntax import (
     all_params,
     attr_key,
     basic_index,
+    basic_index_element,
     child_expressions,
 )
 from aliaslint.analysis.values import (
+    INT,
     OTHER,
+    FALSE_VALUE,
+    SHAPE,
+    TRUE_VALUE,
     UNKNOWN,
     ContainerValue,
     Kind,
+    ModuleValue,
     RefValue,
     TensorValue,
     Value,
     any_element,
+    is_int,
     join,
     local_class,
 )
@@ -44,6 +51,9 @@ _COMPARE_OPS = {
     cst.GreaterThanEqual: ">=",
 }
 _NON_TENSOR_COMPARE = {"is", "is not", "in", "not in"}
+# Operators that give an int from two ints (true division gives a float).
+_INT_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo,
+                  cst.LeftShift, cst.RightShift, cst.BitAnd, cst.BitOr, cst.BitXor)
 _BINARY_DUNDERS = {
     cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "truediv",
     cst.FloorDivide: "floordiv", cst.Modulo: "mod", cst.Power: "pow",
@@ -70,7 +80,7 @@ class Expressions(Interpreter):
         return UNKNOWN
 
     def _literal(self, node: cst.BaseExpression, env: Env) -> Value:
-        return OTHER
+        return INT if isinstance(node, cst.Integer) else OTHER
 
     def _boolean(self, node: cst.BooleanOperation, env: Env) -> Value:
         self._eval(node.left, env)
@@ -106,7 +116,8 @@ class Expressions(Interpreter):
 
     def _name(self, node: cst.Name, env: Env) -> Value:
         if node.value in ("None", "True", "False"):
-            return OTHER
+            return TRUE_VALUE if node.value == "True" else FALSE_VALUE if \
+                node.value == "False" else OTHER
         value = env.lookup(node.value)
         write = env.flow.stale.pop(node.value, None)
         if write is not None:
@@ -135,10 +146,15 @@ class Expressions(Interpreter):
             if value is not None:
                 return value
             return UNKNOWN
+        if isinstance(base, ModuleValue):
+            return self._module_attribute(base, attr)
         if isinstance(base, TensorValue):
             op = ops.lookup(f"torch.Tensor.{attr}")
             if op is None or op.returns != "tensor":
-                return OTHER if attr in ("shape", "dtype", "device", "ndim") else UNKNOWN
+                if attr == "shape":
+                    return SHAPE
+                return INT if attr == "ndim" else OTHER if attr in ("dtype", "device") \
+                    else UNKNOWN
             if op.kind == "detached_alias":  # .data: same storage, its own version counter
                 return TensorValue(derived=(attr, base), origin=node, storage=base.storage,
                                    counter=("data", id(node)), requires_grad=False, via="data")
@@ -149,6 +165,21 @@ class Expressions(Interpreter):
             return TensorValue(derived=(attr, base), origin=node)
         return UNKNOWN
 
+    def _module_attribute(self, module: ModuleValue, attr: str) -> Value:
+        """`m.weight` / `m.bias` of a torch.nn module built here: leaf Parameters that
+        require grad (unless the module was frozen or handed to an unknown function,
+        which may re-parametrize it); `wrapper.module`: the module itself."""
+        info = module.module
+        if attr == "module" and info.spec is not None:
+            return module  # DistributedDataParallel(m).module is m: see training.py
+        token = info.named.get(attr)
+        if token is None or info.escaped:
+            return UNKNOWN
+        # A file that freezes parameters somewhere may have frozen this one.
+        requires = False if info.frozen else None if self._freezes else True
+        return TensorValue(origin=module.origin, storage=token, counter=token,
+                           requires_grad=requires, leaf=True)
+
     def _view(self, base: TensorValue, node: cst.CSTNode, op: ops.Op | None,
               dims: tuple | None = None) -> TensorValue:
         name = short_name(op.name) if op is not None else None
@@ -157,6 +188,9 @@ class Expressions(Interpreter):
         return TensorValue(
             origin=node, storage=base.storage, counter=base.counter,
             requires_grad=False if detach else base.requires_grad,
+            # A view of a leaf is no leaf, but autograd forbids writing it in place all
+            # the same ("a view of a leaf Variable that requires grad").
+            leaf=False if detach else base.leaf,
             via="detach" if detach else (base.via or "view"),
             graph=frozenset() if detach else base.graph,
             derived=("detach", base) if detach else None,
@@ -212,6 +246,8 @@ class Expressions(Interpreter):
                         and isinstance(count, (cst.Name, cst.Integer, cst.Attribute, cst.Call)):
                     return replace(container, replicated=node, origin=node)
         if Kind.TENSOR not in (left.kind, right.kind):
+            if is_int(left) and is_int(right) and isinstance(node.operator, _INT_OPERATORS):
+                return INT
             if left.kind is Kind.OTHER and right.kind is Kind.OTHER:
                 return OTHER
             return UNKNOWN
@@ -231,6 +267,8 @@ class Expressions(Interpreter):
         operand = self._eval(node.expression, env)
         if isinstance(node.operator, cst.Not):
             return OTHER
+        if is_int(operand) and isinstance(node.operator, (cst.Minus, cst.Plus, cst.BitInvert)):
+            return INT
         if not isinstance(operand, TensorValue):
             return UNKNOWN
         token = ("alloc", id(node))
@@ -240,11 +278,17 @@ class Expressions(Interpreter):
     def _subscript(self, node: cst.Subscript, env: Env) -> Value:
         base = self._eval(node.value, env)
         self._slices(node, env)
+        self._subscript_bases[id(node)] = base
         if not isinstance(base, TensorValue):
             if isinstance(base, ContainerValue):  # an element of a tuple or list
                 return any_element(base) or UNKNOWN
+            if isinstance(base, ModuleValue) and base.module.element is not None:
+                return base.module.element  # `self.blocks[i]`
+            if base == SHAPE:
+                return INT if self._basic(node) and len(node.slice) == 1 and isinstance(
+                    node.slice[0].slice, cst.Index) else OTHER
             return UNKNOWN
-        if basic_index(node):
+        if self._basic(node):
             view = self._view(base, node, None)
             region = slice_region(node)
             return replace(view, region=region) if region is not None and base.region is None \
@@ -254,6 +298,19 @@ class Expressions(Interpreter):
             return TensorValue(origin=node, storage=token, counter=token,
                                requires_grad=base.requires_grad, graph=base.graph, copied_at=node)
         return TensorValue(origin=node, requires_grad=base.requires_grad, graph=base.graph)
+
+    def _basic(self, node: cst.Subscript) -> bool:
+        """Basic indexing (ints, slices, None, ...): a view.  An index is an int when
+        it is a literal or the interpreter knows it holds one (`t[i - 1]` in a
+        `for i in range(n)` loop)."""
+        if basic_index(node):
+            return True
+        for element in node.slice:
+            index = element.slice
+            if isinstance(index, cst.Index) and not basic_index_element(index.value) and \
+                    not is_int(self._index_values.get(id(index.value), UNKNOWN)):
+                return False
+        return True
 
     def _advanced_index(self, node: cst.Subscript, env: Env) -> bool:
         """Indexing with a list, a tensor or a mask: always a copy."""
@@ -311,8 +368,10 @@ class Expressions(Interpreter):
         if isinstance(node, cst.DictComp):
             self._eval(node.key, inner)
             self._eval(node.value, inner)
-        else:
-            self._eval(node.elt, inner)
+            return OTHER
+        element = self._eval(node.elt, inner)
+        if isinstance(element, ModuleValue) and isinstance(node, cst.ListComp):
+            return ContainerValue(origin=node, each=element)  # ModuleList([... for ...])
         return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN
 
     def _annotation(self, annotation: cst.Annotation, env: Env) -> Value:

@@ -9,10 +9,14 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.opfacts import MODULE_BASES
+from aliaslint.analysis.core import Site
 from aliaslint.analysis.scopes import ClassInfo, Deferred, Env, Flow
-from aliaslint.analysis.syntax import all_params
+from aliaslint.analysis.training import LIGHTNING_MODULES
+from aliaslint.analysis.syntax import all_params, callee_name, called_names, is_private
 from aliaslint.analysis.values import (
     UNKNOWN,
+    Args,
+    Kind,
     ClassValue,
     FunctionValue,
     GradModeValue,
@@ -22,6 +26,7 @@ from aliaslint.analysis.values import (
     RefValue,
     TensorValue,
     Value,
+    join,
 )
 
 
@@ -45,7 +50,73 @@ class Functions(Interpreter):
         key = (id(node), id(parent), id(cls))
         if key not in self._deferred_keys:  # a loop's passes define it again
             self._deferred_keys.add(key)
-            self._deferred.append(Deferred(node, parent, cls))
+            self._deferred.append(Deferred(node, parent, cls, called_names(node)))
+            self._pending_calls.update(self._deferred[-1].calls)
+            if cls is not None and node.name.value == "__init__":
+                self._pending_inits[id(cls)] += 1
+
+    def _next_deferred(self) -> Deferred:
+        """The next body to run: the first one no other pending body calls, so that the
+        call sites in callers are known when a callee runs (the first one in a cycle).  A
+        class's other methods wait for its `__init__`, which tells what `self` holds."""
+        chosen = 0
+        for index, deferred in enumerate(self._deferred):
+            function, cls = deferred.function, deferred.cls
+            if cls is not None and function.name.value != "__init__" and \
+                    self._pending_inits[id(cls)] > 0:
+                continue
+            name = callee_name(function, cls)
+            if self._pending_calls[name] - deferred.calls.count(name) <= 0:
+                chosen = index
+                break
+        deferred = self._deferred.pop(chosen)
+        self._pending_calls.subtract(deferred.calls)
+        if deferred.cls is not None and deferred.function.name.value == "__init__":
+            self._pending_inits[id(deferred.cls)] -= 1
+        return deferred
+
+    def _record_call(self, function: cst.FunctionDef, cls: ClassInfo | None, node: cst.Call,
+                     args: Args, env: Env) -> None:
+        """Remember what this call passes to ``function``, for the run of its body."""
+        if self._silent or function.decorators:
+            return
+        params = list(function.params.params)
+        if cls is not None and params:
+            params = params[1:]  # self
+        values: dict[str, Value] = {}
+        position = 0
+        for arg, value in args:
+            if arg.star:
+                values = {}
+                break
+            if arg.keyword is not None:
+                values[arg.keyword.value] = value
+            elif position < len(params):
+                values[params[position].name.value] = value
+                position += 1
+        closed = self._function is None or self._closed
+        self._sites.setdefault(id(function), {})[id(node)] = Site(
+            values, closed, self._assuming)
+
+    def _site_values(self, function: cst.FunctionDef) -> tuple[dict[str, Value], bool, bool]:
+        """What every call site passes, per parameter, where the sites agree on its kind;
+        whether every site is closed (see Site), and whether one rests on assumptions."""
+        sites = list(self._sites.get(id(function), {}).values())
+        if not sites:
+            return {}, False, False
+        values: dict[str, Value] = {}
+        for name in sites[0].values:
+            seen = [site.values.get(name) for site in sites]
+            known = [v for v in seen if v is not None]
+            first = known[0]
+            if len(known) != len(seen) or any(v.kind is not first.kind for v in known) or \
+                    first.kind is Kind.UNKNOWN and not isinstance(first, ObjectValue):
+                continue
+            joined = first
+            for other in known[1:]:
+                joined = join(joined, other)
+            values[name] = joined
+        return values, all(site.closed for site in sites), any(site.assumed for site in sites)
 
     def _stable(self, name: str, env: Env) -> bool:
         return env is self._top and len(self._bindings.get(name, ())) == 1 \
@@ -81,6 +152,34 @@ class Functions(Interpreter):
         return outer
 
     def _function_body(self, deferred: Deferred) -> None:
+        """Run a deferred body: with its parameters unknown, and with what its call sites
+        pass.  Findings that need the call sites' values are `low` confidence unless no
+        other code calls the function with other kinds: a private name, or a script's
+        function (its callers are module-level code or themselves script functions)."""
+        node, cls = deferred.function, deferred.cls
+        values, script, assumed = self._site_values(node)
+        closed = is_private(node, cls) or script
+        outer = self._closed, self._assuming
+        try:
+            # What this body calls is reached from a script only if it is: a private
+            # function's own callees may be called from elsewhere.
+            self._closed = script
+            if not values:
+                self._assuming = outer[1]
+                self._run_deferred(deferred, {})
+            elif closed and not assumed:
+                self._assuming = outer[1]
+                self._run_deferred(deferred, values)
+            else:
+                self._assuming = outer[1]
+                self._run_deferred(deferred, {})
+                self._assuming = True
+                self._run_deferred(deferred, values, learn=False)
+        finally:
+            self._closed, self._assuming = outer
+
+    def _run_deferred(self, deferred: Deferred, values: dict[str, Value], *,
+                      learn: bool = True) -> None:
         node = deferred.function
         cls = deferred.cls
         env = Env(self._outer_env(deferred.parent))
@@ -97,11 +196,22 @@ class Functions(Interpreter):
                 value = TensorValue(origin=param, storage=("arg", index), counter=("arg", index))
             if cls is not None and index == 0 and param in node.params.params:
                 value = self._self_value(cls)
+            elif param.name.value in values and (
+                    value.kind is Kind.UNKNOWN or isinstance(value, TensorValue)):
+                value = values[param.name.value]
+                if isinstance(value, TensorValue):
+                    # The caller's tensor with its facts (requires grad, leaf, layout), but
+                    # seen as this function's argument: what the body does to its
+                    # argument is what the rules judge.
+                    value = TensorValue(
+                        origin=param, requires_grad=value.requires_grad, leaf=value.leaf,
+                        contiguous=value.contiguous, layout_origin=value.layout_origin,
+                        layout_op=value.layout_op, expanded=value.expanded)
             if isinstance(value, TensorValue) and value.storage is None:
                 value = replace(value, storage=("arg", index), counter=("arg", index))
             env.names[param.name.value] = value
         self._run_body(node, env)
-        if cls is not None and node.name.value == "__init__":
+        if cls is not None and node.name.value == "__init__" and learn:
             self._learn_class(cls, env)
 
     def _run_body(self, node: cst.FunctionDef, env: Env) -> list[tuple[Value, Flow]]:
@@ -152,8 +262,39 @@ class Functions(Interpreter):
         info = ModuleInfo(cls=cls, params=frozenset({cls.self_token}), label=f"`{cls.name}`")
         return ModuleValue(module=info, origin=cls.node)
 
+    def _learn_now(self, cls: ClassInfo, args: Args) -> None:
+        """Module-level code builds an instance before the deferred `__init__` runs: run it
+        now, silently, so that `model.fc.weight` is known there too."""
+        if cls.learned:
+            return
+        cls.learned = True
+        for base in cls.bases:
+            self._learn_now(base, [])
+        init = cls.method("__init__")
+        if init is None:
+            return
+        env = Env(self._outer_env(self._top))
+        params = list(init.params.params)
+        for param in all_params(init.params):
+            env.names[param.name.value] = UNKNOWN
+        if params:
+            env.names[params[0].name.value] = self._self_value(cls)
+        for param, (arg, value) in zip(params[1:], args):
+            if arg.keyword is not None or arg.star:
+                break
+            env.names[param.name.value] = value
+        self._silent += 1
+        outer_stmt = self._stmt
+        try:
+            self._run_body(init, env)
+        finally:
+            self._silent -= 1
+            self._stmt = outer_stmt
+        self._learn_class(cls, env)
+
     def _learn_class(self, cls: ClassInfo, env: Env) -> None:
         """After __init__: what `self.<attr>` holds in the other methods."""
+        cls.learned = True
         params: set[object] = set()
         for key, value in env.names.items():
             if not key.startswith("self."):
@@ -167,21 +308,24 @@ class Functions(Interpreter):
 
     def _class_def(self, node: cst.ClassDef, env: Env) -> None:
         self._stmt = node
-        is_module = False
+        is_module = lightning = False
         bases: list[ClassInfo] = []
         for base in node.bases:
             value = self._eval(base.value, env)
             if isinstance(value, RefValue) and value.qualname in MODULE_BASES:
                 is_module = True
+            elif isinstance(value, RefValue) and value.qualname in LIGHTNING_MODULES:
+                is_module = lightning = True
             elif isinstance(value, ClassValue) and value.module is not None \
                     and value.module.cls is not None:
                 is_module = True
+                lightning = lightning or value.module.cls.lightning
                 bases.append(value.module.cls)
             elif isinstance(value, RefValue) and value.qualname.startswith(
                     "torch.nn.") and ops.module(value.qualname) is not None:
                 is_module = True
         cls = ClassInfo(node.name.value, node, is_module, self_token=("self", id(node)),
-                        bases=tuple(bases))
+                        bases=tuple(bases), lightning=lightning)
         class_env = Env(env)
         # __init__ first: the other methods need to know the attributes it sets.
         methods = sorted(
@@ -196,4 +340,4 @@ class Functions(Interpreter):
             self._function_def(stmt, class_env, cls=cls, scope=env)
         info = ModuleInfo(cls=cls) if is_module else None
         env.names[node.name.value] = ClassValue(qualname=node.name.value, origin=node,
-                                                module=info)
+                                                module=info, info=cls)

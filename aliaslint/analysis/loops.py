@@ -5,8 +5,11 @@ every state the body hands back to the head (its end, and each `continue`).
 A pass runs the body from the current head state; the next head is the join of
 that head and what the pass handed back.  Joins only lose name facts and only
 add path facts, so the heads grow, and the loop stops at the first pass that
-adds nothing: its head is a fixed point, and the loop's exit (the head, where
-the test fails or the iterator ends) covers every iteration.
+adds nothing: its head is a fixed point.  The loop's exit is the state before
+it (no iteration) joined with the end of that last pass before its saves are
+aged: after the final iteration the saves it made are the most recent ones, so
+a value bound in the body holds this iteration's graph, and a write that
+dirtied an earlier iteration's save does not dirty it.
 
 Events are reported during every pass, not only on the last: the first pass
 runs from the exact state before the loop (the first iteration, with the most
@@ -81,7 +84,7 @@ class Loops(Interpreter):
         if cached is not None and cached.env is env and cached.element == element:
             if cached.head.covers(entry):
                 self.stats.loops_reused += 1
-                return cached.head, cached.breaks
+                return cached.exit, cached.breaks
             head = cached.head.copy()
             head.merge(entry)
         else:
@@ -92,6 +95,7 @@ class Loops(Interpreter):
             frame = self._pass(node, env, head, element)
             for state in frame.continues:
                 env.merge(state)
+            end = env.copy()
             self._age(frame, level, [env, *frame.breaks])
             env.merge(head)
             if passes >= WIDEN_AFTER:
@@ -101,8 +105,12 @@ class Loops(Interpreter):
             if converged:
                 break
         breaks = _join(frame.breaks)
-        self._loop_cache[id(node)] = Converged(env, element, head, breaks)
-        return head, breaks
+        if passes >= WIDEN_AFTER:
+            end = head  # widened: the last pass's end may still hold what changed
+        exit_state = entry.copy()
+        exit_state.merge(end)
+        self._loop_cache[id(node)] = Converged(env, element, head, breaks, exit_state)
+        return exit_state, breaks
 
     def _pass(self, node: cst.For | cst.While, env: Env, head: Env,
               element: Value | None) -> LoopFrame:

@@ -12,22 +12,31 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Save, Write
 from aliaslint.analysis.opfacts import has_params, input_saved
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
-from aliaslint.analysis.syntax import TRUE, declares_mutation, is_literal
+from aliaslint.analysis.syntax import FALSE, TRUE, declares_mutation, is_literal
 from aliaslint.analysis.values import (
     OTHER,
     UNKNOWN,
     Args,
     ClassValue,
+    ContainerValue,
     FunctionValue,
     Keywords,
     Kind,
     ModuleInfo,
     ModuleValue,
     ParamsValue,
+    ObjectValue,
     TensorValue,
     Value,
     join,
+    local_class,
 )
+
+
+# nn.Module methods that return the module itself (`return self`), its parameters unchanged
+# in identity: moving or casting a module converts its parameters in place.
+SELF_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train",
+                          "eval", "requires_grad_", "to_empty", "type", "xpu", "ipu", "mtia"})
 
 
 class Modules(Interpreter):
@@ -46,7 +55,13 @@ class Modules(Interpreter):
             inplace = is_literal(flag, TRUE)
         children = None
         params: frozenset = frozenset()
+        named: dict[str, object] = {}
+        element = None
+        label = f"`{short}(inplace=True)`" if inplace else f"`{short}()`"
         if spec.container:
+            if any(arg.star for arg in node.args):
+                # `nn.Sequential(*layers)`: a stack of modules not known here.
+                return ModuleValue(origin=node, module=ModuleInfo(label=label))
             modules = [v for v in positional if isinstance(v, ModuleValue)]
             if len(modules) == len(positional) and "ModuleDict" not in qualname:
                 children = tuple(modules)
@@ -54,24 +69,83 @@ class Modules(Interpreter):
                     children = None
             for child in modules:
                 params |= child.module.params
+            if len(positional) == 1 and isinstance(positional[0], ContainerValue) and \
+                    isinstance(positional[0].each, ModuleValue):
+                # `nn.ModuleList([Block(d) for _ in range(n)])`: each element is a Block.
+                element = positional[0].each
+                params = element.module.params
         elif has_params(spec):
-            params = frozenset({("params", id(node))})
-        label = f"`{short}(inplace=True)`" if inplace else f"`{short}()`"
+            named = self._named_parameters(spec, node)
+            params = frozenset(named.values()) or frozenset({("params", id(node))})
         info = ModuleInfo(spec=spec, inplace=inplace, children=children, params=params,
-                          label=label)
+                          label=label, named=named, element=element)
         return ModuleValue(origin=node, module=info)
 
-    def _construct_local_module(self, cls_value: ClassValue, node: cst.Call) -> Value:
+    @staticmethod
+    def _named_parameters(spec: ops.ModuleOp, node: cst.Call) -> dict[str, object]:
+        """The module's `weight` and `bias`: the parameters it passes to its op under those
+        names (`linear(input, weight, bias)`).  A constructor given a literal False
+        (`bias=False`, `affine=False`) may have dropped some: then none is claimed."""
+        op = spec.functional()
+        if op is None or any(is_literal(arg.value, FALSE) for arg in node.args):
+            return {}
+        return {name: ("params", id(node), name) for name in ("weight", "bias")
+                if name in op.params}
+
+    def _construct_local_module(self, cls_value: ClassValue, node: cst.Call, args: Args,
+                                env: Env) -> Value:
         cls = cls_value.module.cls if cls_value.module is not None else None
         if cls is None:
             return UNKNOWN
+        init = cls.method("__init__")
+        if init is not None:
+            self._record_call(init, cls, node, args, env)
+        self._learn_now(cls, args)
         token = ("instance", id(node))
         info = ModuleInfo(cls=cls, params=frozenset({token}), label=f"`{cls.name}`")
         return ModuleValue(origin=node, module=info)
 
+    def _rebased(self, module: ModuleValue, node: cst.Call) -> ModuleValue:
+        """Another instance like ``module``, made at ``node`` with parameters of its own: a
+        deep copy, or what a local factory function (`def conv3x3(): return nn.Conv2d(…)`)
+        returns at each call."""
+        info = module.module
+
+        def token(t: object) -> object:
+            return ("at", id(node), t)
+
+        copy = replace(
+            info, params=frozenset(token(t) for t in info.params),
+            named={name: token(t) for name, t in info.named.items()},
+            children=None if info.children is None else tuple(
+                self._rebased(child, node) for child in info.children),
+            element=None if info.element is None else self._rebased(info.element, node))
+        return replace(module, module=copy, origin=node, snapshot=None)
+
+    def _construct_object(self, cls: ClassInfo, node: cst.Call, args: Args,
+                          env: Env) -> Value:
+        """An instance of a plain class of this file: its attributes are what `__init__`
+        sets."""
+        init = cls.method("__init__")
+        if init is not None:
+            self._record_call(init, cls, node, args, env)
+            self._learn_now(cls, args)
+        return ObjectValue(qualname=cls.name, cls=cls, origin=node)
+
     def _module_method(self, module: ModuleValue, attr: str, node: cst.Call, args: Args,
                        env: Env) -> Value:
         info = module.module
+        if attr == "manual_backward" and info.cls is not None and info.cls.lightning and \
+                info.cls.method(attr) is None and args and isinstance(args[0][1], TensorValue):
+            self._consume(args[0][1], node, None, env)  # Lightning: `loss.backward()`
+            return OTHER
+        if attr in SELF_METHODS:
+            # `model.to(device)`, `model.train()`: the module itself, its parameters the same.
+            if attr == "requires_grad_":
+                flag = args[0][0].value if args else None
+                if flag is not None and not is_literal(flag, TRUE):
+                    info.frozen = True
+            return module
         if attr in ops.parameter_methods() and info.params:
             return ParamsValue(Kind.PARAMS, origin=node, params=info.params)
         op = ops.lookup(f"torch.nn.Module.{attr}")
@@ -109,11 +183,23 @@ class Modules(Interpreter):
             return value
         if info.cls is not None:
             return self._call_local_module(module, info.cls, inputs, arg_node, node, env)
+        if not isinstance(x, TensorValue) and self._trainable(module, env):
+            # A module with trainable parameters computes a tensor from its input; under
+            # grad mode that tensor requires grad whatever the input was (a DataLoader
+            # batch, a parameter of the caller).
+            x = TensorValue(origin=arg_node)
+            inputs = [x, *inputs[1:]]
         tensors = [v for v in inputs if isinstance(v, TensorValue)]
         graph: frozenset[int] = frozenset().union(*(v.graph for v in tensors))
         spec = info.spec
         token = ("alloc", id(node), id(module.origin))
         fresh = TensorValue(origin=node, storage=token, counter=token, graph=graph)
+        if spec is None and info.assumed and env.flow.grad is True and not info.frozen \
+                and not info.escaped and not self._freezes:
+            # A model the file trains but did not build (see ModuleInfo.assumed).
+            made = frozenset(self._save(t, t, node, info.label, "its parameters", env,
+                                        assumed=True).id for t in info.params)
+            return replace(fresh, requires_grad=True, graph=graph | made)
         if spec is None:
             # A torch.nn class the tables do not describe: its output is a
             # differentiable function of its inputs, nothing more is known.
@@ -158,6 +244,14 @@ class Modules(Interpreter):
             new.update(save.id for save in saved if save is not None)
         return replace(result, graph=result.graph | new)
 
+    def _trainable(self, module: ModuleValue, env: Env) -> bool:
+        """Does calling ``module`` under this grad mode surely track its parameters?  Only a
+        torch.nn module with parameters built in this file, which nothing froze or handed
+        to an unknown function, in a file that freezes nothing."""
+        info = module.module
+        return env.flow.grad is True and info.spec is not None and has_params(info.spec) \
+            and not info.frozen and not info.escaped and not self._freezes
+
     def _call_local_module(self, module: ModuleValue, cls: ClassInfo, inputs: list[Value],
                            arg_node: cst.BaseExpression | None, node: cst.Call,
                            env: Env) -> Value:
@@ -193,7 +287,8 @@ class Modules(Interpreter):
             self._unknown_call(args, env)
             return UNKNOWN
         module = receiver if isinstance(receiver, ModuleValue) else None
-        cls = module.module.cls if module is not None else None
+        cls = local_class(receiver) if receiver is not None else None
+        self._record_call(definition, cls, node, args, env)
         summary = self._summary(definition, cls, tuple(v for v, _ in positional))
         if summary is None:
             self._unknown_call(args, env)
@@ -281,8 +376,11 @@ class Modules(Interpreter):
             result = args[summary.returns_arg][0]
         elif isinstance(result, TensorValue):
             token = ("alloc", id(node))
+            # A leaf made in the callee is still a leaf in the caller.
             result = TensorValue(origin=node, storage=token, counter=token,
-                                 requires_grad=result.requires_grad)
+                                 requires_grad=result.requires_grad, leaf=result.leaf)
+        elif isinstance(result, ModuleValue):
+            return self._rebased(result, node)
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
         new: set[int] = set()

@@ -99,12 +99,10 @@ class Env:
             if a is not None and b is not None:
                 self.names[name] = join(a, b)
             else:
-                # Bound on one path only: nothing is proven after the join, but
-                # a snapshot taken on that path stays (the other path cannot
-                # read the name at all).
+                # Bound on one path only (one branch, a loop's body): the other path
+                # cannot read the name at all, so a read after the join sees this value.
                 bound = a or b
-                self.names[name] = bound if bound is not None and bound.snapshot is not None \
-                    else UNKNOWN
+                self.names[name] = bound if bound is not None else UNKNOWN
         self.flow.merge(other.flow)
 
     def adopt(self, other: Env) -> None:
@@ -146,6 +144,8 @@ class ClassInfo:
     params: frozenset = frozenset()  # parameter tokens its __init__ creates
     self_token: object = None
     bases: tuple = ()  # local base classes, in order
+    lightning: bool = False  # a LightningModule (training.py)
+    learned: bool = False  # `attrs` holds what an `__init__` run set
 
     def attr(self, key: str) -> Value | None:
         """`self.<attr>` as __init__ (its own or a local base's) left it."""
@@ -175,6 +175,7 @@ class Deferred:
     function: cst.FunctionDef
     parent: Env
     cls: ClassInfo | None
+    calls: list[str] = field(default_factory=list)  # the names its body calls
 
 
 @dataclass
@@ -205,3 +206,4 @@ class Converged:
     element: Value | None  # what a `for` target was bound to
     head: Env  # the state at the loop's head
     breaks: Env | None  # the join of the states `break` left with
+    exit: Env  # the state after the loop (see loops.py)

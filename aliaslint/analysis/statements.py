@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import libcst as cst
 
@@ -20,12 +21,15 @@ from aliaslint.analysis.syntax import (
     names_bound_in,
 )
 from aliaslint.analysis.values import (
+    FALSE_VALUE,
+    TRUE_VALUE,
     OTHER,
     UNKNOWN,
     ArrayValue,
     ContainerValue,
     GradModeValue,
     Kind,
+    ModuleValue,
     ParamsValue,
     RefValue,
     TensorValue,
@@ -162,9 +166,10 @@ class Statements(Interpreter):
             self._bind(target.value, OTHER, env, evaluate_base)
         elif isinstance(target, cst.Attribute):
             key = attr_key(target)
-            if evaluate_base:
-                self._eval(target.value, env)
-            if key is not None:
+            owner = self._eval(target.value, env) if evaluate_base else UNKNOWN
+            if isinstance(owner, TensorValue) and target.attr.value == "requires_grad":
+                self._set_requires_grad(owner, target, value, env)
+            elif key is not None:
                 self._assign_name(key, value, env)
         elif isinstance(target, cst.Subscript):
             base = self._eval_target(target.value, env) if evaluate_base else UNKNOWN
@@ -175,8 +180,26 @@ class Statements(Interpreter):
                 inputs: WriteInputs = tuple(
                     (v, role) for v, role in ((assigned, "value"), (index, "index"))
                     if v is not None)
-                self._write(base, target.value, self._stmt, None, env, fill=True,
-                            inputs=inputs, region=slice_region(target) or ())
+                written = self._write(base, target.value, self._stmt, None, env, fill=True,
+                                      inputs=inputs, region=slice_region(target) or ())
+                if isinstance(written, TensorValue) and isinstance(assigned, TensorValue):
+                    # CopySlices: the base now carries the assigned value's graph.
+                    self._absorb(written, replace(
+                        written, requires_grad=self._requires_grad([assigned], env),
+                        graph=assigned.graph), env)
+
+    def _set_requires_grad(self, tensor: TensorValue, target: cst.Attribute, flag: Value,
+                           env: Env) -> None:
+        """`t.requires_grad = flag`: like `t.requires_grad_(flag)`."""
+        if flag == TRUE_VALUE:
+            leaf = tensor.leaf or tensor.requires_grad is False
+            value = replace(tensor, requires_grad=True, leaf=leaf,
+                            origin=self._stmt if leaf and not tensor.leaf else tensor.origin)
+        elif flag == FALSE_VALUE:
+            value = replace(tensor, requires_grad=False, leaf=True)
+        else:
+            value = replace(tensor, requires_grad=None, leaf=False)
+        self._rebind_tensor(target.value, value, env)
 
     def _forget(self, target: cst.BaseExpression, env: Env) -> None:
         if isinstance(target, cst.Name):
@@ -196,6 +219,12 @@ class Statements(Interpreter):
     def _aug_assign(self, node: cst.AugAssign, env: Env) -> None:
         target = self._eval_target(node.target, env)
         other = self._eval(node.value, env)
+        base = self._subscript_bases.get(id(node.target)) if isinstance(
+            node.target, cst.Subscript) else None
+        if isinstance(base, TensorValue) and (
+                not isinstance(target, TensorValue) or target.storage is None):
+            # `x[i] op= v` is `x[i] = x[i].__iop__(v)`: whatever the index, it writes x.
+            target = self._view(base, node.target, None)
         if isinstance(target, ArrayValue):
             self._write(target, node.target, node, None, env)
             return
@@ -205,10 +234,12 @@ class Statements(Interpreter):
         # `t += x` on a tensor is the in-place `__iadd__`: it writes t's storage.
         dunder = _AUG_DUNDERS.get(type(node.operator))
         op = ops.method(f"__i{dunder}__") if dunder else None
-        result = self._write(target, node.target, node, None, env)
+        written = self._write(target, node.target, node, None, env)
+        result = written
         if op is not None:
             result = self._record_saves(op, {"self": result, "other": other}, result, node, env,
                                         {"self": node.target, "other": node.value})
+        self._absorb(written, result, env)
         self._bind(node.target, result, env, evaluate_base=False)
 
     def _if(self, node: cst.If, env: Env) -> None:
@@ -229,6 +260,8 @@ class Statements(Interpreter):
             return self._parameter(iterable.params, node)
         if isinstance(iterable, ContainerValue):
             return any_element(iterable) or UNKNOWN
+        if isinstance(iterable, ModuleValue) and iterable.module.element is not None:
+            return iterable.module.element  # `for block in self.blocks:`
         return UNKNOWN
 
     def _parameter(self, tokens: frozenset, origin: cst.CSTNode | None) -> TensorValue:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+import dataclasses
+import re
+from collections.abc import Iterator, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
@@ -23,6 +26,11 @@ def attr_key(node: cst.CSTNode | None) -> str | None:
             and node.value.value == "self":
         return f"self.{node.attr.value}"
     return None
+
+
+def name_key(node: cst.CSTNode | None) -> str | None:
+    """The key a name or `self.<attr>` is tracked under."""
+    return node.value if isinstance(node, cst.Name) else attr_key(node)
 
 
 def dotted(node: cst.CSTNode) -> str:
@@ -134,15 +142,16 @@ def basic_index(node: cst.Subscript) -> bool:
     """Basic indexing (ints, slices, None, ...) gives a view; anything else may copy."""
     for element in node.slice:
         index = element.slice
-        if not isinstance(index, cst.Index):  # a slice
-            continue
-        value = index.value
-        if isinstance(value, (cst.Integer, cst.Ellipsis)) or is_literal(value, "None"):
-            continue
-        if isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer):
-            continue
-        return False
+        if isinstance(index, cst.Index) and not basic_index_element(index.value):
+            return False
     return True
+
+
+def basic_index_element(value: cst.BaseExpression) -> bool:
+    """An index that is basic by its syntax: an int literal, `...`, None."""
+    if isinstance(value, (cst.Integer, cst.Ellipsis)) or is_literal(value, "None"):
+        return True
+    return isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer)
 
 
 def literal_ints(args: Args) -> tuple[int, ...] | None:
@@ -158,3 +167,71 @@ def literal_ints(args: Args) -> tuple[int, ...] | None:
         values.append(sign * int(node.value, 0))
     return tuple(values)
 
+
+
+# `x.requires_grad_(False)`, `p.requires_grad = flag`: anything but turning it on.
+_FREEZE = re.compile(r"requires_grad_\(\s*(?!\)|True\s*\))|\.requires_grad\s*=(?!=)\s*(?!True\b)")
+
+
+def freezes_gradients(source: str) -> bool:
+    """Does the source turn `requires_grad` off anywhere (or set it from a variable)?"""
+    return _FREEZE.search(source) is not None
+
+
+@cache
+def _node_fields(kind: type) -> tuple[str, ...]:
+    """A node type's fields that may hold nodes with code (not whitespace or commas); none
+    for what is not a node."""
+    if not issubclass(kind, cst.CSTNode):
+        return ()
+    return tuple(f.name for f in dataclasses.fields(kind)
+                 if "whitespace" not in f.name and f.name not in _PUNCTUATION)
+
+
+_PUNCTUATION = frozenset({"lpar", "rpar", "comma", "semicolon", "lbracket", "rbracket",
+                          "lbrace", "rbrace", "colon", "equal", "star", "dot", "operator",
+                          "header", "footer", "leading_lines", "lines_after_decorators",
+                          "newline", "trailing_whitespace"})
+
+
+def called_names(function: cst.FunctionDef) -> list[str]:
+    """The names a function's body calls: `f(...)`, `self.f(...)`, `Cls(...)`.  (A walk
+    over the dataclass fields: libcst's `children` re-visits each node, many times
+    slower.)"""
+    names = []
+    stack: list[object] = [function.body]
+    while stack:
+        node = stack.pop()
+        kind: Any = type(node)
+        if kind is list or kind is tuple:
+            stack.extend(cast("Sequence[object]", node))
+            continue
+        for name in _node_fields(kind):
+            stack.append(getattr(node, name))
+        if kind is cst.Call:
+            assert isinstance(node, cst.Call)
+            func = node.func
+            if isinstance(func, cst.Name):
+                names.append(func.value)
+            elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
+                    func.value.value in ("self", "cls"):
+                names.append(func.attr.value)
+            # A function handed to another (`checkpoint(block, x)`) is called from here.
+            names.extend(arg.value.value for arg in node.args if isinstance(arg.value, cst.Name))
+    return names
+
+
+def callee_name(function: cst.FunctionDef, cls: object) -> str:
+    """The name callers use: the class's for `__init__`, the function's otherwise."""
+    name = function.name.value
+    if name == "__init__" and cls is not None:
+        return getattr(cls, "name", name)
+    return name
+
+
+def is_private(function: cst.FunctionDef, cls: object) -> bool:
+    """Only this file calls it: a `_private` function, or a method of a `_private` class."""
+    name = function.name.value
+    if name.startswith("_") and not name.startswith("__"):
+        return True
+    return cls is not None and getattr(cls, "name", "").startswith("_")

@@ -40,6 +40,20 @@ class ModuleInfo:
     cls: ClassInfo | None = None  # a module class defined in the checked file
     params: frozenset = frozenset()  # storage tokens of every parameter it holds
     label: str = "module"  # how messages name it: "nn.ReLU(inplace=True)", "D"
+    # Its parameters by attribute name (`weight`, `bias`): the ones the op it runs takes.
+    named: dict = field(default_factory=dict)
+    # Its parameters do not require grad (`requires_grad_(False)`, `from_pretrained`).
+    frozen: bool = False
+    # Handed to a function the file does not define (which may freeze or replace its
+    # parameters, as `weight_norm` or `prune` do): nothing about them is known any more.
+    escaped: bool = False
+    # A ModuleList built from one module expression (`[Block() for _ in range(n)]`):
+    # what each element is.
+    element: ModuleValue | None = None
+    # Not built here: a value whose `.parameters()` the file hands to an optimizer.  That
+    # it is a module with trainable parameters, and saves some of them when called, is
+    # plausible but not proven: what follows from it is a low-confidence finding.
+    assumed: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,6 +147,11 @@ class TensorValue(Value):
     # Ids of the saves made by the graph that produced it: a backward pass
     # through this value reads them.
     graph: frozenset[int] = frozenset()
+    # Ids of conditional saves (Save.conditional) that a backward pass from this value
+    # proves were made: it was computed from their op's result through ops with one
+    # differentiable input each, so if it requires grad (as `backward()` needs), so did
+    # every tensor on that chain.
+    pending: frozenset[int] = frozenset()
     # Memory layout: contiguous yes / no / not known, and the op that made it
     # non-contiguous; `expanded`: several elements share one memory location.
     contiguous: bool | None = None
@@ -157,7 +176,8 @@ class TensorValue(Value):
     def with_saves_renamed(self, mapping: dict[int, int]) -> TensorValue:
         if not self.graph or mapping.keys().isdisjoint(self.graph):
             return self
-        return replace(self, graph=frozenset(mapping.get(i, i) for i in self.graph))
+        return replace(self, graph=frozenset(mapping.get(i, i) for i in self.graph),
+                       pending=frozenset(mapping.get(i, i) for i in self.pending))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -236,6 +256,8 @@ class ClassValue(Value):
     qualname: str
     # A module class: what its instances are; None for other classes.
     module: ModuleInfo | None = field(default=None, compare=False)
+    # A plain class: its methods and attributes.
+    info: ClassInfo | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -248,6 +270,16 @@ class ObjectValue(Value):
 
 
 @dataclass(frozen=True, kw_only=True)
+class InstanceValue(Value):
+    """An instance of a library class whose documented methods the interpreter follows
+    (`torch.amp.GradScaler`, `accelerate.Accelerator`; see training.py): ``qualname``
+    names the class as training.INSTANCES does."""
+
+    kind: Kind = field(default=Kind.UNKNOWN, init=False)
+    qualname: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class GradModeValue(Value):
     """`torch.no_grad()` and friends, before a `with` enters them."""
 
@@ -257,6 +289,17 @@ class GradModeValue(Value):
 
 UNKNOWN = Value(Kind.UNKNOWN)
 OTHER = Value(Kind.OTHER)
+# A Python int: a literal, a `range()` variable, `len()`, `.size(i)`, and int arithmetic on
+# them.  Indexing a tensor with one is basic indexing, which makes a view.
+INT = Value(Kind.OTHER, qualname="int")
+TRUE_VALUE = Value(Kind.OTHER, qualname="True")
+FALSE_VALUE = Value(Kind.OTHER, qualname="False")
+# `t.shape` / `t.size()`: indexing it gives an int.
+SHAPE = Value(Kind.OTHER, qualname="shape")
+
+
+def is_int(value: Value) -> bool:
+    return value.kind is Kind.OTHER and value.qualname == "int"
 
 # A call's arguments, each with its value; its keyword arguments' values and expressions.
 Args = list[tuple[cst.Arg, Value]]
@@ -272,7 +315,10 @@ def join(a: Value, b: Value) -> Value:
         # Equal values of one class, made by two calls: the facts outside
         # equality (which module, which class) come from one path only.
         if isinstance(a, ModuleValue) and isinstance(b, ModuleValue):
-            return a if a.module is b.module else UNKNOWN
+            if a.module is b.module:
+                return a
+            # Two modules: a second name kept as a copy on one path is a hazard there.
+            return a if a.snapshot is not None else b if b.snapshot is not None else UNKNOWN
         if isinstance(a, ClassValue) and isinstance(b, ClassValue) and a.module is not b.module:
             return replace(a, module=None)
         if isinstance(a, ObjectValue) and isinstance(b, ObjectValue) and a.cls is not b.cls:
@@ -295,6 +341,7 @@ def join(a: Value, b: Value) -> Value:
             leaf=a.leaf and b.leaf,
             via=a.via if a.via == b.via else None,
             graph=a.graph | b.graph,
+            pending=a.pending & b.pending,
         )
     return bare(a.kind, a.origin)
 

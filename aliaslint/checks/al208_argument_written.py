@@ -8,6 +8,22 @@ from aliaslint.analysis import Kind, StaleRead, discards
 from aliaslint.checks.common import read_related, sees, written
 from aliaslint.rule import Context, Rule
 
+# Factories whose result holds no data yet: a caller that passes one to a function
+# made it for that function to fill (`out = torch.zeros(n); lam = fill(out, batch)`).
+_BUFFER_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+                               "empty_like", "full_like", "new_zeros", "new_ones", "new_empty",
+                               "new_full"})
+
+
+def _output_buffer(origin: cst.CSTNode | None) -> bool:
+    if not isinstance(origin, cst.Call):
+        return False
+    func = origin.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else (
+        func.value if isinstance(func, cst.Name) else "")
+    return name in _BUFFER_FACTORIES
+
+
 RULE = Rule(
     "AL208", "argument-written",
     "A function writes a caller's tensor argument in place without saying so, and the caller "
@@ -28,6 +44,8 @@ def argument_written(event: StaleRead, ctx: Context):
     inside = write.defined_at
     if write.target is None or inside is None or value.kind is not Kind.TENSOR:
         return
+    if _output_buffer(value.origin):
+        return  # the caller made an empty buffer for the callee to fill
     call = write.node
     arguments = call.args if isinstance(call, cst.Call) else ()
     witness = RULE.witness(rows=ctx.rows(call), operands=tuple(

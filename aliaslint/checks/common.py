@@ -92,6 +92,17 @@ def saved(save, ctx: Context) -> str:
 
 
 def outcome(event: SavedWrite, ctx: Context, what: str) -> str:
+    checkpoint = event.write.checkpoint
+    if checkpoint is not None:
+        # Non-reentrant checkpointing keeps no saves: the backward pass recomputes the
+        # function and takes them from the recomputation, so no version check fails.  It
+        # stops recomputing once it has them (before the write) unless early stopping is
+        # off, and then it reads the written values.
+        return (f"under `checkpoint(..., use_reentrant=False)` (line {ctx.line(checkpoint)}) "
+                "nothing raises: backward recomputes this function and takes the saved "
+                "values from the recomputation, right only while it stops early (the "
+                "default); with `set_checkpoint_early_stop(False)` the gradients are "
+                "silently wrong")
     if event.returned:
         return f"backward through the tensor returned at line {ctx.line(event.consumer)} {what}"
     return f"{ctx.code(event.consumer)} at line {ctx.line(event.consumer)} {what}"

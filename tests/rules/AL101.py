@@ -162,3 +162,298 @@ else:
     y = y + 1
 y.add_(1)
 y.sum().backward()
+
+
+# case: train step on values its call site passes
+# runs: raises RuntimeError
+import torch
+from torch import nn
+def train_step(model, opt, x):
+    model(x).sum().backward()
+    out = model(x)
+    opt.step()  # error: AL101
+    out.sum().backward()
+mlp = nn.Sequential(nn.Linear(5, 5), nn.Tanh(), nn.Linear(5, 1))
+train_step(mlp, torch.optim.SGD(mlp.parameters(), lr=0.1), torch.randn(4, 5))
+
+
+# case: public helper analysed with a library caller's values is low confidence
+import torch
+from torch import nn
+def train_step(model, opt, x):
+    model(x).sum().backward()
+    out = model(x)
+    opt.step()  # low: AL101
+    out.sum().backward()
+def fit(x):
+    mlp = nn.Sequential(nn.Linear(5, 5), nn.Tanh(), nn.Linear(5, 1))
+    train_step(mlp, torch.optim.SGD(mlp.parameters(), lr=0.1), x)
+
+
+# case: item assignment carries the value's graph
+# runs: raises RuntimeError
+import torch
+gain = torch.tensor(0.5, requires_grad=True)
+state = torch.zeros(5, 2)
+state[1] = state[0] * gain  # error: AL101
+state.pow(2).sum().backward()
+
+
+# case: copy into a buffer carries the source's graph
+# runs: raises RuntimeError
+import torch
+w = torch.randn(3, requires_grad=True)
+buf = torch.zeros(3)
+buf.copy_(w * 2)
+y = buf.pow(2)
+buf.add_(1.0)  # error: AL101
+y.sum().backward()
+
+
+# case: loss divided in place for accumulation over a loader batch
+# runs: raises RuntimeError
+import torch
+import torch.nn.functional as F
+from torch import nn
+model = nn.Linear(4, 1)
+loader = [(torch.randn(8, 4), torch.randn(8, 1))]
+accum_steps = 4
+for xb, yb in loader:
+    loss = torch.sqrt(F.mse_loss(model(xb), yb))
+    loss /= accum_steps  # error: AL101
+    loss.backward()
+
+
+# case: step before the second backward in a loader loop
+# runs: raises RuntimeError
+import torch
+from torch import nn
+device = "cpu"
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1)).to(device)
+opt = torch.optim.Adam(model.parameters())
+for batch in [torch.randn(2, 4)]:
+    out = model(batch.to(device))
+    aux = out.pow(2).mean()
+    out.mean().backward(retain_graph=True)
+    opt.step()  # error: AL101
+    aux.backward()
+
+
+# case: GAN update with a gradient scaler
+# runs: raises RuntimeError
+import torch
+from torch import nn
+gen = nn.Linear(4, 4)
+disc = nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())
+opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+fake = gen(torch.randn(2, 4))
+d_loss = disc(fake.detach()).mean()
+g_loss = -disc(fake).mean()
+scaler.scale(d_loss).backward()
+scaler.step(opt_d)  # error: AL101
+scaler.update()
+scaler.scale(g_loss).backward()
+
+
+# case: accelerate prepares the objects it is given
+import torch
+from torch import nn
+from accelerate import Accelerator
+accelerator = Accelerator()
+model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+opt = torch.optim.AdamW(model.parameters())
+model, opt = accelerator.prepare(model, opt)
+accelerator.backward(model(torch.randn(2, 4)).sum())
+out = model(torch.randn(2, 4))
+opt.step()  # error: AL101
+accelerator.backward(out.sum())
+
+
+# case: lightning manual optimisation steps before the backward
+import torch
+from torch import nn
+import lightning as L
+class GAN(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.disc = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+    def training_step(self, batch):
+        self.manual_backward(self.disc(batch).mean())
+        score = self.disc(batch)
+        opt = torch.optim.SGD(self.disc.parameters(), lr=0.1)
+        opt.step()  # error: AL101
+        self.manual_backward(score.mean())
+
+
+# case: name bound in a loop body is read after the loop
+# runs: raises RuntimeError
+import torch
+x = torch.randn(3, requires_grad=True)
+for _ in range(3):
+    h = torch.exp(x)
+h.add_(1)  # error: AL101
+h.sum().backward()
+
+
+# case: compiled module keeps its parameters
+import torch
+from torch import nn
+net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+compiled = torch.compile(net)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+compiled(torch.randn(3, 4)).sum().backward()
+loss = compiled(torch.randn(3, 4)).sum()
+opt.step()  # error: AL101
+loss.backward()
+
+
+# case: a frozen file assumes nothing about module outputs
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+for p in model.parameters():
+    p.requires_grad = False
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x in [torch.randn(2, 4)]:
+    out = model(x)
+    opt.step()
+    out.sum()
+
+
+# case: module handed to an unknown function first
+import torch
+from torch import nn
+from somewhere import prepare_for_inference
+model = nn.Linear(4, 1)
+prepare_for_inference(model)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x in [torch.randn(2, 4)]:
+    out = model(x)
+    opt.step()
+    out.sum().backward()
+
+
+# case: deep-copied EMA model is separate storage
+# runs: ok
+import copy
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+ema = copy.deepcopy(model)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for x in [torch.randn(2, 4)]:
+    target = ema(x)
+    loss = (model(x) - target.detach()).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    with torch.no_grad():
+        for pe, pm in zip(ema.parameters(), model.parameters()):
+            pe.mul_(0.99).add_(pm, alpha=0.01)
+
+
+# case: the backward pass proves its input required grad
+import torch
+def score(w, x):
+    h = torch.exp(x @ w)
+    h.clamp_(max=10.0)  # error: AL101
+    h.sum().backward()
+
+
+# case: the backward pass proves it when the function is called too
+# runs: raises RuntimeError
+import torch
+def score(w, x):
+    h = torch.exp(x @ w)
+    h.clamp_(max=10.0)  # error: AL101
+    h.sum().backward()
+score(torch.randn(3, 3, requires_grad=True), torch.randn(2, 3))
+
+
+# case: a backward through a product proves nothing about either factor
+# runs: ok
+import torch
+def blend(h, w: torch.Tensor, x):
+    h = torch.exp(x)
+    h.clamp_(max=10.0)
+    (h * w).sum().backward()
+blend(None, torch.randn(3, requires_grad=True), torch.randn(3))
+
+
+# case: a returned result proves nothing either
+import torch
+def activate(x):
+    h = torch.exp(x)
+    h.clamp_(max=10.0)
+    return h
+
+
+# case: a write to a saved tensor inside a non-reentrant checkpoint
+# runs: ok
+import torch
+from torch.utils.checkpoint import checkpoint
+def block(x):
+    h = x.sigmoid()
+    h.mul_(2.0)  # error: AL101
+    return h
+x = torch.randn(3, requires_grad=True)
+checkpoint(block, x, use_reentrant=False).sum().backward()
+
+
+# case: the function handed to jacobian receives inputs that require grad
+# runs: raises RuntimeError
+import torch
+def energy(x):
+    y = x.sigmoid()
+    y.add_(1)  # error: AL101
+    return y.sum()
+torch.autograd.functional.jacobian(energy, torch.randn(3))
+
+
+# case: vmap inputs do not require grad
+# runs: ok
+import torch
+def energy(x):
+    y = x.sigmoid()
+    y.add_(1)
+    return y.sum()
+torch.vmap(energy)(torch.randn(2, 3))
+
+
+# case: a plain class called through its call method
+# runs: raises RuntimeError
+import torch
+class Energy:
+    def __init__(self, w):
+        self.w = w
+    def __call__(self, x):
+        y = torch.exp(x * self.w)
+        y.add_(1.0)  # error: AL101
+        return y.sum()
+energy = Energy(torch.randn(3, requires_grad=True))
+energy(torch.randn(3)).backward()
+
+
+# case: a cache written each step and read by that step's attention
+# runs: ok
+import torch
+from torch import nn
+proj = nn.Linear(8, 8)
+cache = torch.zeros(4, 8)
+for t in range(4):
+    k = proj(torch.randn(1, 8))
+    cache[t] = k[0]
+    att = (cache[: t + 1] @ k.t()).softmax(0)
+att.sum().backward()
+
+
+# case: a model built elsewhere, stepped between its forward and backward
+import torch
+from models import build_model
+model = build_model()
+opt = torch.optim.Adam(model.parameters())
+for x, y in [(torch.randn(2, 4), torch.randn(2, 1))]:
+    out = model(x)
+    opt.step()  # low: AL101
+    (out - y).pow(2).mean().backward()

@@ -65,3 +65,89 @@ w.detach().zero_()
 w.data.fill_(1.0)
 w.requires_grad_(True)
 w.grad = None
+
+
+# case: weight of a layer built here initialised outside no grad
+# runs: raises RuntimeError
+import torch
+from torch import nn
+head = nn.Linear(16, 8)
+head.weight.normal_(0.0, 0.02)  # error: AL102
+
+
+# case: leaves made by requires grad
+# runs: raises RuntimeError
+import torch
+codes = torch.zeros(6).requires_grad_()
+codes -= 0.1  # error: AL102
+scale = torch.ones(2); scale.requires_grad = True
+scale.mul_(3.0)  # error: AL102
+w = torch.randn(3, 4)
+w.requires_grad_()
+w[:, 1] += 1.0  # error: AL102
+
+
+# case: leaf returned by a local factory
+# runs: raises RuntimeError
+import torch
+def make_prompt(n):
+    return torch.zeros(n, 8, requires_grad=True)
+prompt = make_prompt(4)
+prompt[0] = 1.0  # error: AL102
+
+
+# case: weight of a layer from a local factory
+# runs: raises RuntimeError
+import torch
+from torch import nn
+def conv3x3(channels):
+    return nn.Conv2d(channels, channels, 3, padding=1, bias=True)
+stem = conv3x3(4)
+stem.weight.zero_()  # error: AL102
+
+
+# case: layer initialisation the supported ways
+# runs: ok
+import torch
+from torch import nn
+head = nn.Linear(16, 8)
+nn.init.normal_(head.weight, 0.0, 0.02)
+nn.init.zeros_(head.bias)
+with torch.no_grad():
+    head.weight.fill_(0.1)
+head.weight.data.normal_()
+table = nn.Embedding.from_pretrained(torch.randn(10, 4))
+table.weight.mul_(2.0)
+plain = nn.Linear(4, 4, bias=False)
+with torch.no_grad():
+    plain.weight.zero_()
+
+
+# case: weights of a frozen module
+# runs: ok
+import torch
+from torch import nn
+frozen = nn.Linear(4, 4).requires_grad_(False)
+frozen.weight.add_(1.0)
+
+
+# case: layer of a model class built at module level
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class Net(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+    def forward(self, x):
+        return self.fc(x)
+net = Net(4)
+net.fc.weight.normal_()  # error: AL102
+
+
+# case: a leaf made by the Variable constructor
+# runs: raises RuntimeError
+import torch
+from torch.autograd import Variable
+w = Variable(torch.randn(3, 3), requires_grad=True)
+w.add_(1.0)  # error: AL102

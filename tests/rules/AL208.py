@@ -38,3 +38,26 @@ out = standardize(batch)
 out = shift(batch, False)
 add_bias(batch, torch.ones(3))
 print(batch)
+
+
+# case: a stack of layers built from a list is not an identity
+import torch
+from torch import nn
+layers = [nn.Linear(4, 4), nn.ReLU()]
+stack = nn.Sequential(*layers)
+x = torch.randn(2, 4)
+y = stack(x)
+y.add_(1.0)
+print(x)
+
+
+# case: a buffer made for the helper to fill
+import torch
+def _fill_pairs(out, rows):
+    for i in range(len(rows)):
+        out[i] += rows[i]
+    return len(rows)
+rows = [torch.ones(3), torch.ones(3)]
+out = torch.zeros(2, 3)
+count = _fill_pairs(out, rows)
+print(out, count)

@@ -1,0 +1,85 @@
+"""The training APIs real loops go through, by what their documentation promises.
+
+Each entry is a documented contract of the library, not a guess about its code:
+
+* `torch.amp.GradScaler` (also `torch.cuda.amp.GradScaler`): `scale(t)` returns `t`
+  multiplied by the scale factor, so `scaler.scale(loss).backward()` is a backward pass
+  through `loss`'s graph; `step(optimizer)` unscales the gradients and calls
+  `optimizer.step()` (unless they hold inf/NaN, when it skips the step — the write may not
+  happen, but a step that happens writes every parameter of that optimizer).
+* `accelerate.Accelerator`: `prepare(*objects)` returns the objects it was given, in order,
+  wrapped for the device (a wrapped module has the same parameters); `backward(loss)` calls
+  `loss.backward()` (after scaling).
+* `torch.compile(module)` returns an `OptimizedModule` that runs `module` and holds its
+  parameters; `DistributedDataParallel(module)` / `DataParallel(module)` run `module` and
+  hold its parameters (`.module` is `module`).
+* `torch.optim.swa_utils.AveragedModel(module)` deep-copies `module`: separate parameters.
+* `LightningModule.manual_backward(loss)` calls `loss.backward()` (after the precision
+  plugin's scaling).
+
+FSDP and DeepSpeed engines replace the parameters of what they wrap (flattened, sharded):
+their results are not the module they were given, so they stay unknown.
+"""
+
+from __future__ import annotations
+
+# Classes whose instances the interpreter follows: qualname → the name used below.
+INSTANCES = {
+    "torch.amp.GradScaler": "GradScaler",
+    "torch.amp.grad_scaler.GradScaler": "GradScaler",
+    "torch.cuda.amp.GradScaler": "GradScaler",
+    "torch.cuda.amp.grad_scaler.GradScaler": "GradScaler",
+    "torch.GradScaler": "GradScaler",
+    "accelerate.Accelerator": "Accelerator",
+    "accelerate.accelerator.Accelerator": "Accelerator",
+}
+
+# Calls that return the module they are given (the same parameters).
+MODULE_WRAPPERS = frozenset({
+    "torch.compile",
+    "torch.nn.parallel.DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel",
+    "torch.nn.DataParallel",
+    "torch.nn.parallel.DataParallel",
+    "torch.nn.parallel.data_parallel.DataParallel",
+})
+
+# Calls that return a deep copy of the module they are given.
+MODULE_COPIES = frozenset({
+    "torch.optim.swa_utils.AveragedModel",
+    "copy.deepcopy",
+})
+
+# Functions that call the function they are given on inputs that require grad: every
+# positional input (torch.autograd.functional detaches its inputs and turns
+# requires_grad on), or only the first (torch.func transforms differentiate `argnums=0`
+# by default).  `vmap` and `jacfwd` (forward mode) are not here: their inputs do not.
+GRAD_TRANSFORMS = {
+    "torch.autograd.functional.jacobian": "all",
+    "torch.autograd.functional.hessian": "all",
+    "torch.autograd.functional.vjp": "all",
+    "torch.autograd.functional.jvp": "all",
+    "torch.autograd.functional.hvp": "all",
+    "torch.autograd.functional.vhp": "all",
+    "torch.func.grad": "first",
+    "torch.func.grad_and_value": "first",
+    "torch.func.jacrev": "first",
+    "torch.func.hessian": "first",
+    "torch.func.vjp": "all",
+}
+
+# `checkpoint(fn, *args, use_reentrant=False)` runs `fn` without keeping what it saves and
+# runs it again during backward: a saved tensor written in place then is not detected,
+# the recomputation reads the written value (PyTorch's checkpoint documentation).
+CHECKPOINTS = frozenset({"torch.utils.checkpoint.checkpoint"})
+
+# Base classes of modules whose `manual_backward(loss)` runs `loss.backward()`.
+LIGHTNING_MODULES = frozenset({
+    "lightning.LightningModule",
+    "lightning.pytorch.LightningModule",
+    "lightning.pytorch.core.LightningModule",
+    "lightning.pytorch.core.module.LightningModule",
+    "pytorch_lightning.LightningModule",
+    "pytorch_lightning.core.LightningModule",
+    "pytorch_lightning.core.module.LightningModule",
+})
