@@ -230,9 +230,11 @@ class _Session:
     def _on_exception(self, witness: Witness, error: BaseException) -> None:
         witness.ran = True
         predicate = PREDICATES.get(witness.kind)
-        if predicate is not None and predicate.raises and isinstance(error, RuntimeError) \
-                and predicate.raises in str(error):
-            witness.confirm(f"torch raised \"{predicate.raises}\" at this line")
+        if predicate is None or not isinstance(error, RuntimeError):
+            return
+        for message in predicate.raises:
+            if message in str(error):
+                witness.confirm(f"torch raised \"{message}\" at this line")
 
     # -- ATen ops at a watched line -----------------------------------------------------------
 

@@ -32,6 +32,7 @@ from aliaslint.analysis.events import (
     InplaceWrite,
     LostWrite,
     NonContiguousView,
+    PackHookWrite,
     Reference,
     Save,
     SavedWrite,
@@ -66,7 +67,7 @@ from aliaslint.analysis.values import (
 __all__ = [
     "OTHER", "UNKNOWN", "Analysis", "ArrayValue", "Call", "ClassValue", "Compare",
     "ContainerValue", "Event", "FunctionValue", "GradModeValue", "InplaceWrite", "Kind",
-    "LostWrite", "ModuleValue", "NonContiguousView", "ObjectValue", "ParamsValue", "RefValue",
+    "LostWrite", "ModuleValue", "NonContiguousView", "ObjectValue", "PackHookWrite", "ParamsValue", "RefValue",
     "Reference", "Save", "SavedWrite", "StaleRead", "TensorValue", "Value", "Write", "analyse",
     "discards", "regions_overlap",
 ]

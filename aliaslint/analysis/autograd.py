@@ -136,6 +136,7 @@ class Autograd(Interpreter):
             self._loops[-1].made.add(save_id)
         save = Save(save_id, storage, counter, node, label, what, what_node, conditional,
                     assumed)
+        self._saves_log.append(node)
         pending = env.flow.saves.get(storage, ())
         if save not in pending:
             env.flow.saves[storage] = pending + (save,)

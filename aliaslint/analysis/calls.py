@@ -20,9 +20,10 @@ from aliaslint.analysis.opfacts import (
     short_name,
     storage_kind,
 )
-from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.scopes import ClassInfo, Env
 from aliaslint.analysis.training import (
     CHECKPOINTS,
+    SAVED_TENSORS_HOOKS,
     GRAD_TRANSFORMS,
     INSTANCES,
     MODULE_COPIES,
@@ -49,6 +50,7 @@ from aliaslint.analysis.values import (
     Keywords,
     Kind,
     ModuleInfo,
+    HooksValue,
     InstanceValue,
     ModuleValue,
     ObjectValue,
@@ -100,6 +102,12 @@ class Calls(Interpreter):
                 # `state.copy()` of a state dict: a new dict of the same tensors.
                 self._eval_args(node, env)
                 return kept_as_copy(owner, node, origin=node)
+            elif isinstance(owner, ClassValue) and owner.info is not None and \
+                    owner.info.autograd_function and attr == "apply":
+                args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+                result = self._apply_function(owner.info, node, args, env)
+                self._emit(Call(node, self._stmt, None, None, None, result))
+                return result
             elif isinstance(owner, (ModuleValue, ParamsValue, ObjectValue)):
                 receiver, receiver_node = owner, func.value
                 key = attr_key(func)
@@ -182,7 +190,7 @@ class Calls(Interpreter):
         if qualname == "builtins.range":
             return ContainerValue(origin=node, each=INT)
         if qualname == "builtins.enumerate" and positional:
-            element = self._element_of(positional[0], node)
+            element = self._element_of(positional[0], node, env)
             return ContainerValue(origin=node, each=ContainerValue(origin=node,
                                                                    items=(INT, element)))
         container = self._builtin_container(qualname, positional, node)
@@ -199,12 +207,12 @@ class Calls(Interpreter):
             return out_array
         if qualname in VARIABLE and positional and isinstance(positional[0], TensorValue):
             # `Variable(t, requires_grad=True)`: a new leaf over t's data.
-            data = positional[0]
+            wrapped = positional[0]
             flag = keywords.get("requires_grad", (None, None))[1]
-            requires = True if is_literal(flag, TRUE) else False if flag is None or is_literal(
+            wanted = True if is_literal(flag, TRUE) else False if flag is None or is_literal(
                 flag, FALSE) else None
-            return TensorValue(origin=node, storage=data.storage, counter=("alloc", id(node)),
-                               requires_grad=requires, leaf=True)
+            return TensorValue(origin=node, storage=wrapped.storage, counter=("alloc", id(node)),
+                               requires_grad=wanted, leaf=True)
         if qualname in TENSOR_TYPES:
             data = positional[0] if positional else UNKNOWN
             if qualname in PARAMETER_TYPES:
@@ -217,6 +225,9 @@ class Calls(Interpreter):
                                counter=data.counter if isinstance(data, TensorValue) else None)
         if qualname in INSTANCES:
             return InstanceValue(qualname=INSTANCES[qualname], origin=node)
+        if qualname in SAVED_TENSORS_HOOKS and isinstance(first_arg := positional[0] if
+                                                          positional else None, FunctionValue):
+            return self._pack_hook(first_arg, node)
         if isinstance(positional[0] if positional else None, FunctionValue) and (
                 qualname in GRAD_TRANSFORMS or qualname in CHECKPOINTS):
             self._pass_function(qualname, positional, node, args, keywords, env)
@@ -338,7 +349,7 @@ class Calls(Interpreter):
             if op.returns == "tensors" and kind == "view":
                 base = bound.get(op.aliases or "self")
                 if isinstance(base, TensorValue):
-                    return ContainerValue(origin=node, each=self._view(base, node, op))
+                    return ContainerValue(origin=node, each=self._view(base, node, op, env=env))
             if op.returns == "tensors" or kind in ("numpy_share", "reference"):
                 return UNKNOWN
             return OTHER if op.returns in ("none", "other") and kind == "functional" else UNKNOWN
@@ -349,7 +360,7 @@ class Calls(Interpreter):
             if short_name(op.name) == "view" and base.contiguous is False \
                     and not dtype_view(args) and view_fails(base.layout_op, args):
                 self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
-            return self._view(base, node, op, literal_ints(args))
+            return self._view(base, node, op, literal_ints(args), env)
         if kind == "functional":
             first = op.params[0] if op.params else None
             if first in ("input", "self") and first in bound and type(bound[first]) is Value \
@@ -427,6 +438,42 @@ class Calls(Interpreter):
         differentiable: Args = [(cst.Arg(value=p.name), TensorValue(origin=p, requires_grad=True))
                           for p in params]
         self._record_call(definition, None, node, differentiable, env)
+
+    def _apply_function(self, cls: ClassInfo, node: cst.Call, args: Args, env: Env) -> Value:
+        """`Fn.apply(*args)` of a custom autograd.Function: its `forward(ctx, *args)` runs;
+        a result that is an input, or a view of one, is a view that autograd forbids
+        writing in place when that input requires grad."""
+        forward = cls.method("forward")
+        values = [value for arg, value in args if arg.keyword is None and not arg.star]
+        if forward is None or len(values) != len(args):
+            self._unknown_call(args, env)
+            return UNKNOWN
+        summary = self._summary(forward, None, (OTHER, *values))
+        if summary is None or not isinstance(summary.result, TensorValue):
+            return UNKNOWN
+        result = summary.result
+        token = result.storage
+        index = token[1] - 1 if isinstance(token, tuple) and token[0] == "arg" else None
+        if index is None or not 0 <= index < len(values) or \
+                not isinstance(values[index], TensorValue):
+            requires = self._requires_grad(values, env)
+            token = ("alloc", id(node))
+            return TensorValue(origin=node, storage=token, counter=token, requires_grad=requires)
+        source = values[index]
+        assert isinstance(source, TensorValue)
+        view = self._view(source, node, None, env=env)
+        if source.requires_grad is True and env.flow.grad is True:
+            view = replace(view, forbidden=("custom", node, cls.name))
+        return view
+
+    def _pack_hook(self, pack: FunctionValue, node: cst.Call) -> Value:
+        """`saved_tensors_hooks(pack, unpack)`: remembers a write `pack` makes to its
+        argument, for the `with` block that installs it."""
+        summary = self._summary(pack.definition, None, (TensorValue(requires_grad=True),))
+        write = summary.writes.get(0) if summary is not None else None
+        if write is None:
+            return OTHER
+        return HooksValue(origin=node, pack_write=write.node, pack_stmt=write.stmt)
 
     def _escape(self, args: Args) -> None:
         """Modules handed to a function this file does not define may be frozen,

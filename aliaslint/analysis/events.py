@@ -168,6 +168,16 @@ class StaleRead(Event):
 
 
 @dataclass(frozen=True)
+class PackHookWrite(Event):
+    """A saved-tensor pack hook of this file writes its argument in place, and a forward op
+    inside the `with saved_tensors_hooks(...)` block saves a tensor: that op raises.
+    ``node`` and ``stmt`` are the write inside the hook."""
+
+    hooks: cst.CSTNode  # the `saved_tensors_hooks(...)` call
+    saved: cst.CSTNode  # the first op in the block that saves a tensor
+
+
+@dataclass(frozen=True)
 class NonContiguousView(Event):
     """`.view()` of a tensor whose layout is known to be non-contiguous."""
 

@@ -159,7 +159,7 @@ class Expressions(Interpreter):
                 return TensorValue(derived=(attr, base), origin=node, storage=base.storage,
                                    counter=("data", id(node)), requires_grad=False, via="data")
             if op.kind == "view":
-                return self._view(base, node, op)
+                return self._view(base, node, op, env=env)
             if op.kind == "reference":  # .grad
                 return TensorValue(derived=(attr, base), origin=node, requires_grad=False)
             return TensorValue(derived=(attr, base), origin=node)
@@ -181,11 +181,19 @@ class Expressions(Interpreter):
                            requires_grad=requires, leaf=True)
 
     def _view(self, base: TensorValue, node: cst.CSTNode, op: ops.Op | None,
-              dims: tuple | None = None) -> TensorValue:
+              dims: tuple | None = None, env: Env | None = None) -> TensorValue:
         name = short_name(op.name) if op is not None else None
         detach = name == "detach"
         noncontiguous = op is not None and op.noncontiguous
+        forbidden = None if detach else base.forbidden
+        if forbidden is None and not detach and base.requires_grad is True:
+            if op is not None and op.multi_output and env is not None and env.flow.grad:
+                forbidden = ("multi-output", node, name or "")
+            elif env is not None and env.flow.grad is False:
+                forbidden = ("grad-off", node, name or "")
         return TensorValue(
+            forbidden=forbidden,
+            pending=frozenset() if detach else base.pending,
             origin=node, storage=base.storage, counter=base.counter,
             requires_grad=False if detach else base.requires_grad,
             # A view of a leaf is no leaf, but autograd forbids writing it in place all
@@ -289,7 +297,7 @@ class Expressions(Interpreter):
                     node.slice[0].slice, cst.Index) else OTHER
             return UNKNOWN
         if self._basic(node):
-            view = self._view(base, node, None)
+            view = self._view(base, node, None, env=env)
             region = slice_region(node)
             return replace(view, region=region) if region is not None and base.region is None \
                 and base.via is None else view
@@ -361,7 +369,7 @@ class Expressions(Interpreter):
         scope = env
         while clause is not None:
             iterable = self._eval(clause.iter, scope)
-            self._bind(clause.target, self._element_of(iterable, clause), inner)
+            self._bind(clause.target, self._element_of(iterable, clause, scope), inner)
             for condition in clause.ifs:
                 self._eval(condition.test, inner)
             clause, scope = clause.inner_for_in, inner

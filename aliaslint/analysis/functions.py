@@ -11,7 +11,7 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.opfacts import MODULE_BASES
 from aliaslint.analysis.core import Site
 from aliaslint.analysis.scopes import ClassInfo, Deferred, Env, Flow
-from aliaslint.analysis.training import LIGHTNING_MODULES
+from aliaslint.analysis.training import AUTOGRAD_FUNCTIONS, LIGHTNING_MODULES
 from aliaslint.analysis.syntax import all_params, callee_name, called_names, is_private
 from aliaslint.analysis.values import (
     UNKNOWN,
@@ -308,7 +308,7 @@ class Functions(Interpreter):
 
     def _class_def(self, node: cst.ClassDef, env: Env) -> None:
         self._stmt = node
-        is_module = lightning = False
+        is_module = lightning = autograd_function = False
         bases: list[ClassInfo] = []
         for base in node.bases:
             value = self._eval(base.value, env)
@@ -316,6 +316,8 @@ class Functions(Interpreter):
                 is_module = True
             elif isinstance(value, RefValue) and value.qualname in LIGHTNING_MODULES:
                 is_module = lightning = True
+            elif isinstance(value, RefValue) and value.qualname in AUTOGRAD_FUNCTIONS:
+                autograd_function = True
             elif isinstance(value, ClassValue) and value.module is not None \
                     and value.module.cls is not None:
                 is_module = True
@@ -325,7 +327,8 @@ class Functions(Interpreter):
                     "torch.nn.") and ops.module(value.qualname) is not None:
                 is_module = True
         cls = ClassInfo(node.name.value, node, is_module, self_token=("self", id(node)),
-                        bases=tuple(bases), lightning=lightning)
+                        bases=tuple(bases), lightning=lightning,
+                        autograd_function=autograd_function)
         class_env = Env(env)
         # __init__ first: the other methods need to know the attributes it sets.
         methods = sorted(

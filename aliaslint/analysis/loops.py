@@ -59,7 +59,7 @@ class Loops(Interpreter):
         element = None
         if isinstance(node, cst.For):
             # The iterable is evaluated once, before the first iteration.
-            element = self._element_of(self._eval(node.iter, env), node)
+            element = self._element_of(self._eval(node.iter, env), node, env)
         outermost = self._loop_cache is None
         if outermost:
             self._loop_cache, self._loop_events = {}, set()

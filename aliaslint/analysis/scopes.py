@@ -145,6 +145,7 @@ class ClassInfo:
     self_token: object = None
     bases: tuple = ()  # local base classes, in order
     lightning: bool = False  # a LightningModule (training.py)
+    autograd_function: bool = False  # a subclass of torch.autograd.Function
     learned: bool = False  # `attrs` holds what an `__init__` run set
 
     def attr(self, key: str) -> Value | None:

@@ -9,7 +9,7 @@ import libcst as cst
 
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
-from aliaslint.analysis.events import Reference, WriteInputs
+from aliaslint.analysis.events import PackHookWrite, Reference, WriteInputs
 from aliaslint.analysis.geometry import slice_region
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import (
@@ -28,6 +28,7 @@ from aliaslint.analysis.values import (
     ArrayValue,
     ContainerValue,
     GradModeValue,
+    HooksValue,
     Kind,
     ModuleValue,
     ParamsValue,
@@ -224,7 +225,7 @@ class Statements(Interpreter):
         if isinstance(base, TensorValue) and (
                 not isinstance(target, TensorValue) or target.storage is None):
             # `x[i] op= v` is `x[i] = x[i].__iop__(v)`: whatever the index, it writes x.
-            target = self._view(base, node.target, None)
+            target = self._view(base, node.target, None, env=env)
         if isinstance(target, ArrayValue):
             self._write(target, node.target, node, None, env)
             return
@@ -255,13 +256,16 @@ class Statements(Interpreter):
         taken.merge(other)
         env.adopt(taken)
 
-    def _element_of(self, iterable: Value, node: cst.CSTNode) -> Value:
+    def _element_of(self, iterable: Value, node: cst.CSTNode, env: Env | None = None) -> Value:
         if isinstance(iterable, ParamsValue) and iterable.kind is Kind.PARAMS and iterable.params:
             return self._parameter(iterable.params, node)
         if isinstance(iterable, ContainerValue):
             return any_element(iterable) or UNKNOWN
         if isinstance(iterable, ModuleValue) and iterable.module.element is not None:
             return iterable.module.element  # `for block in self.blocks:`
+        if isinstance(iterable, TensorValue):
+            # Iterating a tensor unbinds it: each element is a view, an output of `unbind`.
+            return self._view(iterable, node, ops.method("unbind"), env=env)
         return UNKNOWN
 
     def _parameter(self, tokens: frozenset, origin: cst.CSTNode | None) -> TensorValue:
@@ -272,16 +276,24 @@ class Statements(Interpreter):
     def _with(self, node: cst.With, env: Env) -> None:
         self._stmt = node
         saved_grad = env.flow.grad
+        hooks: list[tuple[HooksValue, cst.BaseExpression]] = []
         for item in node.items:
             value = self._eval(item.item, env)
             if isinstance(value, GradModeValue):
                 env.flow.grad = value.enabled
+            elif isinstance(value, HooksValue):
+                hooks.append((value, item.item))
             if item.asname is not None:
                 self._bind(item.asname.name, UNKNOWN, env)
+        saves_before = len(self._saves_log)
         frame = self._loops[-1] if self._loops else None
         marks = (len(frame.breaks), len(frame.continues)) if frame is not None else (0, 0)
         self._block(node.body.body, env)
         env.flow.grad = saved_grad
+        if len(self._saves_log) > saves_before:
+            for value, call in hooks:
+                self._emit(PackHookWrite(value.pack_write, value.pack_stmt, call,
+                                         self._saves_log[saves_before]))
         if frame is not None:
             # A `break` or `continue` in the body leaves the block, and the grad mode with it.
             for state in frame.breaks[marks[0]:] + frame.continues[marks[1]:]:

@@ -73,6 +73,15 @@ GRAD_TRANSFORMS = {
 # the recomputation reads the written value (PyTorch's checkpoint documentation).
 CHECKPOINTS = frozenset({"torch.utils.checkpoint.checkpoint"})
 
+# The base of custom autograd functions: `Fn.apply(x)` runs `Fn.forward(ctx, x)` with grad
+# mode off; a result that is an input, or a view of one, is a view autograd forbids
+# writing in place.
+AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+
+# `with saved_tensors_hooks(pack, unpack):` calls `pack` on every tensor a forward op in the
+# block saves; a `pack` that writes its argument in place makes that op raise.
+SAVED_TENSORS_HOOKS = frozenset({"torch.autograd.graph.saved_tensors_hooks"})
+
 # Base classes of modules whose `manual_backward(loss)` runs `loss.backward()`.
 LIGHTNING_MODULES = frozenset({
     "lightning.LightningModule",

@@ -172,6 +172,12 @@ class TensorValue(Value):
     # An element taken from a container built by repeating one object
     # (`[t] * n`): the container's construction.
     replica: cst.CSTNode | None = field(default=None, compare=False)
+    # A view autograd forbids writing in place under grad mode, of a base that requires
+    # grad: (why, where it was made, what made it).  Why: "multi-output" (an output of
+    # `unbind` / `split` / `chunk`, or an element of iterating a tensor), "grad-off" (made
+    # under `no_grad` / `inference_mode`), "custom" (returned by a custom
+    # `autograd.Function`).  Views of it are forbidden too.
+    forbidden: tuple[str, cst.CSTNode, str] | None = field(default=None, compare=False)
 
     def with_saves_renamed(self, mapping: dict[int, int]) -> TensorValue:
         if not self.graph or mapping.keys().isdisjoint(self.graph):
@@ -277,6 +283,16 @@ class InstanceValue(Value):
 
     kind: Kind = field(default=Kind.UNKNOWN, init=False)
     qualname: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class HooksValue(Value):
+    """`torch.autograd.graph.saved_tensors_hooks(pack, unpack)` before a `with` enters it,
+    when `pack` is a function of this file that writes its argument in place: the write."""
+
+    kind: Kind = field(default=Kind.OTHER, init=False)
+    pack_write: cst.CSTNode = field(compare=False)
+    pack_stmt: cst.CSTNode = field(compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from aliaslint.analysis import InplaceWrite
+from aliaslint.analysis import InplaceWrite, TensorValue
 from aliaslint.checks.common import actor, written
 from aliaslint.rule import Context, Rule
 
@@ -21,6 +21,8 @@ def inplace_on_leaf(event: InplaceWrite, ctx: Context):
     target = write.target
     if target is None or not target.leaf or target.requires_grad is not True:
         return
+    if isinstance(target, TensorValue) and target.forbidden is not None:
+        return  # torch refuses the view first (AL106)
     if write.via not in (None, "view") or write.grad_enabled is not True:
         return
     related: tuple[tuple[str, cst.CSTNode], ...] = ()

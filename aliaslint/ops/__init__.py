@@ -137,6 +137,10 @@ class Op:
         fills: an in-place op whose result does not depend on what the destination held, and
             which writes all of it in place (``copy_``, ``fill_``, ``zero_``, ``normal_``,
             ``uniform_``, ``random_`` ...).  Probed; every in-place overload must fill.
+        multi_output: a view op returning several tensors that one autograd node made
+            (``unbind``, ``split``, ``split_with_sizes``, ``chunk``): writing one of them in
+            place under grad mode raises.  ``tensor_split`` / ``hsplit`` (slices) are not.
+            Probed; every view overload must be one.
     """
 
     name: str
@@ -160,6 +164,7 @@ class Op:
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
     self_overlapping: bool = False
     reorders_dims: bool = False
+    multi_output: bool = False
     fills: bool = False
 
     @property
@@ -271,6 +276,7 @@ _OP_KEYS = {
     "kind", "params", "aliases", "writes", "twin", "noncontiguous", "returns", "has_out",
     "saves_must", "saves_may", "overloads", "op", "inplace_kwarg", "property", "note",
     "bumps_version", "metadata_only", "self_overlapping", "reorders_dims", "fills",
+    "multi_output",
 }
 
 
@@ -313,6 +319,7 @@ def _decode_op(name: str, d: dict[str, Any]) -> Op:
         self_overlapping=bool(d.get("self_overlapping", False)),
         reorders_dims=bool(d.get("reorders_dims", False)),
         fills=bool(d.get("fills", False)),
+        multi_output=bool(d.get("multi_output", False)),
     )
 
 

@@ -71,7 +71,8 @@ class Predicate:
     at_line: LineCheck | None = None
     at_op: OpCheck | None = None
     at_write: WriteCheck | None = None
-    raises: str = ""  # torch's error that is the hazard itself, raised at a row
+    # torch's errors that are the hazard itself, raised at a row (any one of them)
+    raises: tuple[str, ...] = ()
 
 
 PREDICATES: dict[str, Predicate] = {}
@@ -124,8 +125,24 @@ def _leaf_write(witness: Witness, written: list[Tensor], frame: FrameType | None
 
 _predicate(Predicate("leaf", True, "an in-place op wrote a leaf that requires grad with grad "
                      "mode on", at_write=_leaf_write,
-                     raises="a leaf Variable that requires grad is being used in an in-place "
-                     "operation"))
+                     raises=("a leaf Variable that requires grad is being used in an in-place "
+                             "operation",)))
+
+
+# --- forbidden-view (AL106) ---------------------------------------------------------------------
+
+
+def _accepted_write(witness: Witness, written: list[Tensor], frame: FrameType | None) -> None:
+    # Autograd checks a forbidden view before the op is dispatched: an op seen here passed.
+    witness.deny("autograd accepted the in-place write at this line")
+
+
+_predicate(Predicate("forbidden-view", True, "autograd refused an in-place write to a view it "
+                     "cannot rebase", at_write=_accepted_write,
+                     raises=("This view is the output of a function that returns multiple views",
+                             "A view was created in no_grad mode and is being modified inplace",
+                             "This view was created inside a custom Function",
+                             "A saved tensor pack hook is modifying its input in place")))
 
 
 # --- shared-write (AL201, AL203, ...) and numpy (AL301) -----------------------------------------
@@ -161,7 +178,7 @@ def _view_input(witness: Witness, event: OpEvent) -> None:
 
 
 _predicate(Predicate("view", True, "`view` received a non-contiguous tensor", at_op=_view_input,
-                     raises="view size is not compatible with input tensor's size and stride"))
+                     raises=("view size is not compatible with input tensor's size and stride",)))
 
 
 # --- copy-write (AL204) -------------------------------------------------------------------------

@@ -108,6 +108,8 @@ def merge_entry(name: str, ovs: list[Overload], self_name: str | None, facts: di
         entry["self_overlapping"] = True  # some view overload can be (stride 0)
     if views and all(f.get("reorders_dims") is True for f in views):
         entry["reorders_dims"] = True
+    if views and all(f.get("multi_output") is True for f in views):
+        entry["multi_output"] = True  # every overload's outputs come from one view node
     fills = [facts[o.aten].get("fills") for o in main if facts[o.aten]["kind"] == "inplace"]
     if kind == "inplace" and fills and all(f is True for f in fills):
         entry["fills"] = True

@@ -81,6 +81,36 @@ def probe_self_overlap(torch: Any, ov: Overload) -> bool | None:
     return False if called else None
 
 
+def probe_multi_output(torch: Any, ov: Overload) -> bool | None:
+    """Are the view's results outputs of one autograd node that returns several views
+    (``unbind``, ``split``, ``chunk``), which autograd forbids writing in place under grad
+    mode?  ``tensor_split`` and ``hsplit`` return slices, which it allows.
+
+    The sample input is made to require grad and a result is written in place: the
+    error says "returns multiple views" exactly for those nodes."""
+    for world, x, pos, kw in sample_calls(torch, ov.schema):
+        if not x.is_floating_point():
+            continue
+        base = x.detach().requires_grad_() * 1  # a non-leaf that requires grad
+        p = [base if v is x else v for v in pos]
+        k = {n: (base if v is x else v) for n, v in kw.items()}
+        try:
+            r = _quiet_call(torch, ov.aten, p, k)
+        except Exception:
+            continue
+        outs = [t for t in tensors_of(r) if t.requires_grad]
+        if not outs:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                outs[-1].add_(1)
+        except RuntimeError as error:
+            return "returns multiple views" in str(error)
+        return False
+    return None
+
+
 def _dims(t: Any) -> list[tuple[int, int]]:
     """(size, stride) of the dimensions that matter for the layout (size > 1)."""
     return [(sz, st) for sz, st in zip(t.shape, t.stride()) if sz > 1]
@@ -329,6 +359,8 @@ def probe_overloads(
                 if facts[o.aten]["kind"] == "view":
                     facts[o.aten]["self_overlapping"] = probe_self_overlap(torch, o)
                     facts[o.aten]["reorders_dims"] = probe_reorders_dims(torch, o)
+                    if o.returns == "tensors":
+                        facts[o.aten]["multi_output"] = probe_multi_output(torch, o)
                 elif o.kind == "inplace" and not o.base.startswith("_") and o.base not in CRASHERS:
                     facts[o.aten]["fills"] = probe_fill(torch, o)
     return facts, probe_notes

@@ -1,0 +1,70 @@
+"""AL106 inplace-on-forbidden-view."""
+
+from __future__ import annotations
+
+from aliaslint.analysis import InplaceWrite, PackHookWrite, TensorValue
+from aliaslint.checks.common import actor, written
+from aliaslint.rule import Context, Rule
+
+RULE = Rule(
+    "AL106", "inplace-on-forbidden-view",
+    "An in-place write, under grad mode, that autograd refuses at once: an output of a "
+    "multi-output view, a view made under `no_grad`, a view a custom `autograd.Function` "
+    "returned, or a saved-tensor pack hook writing its input.",
+    confirm="forbidden-view",
+)
+
+# What torch says about each kind of view, and what made it.
+_WHY = {
+    "multi-output": ("an output of `{name}`, which returns several views of a tensor that "
+                     "requires grad: autograd cannot rebase one of them in place and raises "
+                     "\"Output … is a view and is being modified inplace\"",
+                     "the views were made here"),
+    "grad-off": ("a view made under `no_grad` of a tensor that requires grad: written with grad "
+                 "mode on it raises \"A view was created in no_grad mode and is being modified "
+                 "inplace with grad mode enabled\"",
+                 "the view was made here, with grad mode off"),
+    "custom": ("a view returned by the custom `autograd.Function` `{name}`: its backward cannot "
+               "account for an in-place change, so autograd raises \"This view was created "
+               "inside a custom Function\"",
+               "the custom Function returned it here"),
+}
+
+_ADVICE = {
+    "multi-output": "use the out-of-place op, or `.clone()` the piece before writing",
+    "grad-off": "make the view and the write both inside `torch.no_grad()`, or both outside",
+    "custom": "return a new tensor from `forward` (`x.clone()`), or use the out-of-place op",
+}
+
+
+@RULE.check(InplaceWrite)
+def inplace_on_forbidden_view(event: InplaceWrite, ctx: Context):
+    write = event.write
+    target = write.target
+    if target is None or write.grad_enabled is not True or write.via not in (None, "view"):
+        return
+    if not isinstance(target, TensorValue) or target.forbidden is None:
+        return
+    kind, made, name = target.forbidden
+    why, where = _WHY[kind]
+    yield RULE.finding(
+        write.node, write.stmt,
+        f"{written(write, ctx)} is {why.format(name=name)} · written in place by "
+        f"{actor(write.label, write.node, ctx)} · {_ADVICE[kind]}",
+        ((where, made),),
+    )
+
+
+@RULE.check(PackHookWrite)
+def pack_hook_writes_input(event: PackHookWrite, ctx: Context):
+    yield RULE.finding(
+        event.node, event.stmt,
+        f"the saved-tensor pack hook writes its input in place with {ctx.code(event.node)}: the "
+        f"first op that saves a tensor under these hooks, {ctx.code(event.saved)} at line "
+        f"{ctx.line(event.saved)}, raises \"A saved tensor pack hook is modifying its input in "
+        "place\" · write a copy (`t = t.clone()`) and return that",
+        (("the hooks are installed here", event.hooks),
+         ("this op saves a tensor and runs the hook", event.saved)),
+        # torch raises from the op that saves, once the hook has returned.
+        witness=RULE.witness(rows=(ctx.line(event.saved),)),
+    )
