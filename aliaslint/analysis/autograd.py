@@ -17,7 +17,7 @@ from aliaslint.analysis.events import (
     Write,
     WriteInputs,
 )
-from aliaslint.analysis.opfacts import chosen_saves, input_saved
+from aliaslint.analysis.opfacts import chosen_saves, input_saved, refused_slope
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import (
     FALSE,
@@ -128,19 +128,34 @@ class Autograd(Interpreter):
 
     def _save(self, storage: object, counter: object, node: cst.CSTNode, label: str | None,
               what: str, env: Env, what_node: cst.CSTNode | None = None, *,
-              conditional: bool = False, assumed: bool = False) -> Save:
+              conditional: bool = False, assumed: bool = False,
+              slope: cst.CSTNode | None = None) -> Save:
         """Record that autograd now holds ``storage`` for a pending backward pass."""
         save_id = self._save_ids.recent((storage, counter, id(node), label, what, id(what_node),
-                                         conditional, assumed))
+                                         conditional, assumed, id(slope)))
         if self._loops:  # aged when the pass hands its state back to the loop's head
             self._loops[-1].made.add(save_id)
         save = Save(save_id, storage, counter, node, label, what, what_node, conditional,
-                    assumed)
+                    assumed, slope)
         self._saves_log.append(node)
         pending = env.flow.saves.get(storage, ())
         if save not in pending:
             env.flow.saves[storage] = pending + (save,)
         return save
+
+    def _slope_save(self, op: ops.Op | None, nodes: dict[str, cst.BaseExpression],
+                    target: TensorValue, node: cst.CSTNode, label: str | None,
+                    env: Env) -> frozenset[int]:
+        """Before an in-place activation writes ``target``: when its slope is a negative
+        literal, its backward will refuse to run.  Modelled as a save of the result that the
+        write itself dirties, so a backward pass that reaches it reports the write."""
+        slope = refused_slope(op, nodes)
+        if slope is None or target.requires_grad is not True or env.flow.grad is not True \
+                or target.storage is None:
+            return frozenset()
+        save = self._save(target.storage, target.counter, node, label, "its result", env,
+                          slope=slope)
+        return frozenset({save.id})
 
     def _consume(self, value: TensorValue, node: cst.CSTNode, label: str | None, env: Env, *,
                  returned: bool = False, retain: bool = False) -> None:

@@ -298,9 +298,11 @@ class Calls(Interpreter):
             first = op.params[0] if op.params else None
             target = bound.get(first) if first is not None else None
             if first is not None and isinstance(target, TensorValue):
+                refused = self._slope_save(twin, nodes, target, node, None, env)
                 result = self._write(target, nodes.get(first), node, None, env,
                                      activation=True)
                 result = self._record_saves(twin or op, bound, result, node, env, nodes)
+                result = replace(result, graph=result.graph | refused)
                 self._absorb(target, result, env)
                 return result
         if kind == "inplace":
@@ -322,12 +324,14 @@ class Calls(Interpreter):
                 return UNKNOWN
             inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
                            if key != name and isinstance(v, (TensorValue, ArrayValue)))
+            refused = self._slope_save(op, nodes, target, node, None, env)
             result = self._write(target, nodes.get(name), node, None, env,
                                  activation=is_activation(op), fill=op.fills,
                                  inputs=inputs)
             if op.returns == "none":
                 return OTHER
             result = self._record_saves(op, {**bound, name: result}, result, node, env, nodes)
+            result = replace(result, graph=result.graph | refused)
             self._absorb(target, result, env)
             return result
         out = nodes.get("out")
@@ -370,6 +374,10 @@ class Calls(Interpreter):
             token = ("alloc", id(node))
             tensors = [v for v in bound.values() if isinstance(v, TensorValue)]
             requires = None
+            if op.no_grad_result:
+                # `zeros_like(w)`, `x > 0`, `argmax`: made from no differentiable input, so
+                # a new leaf (requiring grad only when asked to).
+                tensors = []
             if not tensors:
                 flag = nodes.get("requires_grad")
                 requires = is_literal(flag, TRUE) if flag is not None else False

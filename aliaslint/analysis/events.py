@@ -29,6 +29,9 @@ class Save:
     conditional: bool = False
     # Made by a module the file did not build (ModuleInfo.assumed).
     assumed: bool = False
+    # The in-place activation's own save of its result, which its backward cannot use: the
+    # negative slope (its argument here) flipped the sign it reads (ops.Op.negative_slope).
+    slope: cst.CSTNode | None = None
 
 
 class SaveIds:

@@ -215,10 +215,13 @@ class Modules(Interpreter):
         bound: dict[str, Value] = {"input": x}
         if params is not None:
             bound["weight"] = params
+        refused: frozenset[int] = frozenset()
         if info.inplace:
+            refused = self._slope_save(spec.inplace(), _slope_arguments(spec, module.origin),
+                                       x, node, info.label, env)
             result = self._write(x, arg_node, node, info.label, env, activation=True,
                                  defined_at=module.origin, visible=False)
-            result = replace(result, graph=graph)
+            result = replace(result, graph=graph | refused)
         else:
             result = fresh
         requires = self._requires_grad(list(bound.values()), env)
@@ -399,3 +402,19 @@ class Modules(Interpreter):
         if isinstance(result, TensorValue):
             result = replace(result, graph=result.graph | graph | frozenset(new))
         return result
+
+
+def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str, cst.BaseExpression]:
+    """The slope arguments of an in-place activation module's constructor, by the names
+    of the in-place op it runs: `nn.LeakyReLU(-0.2, inplace=True)`, `nn.ELU(alpha=-1.0)`.
+    Modules that choose their mode when called (`nn.RReLU` samples slopes in training
+    mode) give none."""
+    inplace = spec.inplace()
+    if inplace is None or len(inplace.negative_slope) != 1 or not isinstance(origin, cst.Call):
+        return {}
+    name = inplace.negative_slope[0]
+    for position, arg in enumerate(origin.args):
+        if arg.keyword is not None and arg.keyword.value == name or \
+                arg.keyword is None and position == 0 and not arg.star:
+            return {name: arg.value}
+    return {}

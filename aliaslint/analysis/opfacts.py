@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 
 import libcst as cst
 
 from aliaslint import ops
+from aliaslint.analysis.syntax import FALSE, is_literal, literal_number
 from aliaslint.analysis.values import Args, Kind, Value
 
 # torch's own classes the interpreter models: the roots of its value kinds.
@@ -96,6 +98,24 @@ def input_saved(name: str, bound: dict[str, Value]) -> bool:
     if not others:
         return tensors[name].requires_grad is True
     return any(v.requires_grad is True for v in others)
+
+
+def refused_slope(op: ops.Op | None,
+                  nodes: Mapping[str, cst.BaseExpression]) -> cst.BaseExpression | None:
+    """The argument that makes the in-place backward of ``op`` raise: a slope whose literal
+    value is negative (the mean of ``op.negative_slope``'s arguments, all given).  Defaults
+    are positive; `training=` anything but a literal False draws random slopes."""
+    if op is None or not op.negative_slope:
+        return None
+    training = nodes.get("training")
+    if training is not None and not is_literal(training, FALSE):
+        return None
+    values = [literal_number(nodes.get(name)) for name in op.negative_slope]
+    if any(value is None for value in values):
+        return None
+    if sum(v for v in values if v is not None) >= 0:
+        return None
+    return nodes[op.negative_slope[0]]
 
 
 def bind_arguments(op: ops.Op, receiver: Value | None, receiver_node: cst.BaseExpression | None,

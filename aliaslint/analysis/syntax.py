@@ -169,6 +169,17 @@ def literal_ints(args: Args) -> tuple[int, ...] | None:
 
 
 
+def literal_number(node: cst.CSTNode | None) -> float | None:
+    """`0.2`, `-1`, `-1e-2` → their value; None for anything else."""
+    sign = 1.0
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        sign = -1.0 if isinstance(node.operator, cst.Minus) else 1.0
+        node = node.expression
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return sign * float(node.evaluated_value)
+    return None
+
+
 # `x.requires_grad_(False)`, `p.requires_grad = flag`: anything but turning it on.
 _FREEZE = re.compile(r"requires_grad_\(\s*(?!\)|True\s*\))|\.requires_grad\s*=(?!=)\s*(?!True\b)")
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from aliaslint.analysis import SavedWrite, StaleRead, Write
 from aliaslint.checks.common import actor, outcome, saved, saved_write_related, written
-from aliaslint.rule import Context, Rule
+from aliaslint.diagnostics import Witness
+from aliaslint.rule import Context, Finding, Rule
 
 RULE = Rule(
     "AL105", "inplace-activation-clobbers-input",
@@ -32,12 +35,36 @@ def inplace_activation_clobbers_saved(event: SavedWrite, ctx: Context):
         return
     node, stmt, runs, witness = _where(write, ctx)
     related = tuple(r for r in saved_write_related(event) if r[1] is not write.defined_at)
+    if save.slope is not None:
+        yield _negative_slope(event, save.slope, node, stmt, runs, ctx)
+        return
     yield RULE.finding(
         node, stmt,
         f"{actor(write.label, write.node, ctx)} overwrites in place a tensor that "
         f"{saved(save, ctx)} saved for backward · {outcome(event, ctx, 'will raise')} · "
         "use `inplace=False` or the out-of-place op",
         runs + related, witness=witness,
+    )
+
+
+def _negative_slope(event: SavedWrite, slope: cst.CSTNode, node: cst.CSTNode, stmt: cst.CSTNode,
+                    runs: tuple[tuple[str, cst.CSTNode], ...], ctx: Context) -> Finding:
+    """The activation's own backward refuses the slope: it raises at the backward pass."""
+    write = event.write
+    consumer = event.consumer
+    where = (f"backward through it (returned at line {ctx.line(consumer)})" if event.returned
+             else f"{ctx.code(consumer)} at line {ctx.line(consumer)}")
+    return RULE.finding(
+        node, stmt,
+        f"{actor(write.label, write.node, ctx)} runs in place with a negative slope "
+        f"{ctx.code(slope)}: its backward reads the input's sign from the result, which the "
+        f"slope flipped, so {where} raises \"In-place … backward calculation is triggered with "
+        "a negative slope which is not supported\" · use `inplace=False` or the out-of-place op",
+        (*runs, ("the negative slope", slope),
+         ("returned here: backward through it fails" if event.returned else "backward runs here",
+          consumer)),
+        # torch raises in the backward pass, not at the write.
+        witness=Witness("negative-slope", rows=(*ctx.rows(write.node), *ctx.rows(consumer))),
     )
 
 

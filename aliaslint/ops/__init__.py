@@ -141,6 +141,14 @@ class Op:
             (``unbind``, ``split``, ``split_with_sizes``, ``chunk``): writing one of them in
             place under grad mode raises.  ``tensor_split`` / ``hsplit`` (slices) are not.
             Probed; every view overload must be one.
+        no_grad_result: a functional op whose result never requires grad, whatever its
+            inputs (``zeros_like``, ``randn_like``, comparisons, ``argmax``): it has no
+            differentiable input.  Probed with every floating argument requiring grad; every
+            overload must agree.
+        negative_slope: an in-place activation whose backward raises when the mean of these
+            arguments is negative (``leaky_relu_``'s ``negative_slope``, ``elu_``'s ``alpha``,
+            ``rrelu_``'s ``lower`` and ``upper`` in eval mode).  Hand overlay: the check is in
+            the backward kernels, not in derivatives.yaml.
     """
 
     name: str
@@ -166,6 +174,8 @@ class Op:
     reorders_dims: bool = False
     multi_output: bool = False
     fills: bool = False
+    no_grad_result: bool = False
+    negative_slope: tuple[str, ...] = ()
 
     @property
     def is_view(self) -> bool:
@@ -276,7 +286,7 @@ _OP_KEYS = {
     "kind", "params", "aliases", "writes", "twin", "noncontiguous", "returns", "has_out",
     "saves_must", "saves_may", "overloads", "op", "inplace_kwarg", "property", "note",
     "bumps_version", "metadata_only", "self_overlapping", "reorders_dims", "fills",
-    "multi_output",
+    "multi_output", "no_grad_result", "negative_slope",
 }
 
 
@@ -320,6 +330,8 @@ def _decode_op(name: str, d: dict[str, Any]) -> Op:
         reorders_dims=bool(d.get("reorders_dims", False)),
         fills=bool(d.get("fills", False)),
         multi_output=bool(d.get("multi_output", False)),
+        no_grad_result=bool(d.get("no_grad_result", False)),
+        negative_slope=tuple(d.get("negative_slope") or ()),
     )
 
 

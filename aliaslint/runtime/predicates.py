@@ -145,6 +145,27 @@ _predicate(Predicate("forbidden-view", True, "autograd refused an in-place write
                              "A saved tensor pack hook is modifying its input in place")))
 
 
+# --- negative-slope (AL105): the in-place activation's backward refuses its slope ----------------
+
+def _negative_slope(witness: Witness, event: OpEvent) -> None:
+    """The in-place activation ran with a negative slope on a tensor that requires grad: its
+    backward will raise if a backward pass reaches it (the raise confirms it fully)."""
+    if not event.op.overloadpacket.__name__.endswith("_") or not event.args:
+        return
+    first = event.args[0]
+    if not getattr(first, "requires_grad", False):
+        return
+    if any(isinstance(arg, float) and arg < 0 for arg in event.args[1:]):
+        witness.ran = True
+        witness.confirm("the in-place activation ran with a negative slope on a tensor that "
+                        "requires grad: a backward pass through it raises", strength=1)
+
+
+_predicate(Predicate("negative-slope", True, "the backward of an in-place activation refused "
+                     "its negative slope", at_op=_negative_slope,
+                     raises=("backward calculation is triggered with a negative slope",)))
+
+
 # --- shared-write (AL201, AL203, ...) and numpy (AL301) -----------------------------------------
 
 

@@ -457,3 +457,17 @@ for x, y in [(torch.randn(2, 4), torch.randn(2, 1))]:
     out = model(x)
     opt.step()  # low: AL101
     (out - y).pow(2).mean().backward()
+
+
+# case: buffers made like a parameter do not require grad
+# runs: ok
+import torch
+w = torch.randn(3, requires_grad=True)
+buf = torch.zeros_like(w)
+noise = torch.randn_like(w)
+z = torch.sin(buf) + torch.cos(noise)
+buf.add_(1.0)
+noise.mul_(0.5)
+mask = w > 0
+m = torch.exp(mask.float())
+(z * w).sum().backward()

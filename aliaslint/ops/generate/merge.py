@@ -110,6 +110,10 @@ def merge_entry(name: str, ovs: list[Overload], self_name: str | None, facts: di
         entry["reorders_dims"] = True
     if views and all(f.get("multi_output") is True for f in views):
         entry["multi_output"] = True  # every overload's outputs come from one view node
+    functional = [facts[o.aten].get("differentiable") for o in main
+                  if facts[o.aten]["kind"] == "functional"]
+    if kind == "functional" and functional and all(f is False for f in functional):
+        entry["no_grad_result"] = True  # no overload's result can require grad
     fills = [facts[o.aten].get("fills") for o in main if facts[o.aten]["kind"] == "inplace"]
     if kind == "inplace" and fills and all(f is True for f in fills):
         entry["fills"] = True

@@ -165,6 +165,12 @@ def op_entries(
         e["writes"] = sorted(set(e.get("writes") or ()) | set(ws))
         e["note"] = "; ".join(filter(None, [e.get("note"), "updates " + ", ".join(ws) + " in place in training mode (not annotated in the schema)"]))
 
+    slopes = manual.get("negative_slope", {})
+    for qn, e in entries.items():
+        params = slopes.get(e.get("op", qn.rpartition(".")[2]))
+        if params is not None and e.get("kind") == "inplace":
+            e["negative_slope"] = params  # its backward raises when their mean is < 0
+
     # hand entries
     for qn, m in manual.get("op", {}).items():
         e = {"kind": m["kind"], "params": m.get("params", []), "aliases": m.get("aliases"),

@@ -111,6 +111,30 @@ def probe_multi_output(torch: Any, ov: Overload) -> bool | None:
     return None
 
 
+def probe_differentiable(torch: Any, ov: Overload) -> bool | None:
+    """Can the result require grad?  Every floating tensor argument is made a leaf that
+    requires grad: a result that still does not (``zeros_like``, ``randn_like``, ``eq``,
+    ``argmax``) comes from no differentiable input, whatever the inputs were."""
+    for world, x, pos, kw in sample_calls(torch, ov.schema):
+        def grad(v: Any) -> Any:
+            if isinstance(v, torch.Tensor) and v.is_floating_point():
+                return v.detach().requires_grad_()
+            return v
+        p = [grad(v) for v in pos]
+        k = {n: grad(v) for n, v in kw.items()}
+        if not any(isinstance(v, torch.Tensor) and v.requires_grad for v in [*p, *k.values()]):
+            continue
+        try:
+            r = _quiet_call(torch, ov.aten, p, k)
+        except Exception:
+            continue
+        outs = tensors_of(r)
+        if not outs:
+            continue
+        return any(t.requires_grad for t in outs)
+    return None
+
+
 def _dims(t: Any) -> list[tuple[int, int]]:
     """(size, stride) of the dimensions that matter for the layout (size > 1)."""
     return [(sz, st) for sz, st in zip(t.shape, t.stride()) if sz > 1]
@@ -363,4 +387,7 @@ def probe_overloads(
                         facts[o.aten]["multi_output"] = probe_multi_output(torch, o)
                 elif o.kind == "inplace" and not o.base.startswith("_") and o.base not in CRASHERS:
                     facts[o.aten]["fills"] = probe_fill(torch, o)
+                elif (facts[o.aten]["kind"] == "functional" and o.returns in ("tensor", "tensors")
+                      and not o.base.startswith("_") and o.base not in CRASHERS and not o.is_out):
+                    facts[o.aten]["differentiable"] = probe_differentiable(torch, o)
     return facts, probe_notes
