@@ -207,7 +207,7 @@ class Autograd(Interpreter):
             result = replace(result, pending=sole.pending)
         if requires is not True and not conditional:
             return result
-        saves = chosen_saves(op, bound)
+        saves = chosen_saves(op, bound, nodes)
         if not saves:
             return result
         new = set()
@@ -216,7 +216,7 @@ class Autograd(Interpreter):
                 save = self._new_save(result, node, None, "its result", env,
                                       conditional=conditional)
             elif name in bound and (conditional and bound[name] is sole or
-                                    input_saved(name, bound)):
+                                    input_saved(name, bound, op)):
                 save = self._new_save(bound[name], node, None, "its input", env,
                                       (nodes or {}).get(name), conditional=conditional)
             else:

@@ -166,7 +166,7 @@ class Modules(Interpreter):
         if not positional or len(positional) != len(args):
             return UNKNOWN
         arg_node = args[0][0].value
-        if info.cls is None and info.spec is not None and len(positional) != 1:
+        if info.cls is None and info.spec is not None and len(positional) != len(info.spec.inputs):
             return UNKNOWN
         return self._run_module(module, positional, arg_node, node, env)
 
@@ -207,12 +207,24 @@ class Modules(Interpreter):
                 return UNKNOWN
             return replace(fresh, requires_grad=True if any(
                 v.requires_grad for v in tensors) else None)
-        if not isinstance(x, TensorValue) or spec.returns != "tensor":
+        if not isinstance(x, TensorValue) or spec.returns not in ("tensor", "tensors"):
             return UNKNOWN
+        if spec.returns == "tensors":
+            # (output, state) of an RNN, (output, weights) of attention: the output, fresh.
+            output = self._run_spec(module, spec, x, inputs, fresh, graph, arg_node, node, env)
+            return ContainerValue(origin=node, items=(output, UNKNOWN))
+        return self._run_spec(module, spec, x, inputs, fresh, graph, arg_node, node, env)
+
+    def _run_spec(self, module: ModuleValue, spec: ops.ModuleOp, x: TensorValue,
+                  inputs: list[Value], fresh: TensorValue, graph: frozenset[int],
+                  arg_node: cst.BaseExpression | None, node: cst.Call, env: Env) -> Value:
+        """A torch.nn module of the tables on its inputs: its result, with its saves."""
+        info = module.module
         if spec.identity:
             return x
         params = self._parameter(info.params, module.origin) if info.params else None
         bound: dict[str, Value] = {"input": x}
+        bound.update(zip(spec.inputs[1:], inputs[1:]))  # a loss's target
         if params is not None:
             bound["weight"] = params
         refused: frozenset[int] = frozenset()
@@ -237,11 +249,13 @@ class Modules(Interpreter):
         for name in sorted(saves):
             if name == "result":
                 saved = [self._new_save(result, node, info.label, "its result", env)]
-            elif name == "input" and input_saved("input", bound):
+            elif name == "input" and input_saved("input", bound, spec.functional()):
                 saved = [self._new_save(x, node, info.label, "its input", env)]
             elif name == "weight" and params is not None and input_saved("weight", bound):
                 saved = [self._save(token, token, node, info.label, "its parameters", env)
                          for token in info.params]
+            elif name in spec.inputs[1:] and input_saved(name, bound, spec.functional()):
+                saved = [self._new_save(bound[name], node, info.label, f"its {name}", env)]
             else:
                 saved = []
             new.update(save.id for save in saved if save is not None)

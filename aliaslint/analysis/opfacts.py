@@ -68,32 +68,57 @@ def returns_value(method: str) -> bool:
     return ops.non_tensor_methods().get(method) == "value"
 
 
-def chosen_saves(op: ops.Op, bound: dict[str, Value]) -> frozenset:
+def chosen_saves(op: ops.Op, bound: dict[str, Value],
+                 nodes: Mapping[str, cst.BaseExpression] | None = None) -> frozenset:
     """What ``op``'s backward saves for these arguments: the overloads the
-    argument kinds allow, and only what all of them save."""
+    arguments fit, and only what all of them save."""
     if op.saves_must == op.saves_may or not op.overloads:
         return op.saves_must or frozenset()
-    candidates = []
-    for overload in op.overloads.values():
-        if overload.saves is None:
-            return op.saves_must or frozenset()
-        other = bound.get("other")
-        if other is not None and other.kind is Kind.TENSOR and "Scalar" in overload.name:
-            continue
-        if other is not None and other.kind is Kind.OTHER and overload.name == "Tensor":
-            continue
-        candidates.append(overload.saves)
-    if not candidates:
+    candidates = fitting_overloads(op, bound, nodes or {})
+    if not candidates or any(overload.saves is None for overload in candidates):
         return op.saves_must or frozenset()
-    return frozenset.intersection(*candidates)
+    return frozenset.intersection(*(overload.saves or frozenset() for overload in candidates))
 
 
-def input_saved(name: str, bound: dict[str, Value]) -> bool:
-    """Autograd keeps an input only when a gradient formula that reads it runs:
-    proven when another tensor input requires grad, or for an op's only input."""
+def fitting_overloads(op: ops.Op, bound: Mapping[str, Value],
+                      nodes: Mapping[str, cst.BaseExpression]) -> list[ops.Overload]:
+    """The overloads a call can reach: not the `out=` ones (unless it passes `out=`), each
+    argument a parameter of it, a tensor where it takes a tensor and a number where it takes
+    none (`torch.pow(h, 2)` is `pow.Tensor_Scalar`, `torch.max(h, 1)` is `max.dim`)."""
+    named = {name for overload in op.overloads.values() for name in overload.params}
+    wants_out = "out" in nodes
+    fitting = []
+    for overload in op.overloads.values():
+        if overload.is_out != wants_out:
+            continue
+        fits = True
+        for name, value in bound.items():
+            if name in ("self", "out") or name not in named:
+                continue  # the receiver, or a keyword-only / Python-level argument
+            if name not in overload.params:
+                fits = False
+            elif value.kind is Kind.TENSOR:
+                fits = name in overload.tensors
+            elif value.kind is Kind.OTHER and not is_literal(nodes.get(name), "None"):
+                fits = name not in overload.tensors
+            if not fits:
+                break
+        if fits:
+            fitting.append(overload)
+    return fitting
+
+
+def input_saved(name: str, bound: dict[str, Value], op: ops.Op | None = None) -> bool:
+    """Autograd keeps an input only when a gradient formula that reads it runs: proven when
+    an input whose requiring grad makes the op save it does (``op.saved_when``); without
+    that fact, when another tensor input requires grad, or for an op's only input."""
     tensors = {key: v for key, v in bound.items() if v.kind is Kind.TENSOR}
     if name not in tensors:
         return False
+    when = op.saved_when.get(name) if op is not None else None
+    if when is not None:
+        return any(key in tensors and getattr(tensors[key], "requires_grad", None) is True
+                   for key in when)
     others = [v for key, v in tensors.items() if key != name]
     if not others:
         return tensors[name].requires_grad is True
@@ -120,7 +145,28 @@ def refused_slope(op: ops.Op | None,
 
 def bind_arguments(op: ops.Op, receiver: Value | None, receiver_node: cst.BaseExpression | None,
                    args: Args) -> tuple[dict[str, Value], dict[str, cst.BaseExpression]]:
-    """Argument values and nodes by parameter name, as the op's signature names them."""
+    """Argument values and nodes by parameter name, as the op's signature names them.  Past
+    the positions all overloads agree on, the names of the overloads the call fits, when
+    they agree (`torch.max(a, b)` passes `other`, `torch.max(h, 1)` passes `dim`)."""
+    bound, nodes = _bind(op.params, receiver, receiver_node, args)
+    positional = sum(1 for arg, _ in args if arg.keyword is None and not arg.star)
+    if positional <= len(op.params) or not op.overloads:
+        return bound, nodes
+    longer = [o for o in op.overloads.values() if len(o.params) >= positional]
+    fitting = []
+    for overload in longer:
+        trial, trial_nodes = _bind(overload.params, receiver, receiver_node, args)
+        if overload in fitting_overloads(op, trial, trial_nodes):
+            fitting.append(overload)
+    orders = {o.params[:positional] for o in fitting}
+    if len(orders) == 1:
+        return _bind(fitting[0].params, receiver, receiver_node, args)
+    return bound, nodes
+
+
+def _bind(params: tuple[str, ...], receiver: Value | None,
+          receiver_node: cst.BaseExpression | None,
+          args: Args) -> tuple[dict[str, Value], dict[str, cst.BaseExpression]]:
     bound: dict[str, Value] = {}
     nodes: dict[str, cst.BaseExpression] = {}
     if receiver is not None and receiver_node is not None:
@@ -131,8 +177,8 @@ def bind_arguments(op: ops.Op, receiver: Value | None, receiver_node: cst.BaseEx
             continue
         if arg.keyword is not None:
             bound[arg.keyword.value], nodes[arg.keyword.value] = value, arg.value
-        elif position < len(op.params):
-            name = op.params[position]
+        elif position < len(params):
+            name = params[position]
             bound[name], nodes[name] = value, arg.value
             position += 1
     return bound, nodes

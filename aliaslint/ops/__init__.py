@@ -93,6 +93,8 @@ class Overload:
     probe: str | None = None
     bumps_version: bool | None = None
     metadata_only: bool = False
+    is_out: bool = False  # takes `out=` and writes it
+    tensors: tuple[str, ...] = ()  # the parameters that take one tensor
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,9 @@ class Op:
             arguments is negative (``leaky_relu_``'s ``negative_slope``, ``elu_``'s ``alpha``,
             ``rrelu_``'s ``lower`` and ``upper`` in eval mode).  Hand overlay: the check is in
             the backward kernels, not in derivatives.yaml.
+        saved_when: for a saved argument, the arguments whose requiring grad makes autograd
+            save it (``mul``'s ``input`` for ``other``; ``mse_loss``'s ``input`` for either).
+            From derivatives.yaml and torchgen's save guards; absent when not known.
     """
 
     name: str
@@ -176,6 +181,8 @@ class Op:
     fills: bool = False
     no_grad_result: bool = False
     negative_slope: tuple[str, ...] = ()
+    saved_when: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False,
+                                                     compare=False)
 
     @property
     def is_view(self) -> bool:
@@ -219,6 +226,8 @@ class ModuleOp:
             (LSTM: fresh output, params saved); forward returns its input object (Identity).
         has_params: the module owns parameters (its op takes a ``weight``; opaque RNNs);
             None for containers / Identity.
+        inputs: forward's tensor arguments in order, by the op's names (``("input",)``; a
+            loss: ``("input", "target")``); ``saves`` may name them.
     """
 
     name: str
@@ -233,6 +242,7 @@ class ModuleOp:
     identity: bool = False
     has_params: bool | None = None
     note: str | None = None
+    inputs: tuple[str, ...] = ("input",)
 
     def functional(self) -> Op | None:
         """The ``torch.X`` entry of ``op`` (or of the in-place op with ``inplace=True``)."""
@@ -286,7 +296,7 @@ _OP_KEYS = {
     "kind", "params", "aliases", "writes", "twin", "noncontiguous", "returns", "has_out",
     "saves_must", "saves_may", "overloads", "op", "inplace_kwarg", "property", "note",
     "bumps_version", "metadata_only", "self_overlapping", "reorders_dims", "fills",
-    "multi_output", "no_grad_result", "negative_slope",
+    "multi_output", "no_grad_result", "negative_slope", "saved_when",
 }
 
 
@@ -303,6 +313,8 @@ def _decode_op(name: str, d: dict[str, Any]) -> Op:
             probe=v.get("probe"),
             bumps_version=v.get("bumps_version"),
             metadata_only=bool(v.get("metadata_only", False)),
+            is_out=bool(v.get("out", False)),
+            tensors=tuple(v.get("tensors") or ()),
         )
         for k, v in d.get("overloads", {}).items()
     }
@@ -332,6 +344,7 @@ def _decode_op(name: str, d: dict[str, Any]) -> Op:
         multi_output=bool(d.get("multi_output", False)),
         no_grad_result=bool(d.get("no_grad_result", False)),
         negative_slope=tuple(d.get("negative_slope") or ()),
+        saved_when=MappingProxyType({k: frozenset(v) for k, v in (d.get("saved_when") or {}).items()}),
     )
 
 
@@ -376,6 +389,7 @@ def module(qualname: str) -> ModuleOp | None:
             saves=_fs(d.get("saves")),
             writes=tuple(d.get("writes") or ()),
             returns=d.get("returns", "other"),
+            inputs=tuple(d.get("inputs") or ("input",)),
             container=bool(d.get("container")),
             opaque=bool(d.get("opaque")),
             identity=bool(d.get("identity")),

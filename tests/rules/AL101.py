@@ -471,3 +471,83 @@ noise.mul_(0.5)
 mask = w > 0
 m = torch.exp(mask.float())
 (z * w).sum().backward()
+
+
+# case: loss module saves the model output
+# runs: raises RuntimeError
+import torch
+from torch import nn
+model = nn.Linear(4, 1)
+criterion = nn.MSELoss()
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+pred = model(x)
+loss = criterion(pred, y)
+pred.clamp_(-1.0, 1.0)  # error: AL101
+loss.backward()
+
+
+# case: function forms of tensor methods
+# runs: raises RuntimeError
+import torch
+import torch.nn.functional as F
+w = torch.randn(4, 4, requires_grad=True)
+h = w * 2.0
+energy = torch.pow(h, 2).sum()
+h.add_(1.0)  # error: AL101
+energy.backward()
+u = w * 3.0
+unit = F.normalize(u, dim=-1)
+u.mul_(0.5)  # error: AL101
+unit.sum().backward()
+
+
+# case: logits loss saves its input
+# runs: raises RuntimeError
+import torch
+import torch.nn.functional as F
+from torch import nn
+head = nn.Linear(6, 3)
+logits = head(torch.randn(5, 6))
+targets = torch.rand(5, 3)
+loss = F.binary_cross_entropy_with_logits(logits, targets)
+logits.sigmoid_()  # error: AL101
+loss.backward()
+
+
+# case: fused attention saves its output
+# runs: raises RuntimeError
+import torch
+import torch.nn.functional as F
+from torch import nn
+proj = nn.Linear(16, 48)
+q, k, v = proj(torch.randn(2, 4, 8, 16)).split(16, dim=-1)
+ctx = F.scaled_dot_product_attention(q, k, v)
+ctx.mul_(2.0)  # error: AL101
+ctx.sum().backward()
+
+
+# case: recurrent output written in place
+# runs: raises RuntimeError
+import torch
+from torch import nn
+lstm = nn.LSTM(4, 4)
+seq, (h, c) = lstm(torch.randn(3, 2, 4))
+seq.mul_(2)  # error: AL101
+seq.sum().backward()
+
+
+# case: overloads that do not save the written input
+# runs: ok
+import torch
+w = torch.randn(4, 4, requires_grad=True)
+h = w * 2.0
+values, indices = torch.max(h, 1)
+h.add_(1.0)
+values.sum().backward()
+a = torch.randn(4, 4, requires_grad=True)
+b = torch.randn(4, 4)
+prod = torch.mul(a, b)
+a2 = a * 1.0
+s = torch.mm(a2, b)
+a2.zero_()
+(prod.sum() + s.sum()).backward()

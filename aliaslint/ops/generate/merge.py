@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any, overload
 
-from aliaslint.ops.generate.schema import Overload
+from aliaslint.ops.generate.schema import Overload, is_tensor_list, is_tensor_type
+
+
+def tensor_params(o: Overload) -> list[str]:
+    """The overload's positional and keyword parameters whose type is a single tensor."""
+    if o.schema is None:
+        return []
+    args = o.schema.arguments
+    return [a.name for a in [*args.flat_positional, *args.flat_kwarg_only]
+            if is_tensor_type(a.type) and not is_tensor_list(a.type)]
 
 
 @overload
@@ -39,6 +48,22 @@ def _merge_params(lists: list[list[str]]) -> list[str]:
         out.append(names.pop())
     return out
 
+
+
+def _merge_saved_when(ovs: list[Overload], self_name: str) -> dict[str, list[str]]:
+    """For each argument every overload saves, the arguments whose requiring grad makes every
+    overload save it (see schema._saved_when)."""
+    if not ovs or any(o.saved_when is None for o in ovs):
+        return {}
+    maps = [{rename([k], self_name)[0]: set(rename(v, self_name)) for k, v in (o.saved_when or {}).items()}
+            for o in ovs]
+    common = set.intersection(*(set(m) for m in maps))
+    out = {}
+    for name in sorted(common):
+        inputs = set.intersection(*(m[name] for m in maps))
+        if inputs:
+            out[name] = sorted(inputs)
+    return out
 
 
 def merge_entry(name: str, ovs: list[Overload], self_name: str | None, facts: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -92,6 +117,9 @@ def merge_entry(name: str, ovs: list[Overload], self_name: str | None, facts: di
                 **({"writes": rename(o.writes, self_name if self_name else "self")} if o.writes else {}),
                 **({"bumps_version": facts[o.aten]["bumps_version"]} if facts[o.aten].get("bumps_version") is not None else {}),
                 **({"metadata_only": True} if "inplace_view" in o.func.tags else {}),
+                **({"out": True} if o.is_out else {}),
+                # Which parameters take a tensor: what tells the overloads apart at a call.
+                "tensors": rename(tensor_params(o), self_name),
             }
             for o in ovs
         },
@@ -114,6 +142,9 @@ def merge_entry(name: str, ovs: list[Overload], self_name: str | None, facts: di
                   if facts[o.aten]["kind"] == "functional"]
     if kind == "functional" and functional and all(f is False for f in functional):
         entry["no_grad_result"] = True  # no overload's result can require grad
+    when = _merge_saved_when([o for o in main if not o.is_out], self_name if self_name else "self")
+    if when:
+        entry["saved_when"] = when
     fills = [facts[o.aten].get("fills") for o in main if facts[o.aten]["kind"] == "inplace"]
     if kind == "inplace" and fills and all(f is True for f in fills):
         entry["fills"] = True

@@ -251,12 +251,15 @@ def module_entries(manual: dict[str, Any], by_base: dict[str, list[Overload]]) -
             "saves": m.get("saves"),
             "writes": m.get("writes", []),
             "returns": m.get("returns", "tensor" if (m.get("op") or m.get("identity")) else "other"),
+            # forward's tensor arguments, in order, by the op's names (a loss: input, target)
+            "inputs": m.get("inputs", ["input"]),
         }
         me["has_params"] = None if me["container"] or me["identity"] else bool(me["opaque"])
         if me["op"]:
             group = [o for o in by_base.get(me["op"], []) if not o.is_out]
             # parameters: the op takes a weight (Linear, Conv, norms, Embedding)
-            me["has_params"] = any("weight" in {a.name for a in o.schema.arguments.flat_all} for o in group)
+            me["has_params"] = m.get("has_params", any(
+                "weight" in {a.name for a in o.schema.arguments.flat_all} for o in group))
             if not group:
                 raise SystemExit(f"ops_manual.toml: {qn}: unknown op {me['op']}")
             if me["inplace_kwarg"] and not me["inplace_op"]:
@@ -274,8 +277,8 @@ def module_entries(manual: dict[str, Any], by_base: dict[str, list[Overload]]) -
                 known = [set(o.saves) for o in group if o.saves is not None]
                 saves = set.intersection(*known) if known and len(known) == len(group) else None
                 if saves is not None:
-                    keep = {"weight", "bias", "result"}
-                    me["saves"] = sorted({"input" if s == input_arg else s for s in saves} & (keep | {"input"}))
+                    keep = {"weight", "bias", "result", *me["inputs"]}
+                    me["saves"] = sorted({"input" if s == input_arg else s for s in saves} & keep)
         if "note" in m:
             me["note"] = m["note"]
         modules[qn] = me

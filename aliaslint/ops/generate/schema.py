@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +92,8 @@ class Overload:
     python_module: str | None
     saves: list[str] | None = None
     saves_source: str = ""
+    # For each saved argument, the arguments whose requiring grad makes autograd save it.
+    saved_when: dict[str, list[str]] | None = None
     schema: Any = field(default=None, repr=False)
     func: Any = field(default=None, repr=False)
 
@@ -154,6 +158,41 @@ def overload_facts(f: Any) -> Overload:
 # ----------------------------------------------------------------------------------------------
 
 
+def _saved_when(info: Any, saves: list[str]) -> dict[str, list[str]]:
+    """When the generated forward saves each argument in ``saves``.  It creates the backward
+    node when any argument with a derivative requires grad and saves every tensor the formulas
+    read, except that a plain tensor read by the formula of one argument only is saved only
+    when that argument requires grad (``guard_for`` in torchgen's gen_variable_type.py: `mul`
+    keeps `self` for `other`'s gradient)."""
+    from torchgen.api.types import BaseCType, tensorT
+
+    with_derivatives = [a.name for a in info.args_with_derivatives]
+    has_list = any("[]" in str(a.type) for a in info.args_with_derivatives)
+    out: dict[str, list[str]] = {}
+    for sa in info.all_saved_inputs:
+        name = sa.nctype.name
+        if name not in saves:
+            continue
+        used_in = [d for d in info.derivatives if sa in d.saved_inputs]
+        guarded = (not has_list and "backward" not in info.name and len(with_derivatives) > 1
+                   and sa.nctype.type == BaseCType(tensorT) and len(used_in) == 1)
+        if not guarded:
+            out[name] = sorted(with_derivatives)
+        elif len(used_in[0].var_names) == 1:
+            out[name] = sorted(used_in[0].var_names)
+        else:
+            # `wrap_opt_if(name, grad_input_mask[i] || ...)`: saved when one of those
+            # inputs (by their position among the differentiable ones) requires grad.
+            match = re.search(rf"wrap_opt_if\({name},(.*?)\)", used_in[0].formula)
+            if match is None:
+                out[name] = sorted(with_derivatives)
+            else:
+                picks = [int(i) for i in re.findall(r"grad_input_mask\[(\d+)\]", match.group(1))]
+                if picks and all(i < len(with_derivatives) for i in picks):
+                    out[name] = sorted({with_derivatives[i] for i in picks})
+    return out
+
+
 def _saved_tensor_names(info: Any, schema: Any, inplace: bool) -> list[str]:
     """Tensors a DifferentiabilityInfo's backward reads, as argument names and result names."""
     from torchgen.api.types import BaseCType, OptionalCType, tensorT
@@ -206,6 +245,9 @@ def attach_saves(ovs: list[Overload], infos: dict[Any, Any]) -> None:
             src = "derivatives.yaml (signature twin)"
         if info is not None:
             ov.saves = _saved_tensor_names(info, ov.schema, ov.kind == "inplace")
+            # A composite op's entry serves other backends: dense tensors run its
+            # decomposition, which guards its saves its own way.
+            ov.saved_when = None if ov.composite_implicit else _saved_when(info, ov.saves)
             ov.saves_source = src
         elif ov.composite_implicit:
             ov.saves = None
