@@ -216,7 +216,7 @@ class Autograd(Interpreter):
                 save = self._new_save(result, node, None, "its result", env,
                                       conditional=conditional)
             elif name in bound and (conditional and bound[name] is sole or
-                                    input_saved(name, bound, op)):
+                                    input_saved(name, bound, op.saved_when)):
                 save = self._new_save(bound[name], node, None, "its input", env,
                                       (nodes or {}).get(name), conditional=conditional)
             else:

@@ -220,6 +220,8 @@ class Modules(Interpreter):
                   arg_node: cst.BaseExpression | None, node: cst.Call, env: Env) -> Value:
         """A torch.nn module of the tables on its inputs: its result, with its saves."""
         info = module.module
+        functional = spec.functional()
+        saved_when = spec.saved_when or (functional.saved_when if functional else None)
         if spec.identity:
             return x
         params = self._parameter(info.params, module.origin) if info.params else None
@@ -249,12 +251,12 @@ class Modules(Interpreter):
         for name in sorted(saves):
             if name == "result":
                 saved = [self._new_save(result, node, info.label, "its result", env)]
-            elif name == "input" and input_saved("input", bound, spec.functional()):
+            elif name == "input" and input_saved("input", bound, saved_when):
                 saved = [self._new_save(x, node, info.label, "its input", env)]
             elif name == "weight" and params is not None and input_saved("weight", bound):
                 saved = [self._save(token, token, node, info.label, "its parameters", env)
                          for token in info.params]
-            elif name in spec.inputs[1:] and input_saved(name, bound, spec.functional()):
+            elif name in spec.inputs[1:] and input_saved(name, bound, saved_when):
                 saved = [self._new_save(bound[name], node, info.label, f"its {name}", env)]
             else:
                 saved = []

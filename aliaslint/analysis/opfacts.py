@@ -108,14 +108,15 @@ def fitting_overloads(op: ops.Op, bound: Mapping[str, Value],
     return fitting
 
 
-def input_saved(name: str, bound: dict[str, Value], op: ops.Op | None = None) -> bool:
+def input_saved(name: str, bound: dict[str, Value],
+                saved_when: Mapping[str, frozenset[str]] | None = None) -> bool:
     """Autograd keeps an input only when a gradient formula that reads it runs: proven when
     an input whose requiring grad makes the op save it does (``op.saved_when``); without
     that fact, when another tensor input requires grad, or for an op's only input."""
     tensors = {key: v for key, v in bound.items() if v.kind is Kind.TENSOR}
     if name not in tensors:
         return False
-    when = op.saved_when.get(name) if op is not None else None
+    when = saved_when.get(name) if saved_when is not None else None
     if when is not None:
         return any(key in tensors and getattr(tensors[key], "requires_grad", None) is True
                    for key in when)

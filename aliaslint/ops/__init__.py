@@ -243,6 +243,9 @@ class ModuleOp:
     has_params: bool | None = None
     note: str | None = None
     inputs: tuple[str, ...] = ("input",)
+    # As Op.saved_when, for opaque kernels (hand facts); else the op's.
+    saved_when: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False,
+                                                     compare=False)
 
     def functional(self) -> Op | None:
         """The ``torch.X`` entry of ``op`` (or of the in-place op with ``inplace=True``)."""
@@ -390,6 +393,8 @@ def module(qualname: str) -> ModuleOp | None:
             writes=tuple(d.get("writes") or ()),
             returns=d.get("returns", "other"),
             inputs=tuple(d.get("inputs") or ("input",)),
+            saved_when=MappingProxyType({k: frozenset(v) for k, v in
+                                         (d.get("saved_when") or {}).items()}),
             container=bool(d.get("container")),
             opaque=bool(d.get("opaque")),
             identity=bool(d.get("identity")),

@@ -253,6 +253,7 @@ def module_entries(manual: dict[str, Any], by_base: dict[str, list[Overload]]) -
             "returns": m.get("returns", "tensor" if (m.get("op") or m.get("identity")) else "other"),
             # forward's tensor arguments, in order, by the op's names (a loss: input, target)
             "inputs": m.get("inputs", ["input"]),
+            **({"saved_when": m["saved_when"]} if "saved_when" in m else {}),
         }
         me["has_params"] = None if me["container"] or me["identity"] else bool(me["opaque"])
         if me["op"]:
