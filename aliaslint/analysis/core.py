@@ -89,6 +89,8 @@ class Interpreter:
         self._in_progress: set[tuple] = set()
         self._returns: list[tuple[Value, Flow]] | None = None  # values the function returns
         self._function: cst.FunctionDef | None = None
+        # `training_step` methods of LightningModules under automatic optimisation.
+        self._lightning_steps: set[int] = set()
         self._top = Env()
         # Module-level names: the statements that bind each, and names some
         # function rebinds with `global`.  A name bound once and never

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import replace
 
 import libcst as cst
@@ -29,6 +31,10 @@ from aliaslint.analysis.values import (
     join,
 )
 
+
+
+# `self.automatic_optimization = False`: the module steps its optimizers itself.
+_MANUAL_OPTIMIZATION = re.compile(r"automatic_optimization\s*=\s*False")
 
 class Functions(Interpreter):
     """Defines functions and classes; runs deferred bodies."""
@@ -329,6 +335,10 @@ class Functions(Interpreter):
         cls = ClassInfo(node.name.value, node, is_module, self_token=("self", id(node)),
                         bases=tuple(bases), lightning=lightning,
                         autograd_function=autograd_function)
+        if lightning and not _MANUAL_OPTIMIZATION.search(cst.Module([]).code_for_node(node)):
+            self._lightning_steps.update(
+                id(stmt) for stmt in node.body.body
+                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "training_step")
         class_env = Env(env)
         # __init__ first: the other methods need to know the attributes it sets.
         methods = sorted(

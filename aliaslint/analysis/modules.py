@@ -139,6 +139,12 @@ class Modules(Interpreter):
                 info.cls.method(attr) is None and args and isinstance(args[0][1], TensorValue):
             self._consume(args[0][1], node, None, env)  # Lightning: `loss.backward()`
             return OTHER
+        if attr == "optimizers" and info.cls is not None and info.cls.lightning and \
+                info.cls.method(attr) is None and not args:
+            # Lightning: what `configure_optimizers` returned (the optimizers it built).
+            configure = info.cls.method("configure_optimizers")
+            summary = self._summary(configure, info.cls, ()) if configure else None
+            return summary.result if summary is not None else UNKNOWN
         if attr in SELF_METHODS:
             # `model.to(device)`, `model.train()`: the module itself, its parameters the same.
             if attr == "requires_grad_":

@@ -100,12 +100,19 @@ class Statements(Interpreter):
             returned = small.value
             if isinstance(returned, cst.Tuple):
                 # `return h, codes`: the caller gets each tensor.
+                values = []
                 for element in returned.elements:
                     value = self._eval(element.value, env)
+                    values.append(UNKNOWN if isinstance(element, cst.StarredElement) else value)
                     if isinstance(value, TensorValue):
                         self._consume(value, small, "the tensor returned here", env,
                                       returned=True, retain=True)
-                self._return(OTHER, small, env)
+                # Optimizers and modules keep their identity through the tuple (Lightning's
+                # `configure_optimizers`, factories returning a model and its optimizer).
+                kept = tuple(v if isinstance(v, (ParamsValue, ModuleValue)) else UNKNOWN
+                             for v in values)
+                self._return(ContainerValue(origin=returned, items=kept)
+                             if any(v is not UNKNOWN for v in kept) else OTHER, small, env)
             else:
                 self._return(self._eval(returned, env) if returned is not None else OTHER,
                              small, env)
@@ -322,14 +329,35 @@ class Statements(Interpreter):
         if node.finalbody is not None:
             self._block(node.finalbody.body.body, env)
 
+    def _dict_loss(self, node: cst.CSTNode, env: Env) -> Value | None:
+        entry = _loss_entry(node)
+        return env.lookup(entry.value) if isinstance(entry, cst.Name) else None
+
     def _return(self, value: Value, node: cst.CSTNode, env: Env) -> None:
         if self._returns is not None:
             self._returns.append((value, env.flow.copy()))
+        if self._function is not None and id(self._function) in self._lightning_steps:
+            # Lightning's automatic optimisation runs backward on the loss `training_step`
+            # returns (a tensor, or the "loss" of a dict), then steps the optimizers.
+            loss = value if isinstance(value, TensorValue) else self._dict_loss(node, env)
+            if isinstance(loss, TensorValue):
+                self._consume(loss, node, "Lightning's backward of the returned loss", env)
+                return
         # The caller will run backward through a returned tensor: a dirty save
         # in its graph makes that backward raise.
         if isinstance(value, TensorValue) and self._function is not None:
             self._consume(value, node, "the tensor returned here", env, returned=True,
                           retain=True)
+
+
+def _loss_entry(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """`x` in `return {"loss": x, ...}`."""
+    if isinstance(node, cst.Return) and isinstance(node.value, cst.Dict):
+        for element in node.value.elements:
+            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
+                    and element.key.evaluated_value == "loss":
+                return element.value
+    return None
 
 
 def _subscript_index_value(node: cst.Subscript,

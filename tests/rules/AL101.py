@@ -551,3 +551,72 @@ a2 = a * 1.0
 s = torch.mm(a2, b)
 a2.zero_()
 (prod.sum() + s.sum()).backward()
+
+
+# case: lightning automatic optimisation runs backward on the returned loss
+import torch
+import torch.nn.functional as F
+from torch import nn
+import lightning as L
+class Regressor(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        loss = torch.sqrt(F.mse_loss(self.net(x), y))
+        loss /= 2  # error: AL101
+        return loss
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.parameters(), lr=1e-3)
+
+
+# case: lightning manual optimisation steps the discriminator too early
+import torch
+import torch.nn.functional as F
+from torch import nn
+import lightning as L
+class GAN(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.automatic_optimization = False
+        self.gen = nn.Linear(4, 4)
+        self.disc = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+
+    def training_step(self, batch, batch_idx):
+        opt_g, opt_d = self.optimizers()
+        fake = self.gen(batch)
+        d_loss = self.disc(fake.detach()).mean() - self.disc(batch).mean()
+        g_loss = -self.disc(fake).mean()
+        self.manual_backward(d_loss)
+        opt_d.step()  # error: AL101
+        self.manual_backward(g_loss)
+        opt_g.step()
+
+    def configure_optimizers(self):
+        return (torch.optim.Adam(self.gen.parameters()), torch.optim.Adam(self.disc.parameters()))
+
+
+# case: lightning manual optimisation in the right order
+import torch
+from torch import nn
+import lightning as L
+class GAN(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.automatic_optimization = False
+        self.gen = nn.Linear(4, 4)
+        self.disc = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+    def training_step(self, batch, batch_idx):
+        opt_g, opt_d = self.optimizers()
+        fake = self.gen(batch)
+        d_loss = self.disc(fake.detach()).mean() - self.disc(batch).mean()
+        self.manual_backward(d_loss)
+        opt_d.step()
+        g_loss = -self.disc(fake).mean()
+        self.manual_backward(g_loss)
+        opt_g.step()
+    def configure_optimizers(self):
+        return (torch.optim.Adam(self.gen.parameters()), torch.optim.Adam(self.disc.parameters()))
