@@ -193,6 +193,19 @@ class Calls(Interpreter):
             element = self._element_of(positional[0], node, env)
             return ContainerValue(origin=node, each=ContainerValue(origin=node,
                                                                    items=(INT, element)))
+        if qualname == "builtins.zip" and positional and len(positional) == len(args) and \
+                not any(arg.star for arg, _ in args):
+            # `zip(ema.parameters(), model.parameters())`: tuples of their elements.  A file
+            # that freezes parameters somewhere may have frozen one side (an EMA copy).
+            items = []
+            for value in positional:
+                element = self._element_of(value, node, env)
+                if isinstance(value, ParamsValue) and isinstance(element, TensorValue) \
+                        and self._freezes:
+                    element = replace(element, requires_grad=None)
+                items.append(element)
+            return ContainerValue(origin=node, each=ContainerValue(origin=node,
+                                                                   items=tuple(items)))
         container = self._builtin_container(qualname, positional, node)
         if container is not None:
             return container

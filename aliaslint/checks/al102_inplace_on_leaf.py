@@ -25,6 +25,10 @@ def inplace_on_leaf(event: InplaceWrite, ctx: Context):
         return  # torch refuses the view first (AL106)
     if write.via not in (None, "view") or write.grad_enabled is not True:
         return
+    receiver = write.target_node
+    if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute) and \
+            receiver.func.attr.value.endswith("_"):
+        return  # `p.mul_(d).add_(x)`: torch raises at the first write, reported already
     related: tuple[tuple[str, cst.CSTNode], ...] = ()
     if target.origin is not None:
         related = (("created here as a leaf that requires grad", target.origin),)

@@ -151,3 +151,36 @@ import torch
 from torch.autograd import Variable
 w = Variable(torch.randn(3, 3), requires_grad=True)
 w.add_(1.0)  # error: AL102
+
+
+# case: EMA update without no_grad
+# runs: raises RuntimeError
+import torch
+from torch import nn
+net = nn.Linear(4, 4)
+ema = nn.Linear(4, 4)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for x in [torch.randn(2, 4)]:
+    loss = net(x).pow(2).sum()
+    loss.backward()
+    opt.step()
+    for p_ema, p in zip(ema.parameters(), net.parameters()):
+        p_ema.mul_(0.99).add_(p.detach(), alpha=0.01)  # error: AL102
+
+
+# case: EMA update of a frozen copy
+# runs: ok
+import copy
+import torch
+from torch import nn
+net = nn.Linear(4, 4)
+ema = copy.deepcopy(net)
+for p in ema.parameters():
+    p.requires_grad_(False)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for x in [torch.randn(2, 4)]:
+    loss = net(x).pow(2).sum()
+    loss.backward()
+    opt.step()
+    for p_ema, p in zip(ema.parameters(), net.parameters()):
+        p_ema.mul_(0.99).add_(p.detach(), alpha=0.01)
