@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from aliaslint.ops.generate.decompose import decomposition_saves
@@ -81,24 +82,34 @@ def probe_self_overlap(torch: Any, ov: Overload) -> bool | None:
     return False if called else None
 
 
+def _results(torch: Any, ov: Overload,
+             swap: Callable[[Any, Any], Any]) -> Iterator[tuple[list[Any], list[Any]]]:
+    """The arguments and tensor results of each sample call that succeeds, every argument
+    ``v`` of the call (whose first tensor is ``x``) passed as ``swap(v, x)``."""
+    for world, x, pos, kw in sample_calls(torch, ov.schema):
+        p = [swap(v, x) for v in pos]
+        k = {n: swap(v, x) for n, v in kw.items()}
+        try:
+            r = _quiet_call(torch, ov.aten, p, k)
+        except Exception:
+            continue
+        outs = tensors_of(r)
+        if outs:
+            yield [*p, *k.values()], outs
+
+
 def probe_multi_output(torch: Any, ov: Overload) -> bool | None:
     """Are the view's results outputs of one autograd node that returns several views
     (``unbind``, ``split``, ``chunk``), which autograd forbids writing in place under grad
     mode?  ``tensor_split`` and ``hsplit`` return slices, which it allows.
 
-    The sample input is made to require grad and a result is written in place: the
-    error says "returns multiple views" exactly for those nodes."""
-    for world, x, pos, kw in sample_calls(torch, ov.schema):
-        if not x.is_floating_point():
-            continue
-        base = x.detach().requires_grad_() * 1  # a non-leaf that requires grad
-        p = [base if v is x else v for v in pos]
-        k = {n: (base if v is x else v) for n, v in kw.items()}
-        try:
-            r = _quiet_call(torch, ov.aten, p, k)
-        except Exception:
-            continue
-        outs = [t for t in tensors_of(r) if t.requires_grad]
+    The sample input is made a non-leaf that requires grad and a result is written in
+    place: the error says "returns multiple views" exactly for those nodes."""
+    def swap(v: Any, x: Any) -> Any:
+        return v.detach().requires_grad_() * 1 if v is x and x.is_floating_point() else v
+
+    for _, outs in _results(torch, ov, swap):
+        outs = [t for t in outs if t.requires_grad]
         if not outs:
             continue
         try:
@@ -115,23 +126,13 @@ def probe_differentiable(torch: Any, ov: Overload) -> bool | None:
     """Can the result require grad?  Every floating tensor argument is made a leaf that
     requires grad: a result that still does not (``zeros_like``, ``randn_like``, ``eq``,
     ``argmax``) comes from no differentiable input, whatever the inputs were."""
-    for world, x, pos, kw in sample_calls(torch, ov.schema):
-        def grad(v: Any) -> Any:
-            if isinstance(v, torch.Tensor) and v.is_floating_point():
-                return v.detach().requires_grad_()
-            return v
-        p = [grad(v) for v in pos]
-        k = {n: grad(v) for n, v in kw.items()}
-        if not any(isinstance(v, torch.Tensor) and v.requires_grad for v in [*p, *k.values()]):
-            continue
-        try:
-            r = _quiet_call(torch, ov.aten, p, k)
-        except Exception:
-            continue
-        outs = tensors_of(r)
-        if not outs:
-            continue
-        return any(t.requires_grad for t in outs)
+    def swap(v: Any, x: Any) -> Any:
+        floating = isinstance(v, torch.Tensor) and v.is_floating_point()
+        return v.detach().requires_grad_() if floating else v
+
+    for args, outs in _results(torch, ov, swap):
+        if any(isinstance(v, torch.Tensor) and v.requires_grad for v in args):
+            return any(t.requires_grad for t in outs)
     return None
 
 
