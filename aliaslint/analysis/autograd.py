@@ -17,7 +17,7 @@ from aliaslint.analysis.events import (
     Write,
     WriteInputs,
 )
-from aliaslint.analysis.opfacts import chosen_saves, input_saved, refused_slope
+from aliaslint.analysis.opfacts import chosen_saves, input_saved, refused_slope, tensor_inputs
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import (
     FALSE,
@@ -193,9 +193,10 @@ class Autograd(Interpreter):
                       node: cst.CSTNode, env: Env,
                       nodes: dict[str, cst.BaseExpression] | None = None) -> TensorValue:
         """Autograd's saves for ``op`` at ``node``; returns ``result`` with its graph."""
-        inputs = [v for v in bound.values() if isinstance(v, TensorValue)]
+        inputs, unknown = tensor_inputs(bound)
         graph: frozenset[int] = frozenset().union(*(v.graph for v in inputs))
-        requires = self._requires_grad(inputs, env)
+        # An element not known here may require grad.
+        requires = self._requires_grad([*inputs, *([TensorValue()] if unknown else [])], env)
         result = replace(result, requires_grad=requires, graph=graph | result.graph)
         # One input that may be a tensor (others are numbers, strings, None): if the
         # result requires grad, that input does.

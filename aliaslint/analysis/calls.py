@@ -18,6 +18,7 @@ from aliaslint.analysis.opfacts import (
     is_nn_class,
     returns_value,
     short_name,
+    tensor_inputs,
     storage_kind,
 )
 from aliaslint.analysis.scopes import ClassInfo, Env
@@ -385,7 +386,9 @@ class Calls(Interpreter):
                 # torch.exp(u): the schema's `input` is a Tensor, so `u` is one.
                 bound[first] = TensorValue(origin=nodes.get(first))
             token = ("alloc", id(node))
-            tensors = [v for v in bound.values() if isinstance(v, TensorValue)]
+            tensors, unknown = tensor_inputs(bound)
+            if unknown and not tensors:
+                tensors = [TensorValue(origin=node)]  # `torch.stack(outs)`: not a factory
             requires = None
             if op.no_grad_result:
                 # `zeros_like(w)`, `x > 0`, `argmax`: made from no differentiable input, so

@@ -9,7 +9,7 @@ import libcst as cst
 
 from aliaslint import ops
 from aliaslint.analysis.syntax import FALSE, is_literal, literal_number
-from aliaslint.analysis.values import Args, Kind, Value
+from aliaslint.analysis.values import Args, ContainerValue, Kind, TensorValue, Value
 
 # torch's own classes the interpreter models: the roots of its value kinds.
 MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
@@ -106,6 +106,28 @@ def fitting_overloads(op: ops.Op, bound: Mapping[str, Value],
         if fits:
             fitting.append(overload)
     return fitting
+
+
+def tensor_inputs(bound: Mapping[str, Value]) -> tuple[list[TensorValue], bool]:
+    """The tensors an op takes, also inside list arguments (`torch.cat([a, b])`), and
+    whether some list argument holds values not known here."""
+    tensors: list[TensorValue] = []
+    unknown = False
+    for value in bound.values():
+        if isinstance(value, TensorValue):
+            tensors.append(value)
+        elif isinstance(value, ContainerValue):
+            elements = value.items if value.items is not None else (
+                (value.each,) if value.each is not None else None)
+            if elements is None:
+                unknown = True
+                continue
+            for element in elements:
+                if isinstance(element, TensorValue):
+                    tensors.append(element)
+                elif element.kind is not Kind.OTHER:
+                    unknown = True
+    return tensors, unknown
 
 
 def input_saved(name: str, bound: dict[str, Value],
