@@ -345,6 +345,13 @@ def join(a: Value, b: Value) -> Value:
         kept, other = (a, b) if a.snapshot is not None else (b, a)
         if other.kind in (Kind.OTHER, Kind.UNKNOWN):
             return kept
+    if isinstance(a, TensorValue) and b.kind is Kind.OTHER or \
+            isinstance(b, TensorValue) and a.kind is Kind.OTHER:
+        # `loss = 0.0` before a loop that makes it a tensor: only the tensor has a graph a
+        # backward pass can run through, so keep that graph (and nothing about its memory).
+        tensor = a if isinstance(a, TensorValue) else b
+        assert isinstance(tensor, TensorValue)
+        return TensorValue(origin=tensor.origin, graph=tensor.graph, pending=tensor.pending)
     if a.kind is not b.kind or a.kind in (Kind.REF, Kind.FUNCTION, Kind.CLASS, Kind.MODULE):
         return UNKNOWN
     if isinstance(a, TensorValue) and isinstance(b, TensorValue):

@@ -620,3 +620,17 @@ class GAN(L.LightningModule):
         opt_g.step()
     def configure_optimizers(self):
         return (torch.optim.Adam(self.gen.parameters()), torch.optim.Adam(self.disc.parameters()))
+
+
+# case: loss accumulated from a number over a loop that overwrites a cache
+# runs: raises RuntimeError
+import torch
+from torch import nn
+proj = nn.Linear(4, 4)
+cache = torch.zeros(3, 4)
+loss = 0.0
+for step in range(3):
+    q = proj(torch.randn(1, 4))
+    cache[step] = q.detach()[0]  # error: AL101
+    loss = loss + (q @ cache.t()).sum()
+loss.backward()
