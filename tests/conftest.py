@@ -1,4 +1,8 @@
+import importlib.util
+import sys
 import textwrap
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -12,6 +16,17 @@ def lint(source: str, rules=None) -> list[tuple[int, str]]:
         rules = {code for code, rule in registry.rules().items() if rule.checks}
     diagnostics = check_source(textwrap.dedent(source), "example.py", rules)
     return [(d.location.row, d.code) for d in diagnostics]
+
+
+def benchmark_script(name: str) -> ModuleType:
+    """A script of benchmarks/ (not a package), imported as a module of that name."""
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the script runs
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ benchmarks/conformance.md."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -12,21 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import benchmark_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SCORER = ROOT / "benchmarks" / "conformance.py"
-
-
-def _scorer():
-    spec = importlib.util.spec_from_file_location("conformance", SCORER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["conformance"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-conformance = _scorer()
+conformance = benchmark_script("conformance")
 CASES = conformance.load()
 
 

@@ -3,24 +3,15 @@ benchmark corpora call has a table entry, an engine model or a recorded reason."
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
+from conftest import benchmark_script
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "op_coverage.py"
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("op_coverage", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-coverage = _module()
+coverage = benchmark_script("op_coverage")
 
 
 def test_every_used_callable_is_covered_or_has_a_reason():
