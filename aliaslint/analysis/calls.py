@@ -408,6 +408,11 @@ class Calls(Interpreter):
                 return result
             return self._record_saves(op, bound, result, node, env, nodes)
         requires = self._requires_grad(list(bound.values()), env)
+        # Whatever the result shares, a backward pass through it goes on into the inputs'
+        # graphs (`loss.float().backward()`, `x[idx].sum().backward()`).
+        tensors, _ = tensor_inputs(bound)
+        graph: frozenset[int] = frozenset().union(*(v.graph for v in tensors))
+        pending = tensors[0].pending if len(tensors) == 1 else frozenset()
         if kind == "sometimes_alias":
             # The result is the source itself, a view of it, or a copy: which
             # one depends on the input (dtype, device, layout).
@@ -417,13 +422,13 @@ class Calls(Interpreter):
             # usually guards by a dtype check: not treated as ambiguous.
             explicit = short_name(op.name) in ("to", "type") and bool(args)
             return TensorValue(origin=node, storage=token, counter=token,
-                               requires_grad=requires,
+                               requires_grad=requires, graph=graph, pending=pending,
                                maybe_of=source.storage if source is not None and not explicit
                                else None,
                                view_origin=node,
                                contiguous=True if short_name(op.name) == "contiguous" else None)
         # Indexing and the rest: a tensor, its storage not proven.
-        return TensorValue(origin=node, requires_grad=requires)
+        return TensorValue(origin=node, requires_grad=requires, graph=graph, pending=pending)
 
     def _requires_grad_(self, receiver: TensorValue, receiver_node: cst.BaseExpression | None,
                         node: cst.Call, env: Env) -> Value:

@@ -89,6 +89,8 @@ class Interpreter:
         self._in_progress: set[tuple] = set()
         self._returns: list[tuple[Value, Flow]] | None = None  # values the function returns
         self._function: cst.FunctionDef | None = None
+        # The `with` blocks around the statement: "unchecked" / "autocast" (see training.py).
+        self._save_modes: list[str] = []
         # `training_step` methods of LightningModules under automatic optimisation.
         self._lightning_steps: set[int] = set()
         self._top = Env()

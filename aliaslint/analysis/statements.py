@@ -12,12 +12,14 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import PackHookWrite, Reference, WriteInputs
 from aliaslint.analysis.geometry import slice_region
 from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.training import AUTOCASTS, UNCHECKED_SAVES
 from aliaslint.analysis.syntax import (
     alias_name,
     attr_key,
     dotted,
     expressions_in,
     is_alias_expression,
+    is_literal,
     names_bound_in,
 )
 from aliaslint.analysis.values import (
@@ -284,8 +286,10 @@ class Statements(Interpreter):
         self._stmt = node
         saved_grad = env.flow.grad
         hooks: list[tuple[HooksValue, cst.BaseExpression]] = []
+        modes = len(self._save_modes)
         for item in node.items:
             value = self._eval(item.item, env)
+            self._save_modes += self._save_mode(item.item, env)
             if isinstance(value, GradModeValue):
                 env.flow.grad = value.enabled
             elif isinstance(value, HooksValue):
@@ -295,7 +299,10 @@ class Statements(Interpreter):
         saves_before = len(self._saves_log)
         frame = self._loops[-1] if self._loops else None
         marks = (len(frame.breaks), len(frame.continues)) if frame is not None else (0, 0)
-        self._block(node.body.body, env)
+        try:
+            self._block(node.body.body, env)
+        finally:
+            del self._save_modes[modes:]
         env.flow.grad = saved_grad
         if len(self._saves_log) > saves_before:
             for value, call in hooks:
@@ -305,6 +312,21 @@ class Statements(Interpreter):
             # A `break` or `continue` in the body leaves the block, and the grad mode with it.
             for state in frame.breaks[marks[0]:] + frame.continues[marks[1]:]:
                 state.flow.grad = saved_grad
+
+    def _save_mode(self, item: cst.BaseExpression, env: Env) -> list[str]:
+        """How a `with` item changes what the ops in its block save: "unchecked" (saved
+        tensor hooks), "autocast" (inputs cast to copies), or nothing."""
+        if not isinstance(item, cst.Call):
+            return []
+        func = self._eval_silently(item.func, env)
+        qualname = func.qualname if isinstance(func, RefValue) else None
+        if qualname in UNCHECKED_SAVES:
+            return ["unchecked"]
+        if qualname in AUTOCASTS and not any(
+                arg.keyword is not None and arg.keyword.value == "enabled"
+                and is_literal(arg.value, "False") for arg in item.args):
+            return ["autocast"]
+        return []
 
     def _try(self, node: cst.Try | cst.TryStar, env: Env) -> None:
         before = env.copy()

@@ -82,6 +82,20 @@ AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.funct
 # block saves; a `pack` that writes its argument in place makes that op raise.
 SAVED_TENSORS_HOOKS = frozenset({"torch.autograd.graph.saved_tensors_hooks"})
 
+# Blocks whose saves autograd does not version-check: with any saved-tensor hooks installed
+# (`saved_tensors_hooks`, `save_on_cpu`) the saved tensor is whatever the pack hook returned,
+# and a later in-place write to the original raises nothing (the gradient may be silently
+# wrong instead, which the engine does not claim).
+UNCHECKED_SAVES = SAVED_TENSORS_HOOKS | {"torch.autograd.graph.save_on_cpu"}
+
+# `with autocast(...)`: ops on autocast's lists cast their inputs (and the parameters they
+# take) to another dtype first and save those copies; only what an op returns is surely
+# what it saves.
+AUTOCASTS = frozenset({
+    "torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast",
+    "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
+})
+
 # Base classes of modules whose `manual_backward(loss)` runs `loss.backward()`.
 LIGHTNING_MODULES = frozenset({
     "lightning.LightningModule",

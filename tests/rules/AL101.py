@@ -634,3 +634,45 @@ for step in range(3):
     cache[step] = q.detach()[0]  # error: AL101
     loss = loss + (q @ cache.t()).sum()
 loss.backward()
+
+
+# case: autocast saves cast copies of the weights
+# runs: ok
+import torch
+from torch import nn
+gen = nn.Linear(4, 4)
+disc = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+real = torch.randn(8, 4)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    fake = gen(torch.randn(8, 4))
+    d_loss = disc(fake.detach()).float().mean() - disc(real).float().mean()
+    g_loss = -disc(fake).float().mean()
+d_loss.backward()
+opt_d.step()
+g_loss.backward()
+opt_g.step()
+
+
+# case: results saved under autocast are still the tensors written
+# runs: raises RuntimeError
+import torch
+from torch import nn
+lin = nn.Linear(4, 4)
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    probs = torch.sigmoid(lin(torch.randn(2, 4)))
+probs.mul_(2)  # error: AL101
+probs.float().sum().backward()
+
+
+# case: saved tensor hooks turn the version check off
+# runs: ok
+import torch
+w = torch.randn(3, requires_grad=True)
+x = w * 1.0
+with torch.autograd.graph.save_on_cpu():
+    x2 = x * 1.0
+    z = (x2 * w).sum()
+x2.add_(1)
+z.backward()
