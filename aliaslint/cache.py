@@ -95,9 +95,11 @@ class Cache:
             data = json.loads(self._entry_path(key).read_bytes())
             if data["key"] != key:
                 return None
-            return [_decode(item).with_filename(filename) for item in data["diagnostics"]]
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
-            return None
+            found = [_decode(item).with_filename(filename) for item in data["diagnostics"]]
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError,
+                RecursionError):
+            return None  # not what this version writes: a miss, recomputed
+        return found if all(_plausible(d) for d in found) else None
 
     def store(self, key: str, diagnostics: list[Diagnostic]) -> None:
         data = {"key": key, "diagnostics": [_encode(d.with_filename("")) for d in diagnostics]}
@@ -132,7 +134,7 @@ class Cache:
     def _load_index(self) -> dict:
         try:
             data = json.loads((self.root / "index.json").read_bytes())
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return {}
         return data if isinstance(data, dict) else {}
 
@@ -194,6 +196,16 @@ def _encode(d: Diagnostic) -> list:
 
 def _pair(position: Position) -> list[int]:
     return [position.row, position.column]
+
+
+def _plausible(diagnostic: Diagnostic) -> bool:
+    """A finding this version could have written: a known code, known tiers and statuses."""
+    from aliaslint import registry  # the rules import the engine; the cache does not need it
+
+    return (diagnostic.code in registry.rules()
+            and diagnostic.confidence in ("high", "low")
+            and diagnostic.status in (None, "confirmed", "refuted", "not-reached", "runtime")
+            and diagnostic.location.row >= 0 and diagnostic.end_location.row >= 0)
 
 
 def _decode(item: list) -> Diagnostic:

@@ -171,23 +171,40 @@ def find_config_file(directory: Path) -> Path | None:
 
 def _has_section(pyproject: Path) -> bool:
     try:
-        text = pyproject.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        with pyproject.open("rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError:
         return False
-    # Cheap test first; only a real [tool.aliaslint] table counts.
-    if "aliaslint" not in text:
+    # Cheap test first; only a real [tool.aliaslint] table counts.  A file that mentions
+    # aliaslint is read as strictly as aliaslint.toml (not UTF-8, too large: an error).
+    if b"aliaslint" not in data:
         return False
     return "aliaslint" in _read_toml(pyproject).get("tool", {})
+
+
+# Far above any real configuration; bounds the parser's time and memory on hostile input.
+MAX_CONFIG_BYTES = 1 << 20
 
 
 def _read_toml(path: Path) -> dict:
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB, not read as "
+                              "a configuration file")
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+        raise ConfigError(f"{path}: invalid TOML: {_short(str(error))}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read: {error}") from None
+        raise ConfigError(f"{path}: cannot read: {_short(str(error))}") from None
+
+
+def _short(text: str, limit: int = 300) -> str:
+    """An error message with what it quotes cut to a readable length."""
+    return text if len(text) <= limit else text[:limit] + " …"
 
 
 def load_config(path: Path) -> dict:

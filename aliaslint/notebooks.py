@@ -58,6 +58,9 @@ def load_notebook(text: str) -> Notebook:
         data = json.loads(text)
     except ValueError as error:
         raise NotebookError(f"notebook is not valid JSON: {error}") from None
+    except RecursionError:
+        raise NotebookError("notebook is not valid nbformat: its JSON is nested too "
+                            "deeply to read") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise NotebookError("notebook has no `cells` list (not an nbformat 4 notebook)")
     if data.get("nbformat") != 4:
@@ -92,7 +95,7 @@ def is_python_notebook(text: str) -> bool:
         metadata = json.loads(text).get("metadata", {})
         language = (metadata.get("language_info", {}).get("name")
                     or metadata.get("kernelspec", {}).get("language"))
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return True
     return not isinstance(language, str) or language.lower() in ("python", "python3", "ipython")
 

@@ -142,6 +142,25 @@ def test_corrupt_and_foreign_entries_are_rebuilt(project, parsed):
     assert check() == expected and parsed == []
 
 
+def test_hostile_entries_are_misses_not_crashes_or_findings(project, parsed):
+    """Deeply nested JSON, wrong field types and made-up codes: each entry is recomputed."""
+    tree(project)
+    expected = check()
+    entries = sorted((project / ".aliaslint_cache").rglob("entries/*/*"),
+                     key=lambda path: not json.loads(path.read_text())["diagnostics"])
+    real = json.loads(entries[0].read_text())["diagnostics"]
+    assert real, "an entry holds a finding to forge"
+    forged = [list(item) for item in real]
+    forged[0][0] = "ZZ999"
+    entries[0].write_text(json.dumps({"key": entries[0].name, "diagnostics": forged}))
+    entries[1].write_text(json.dumps({"key": entries[1].name,
+                                      "diagnostics": [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]]}))
+    entries[2].write_text("[" * 100_000 + "]" * 100_000)
+    (project / ".aliaslint_cache" / "0.1.0" / "index.json").write_text("{\"a\": " * 50_000)
+    assert check() == expected
+    assert check() == expected
+
+
 def test_cache_directory_layout_and_clean(project, capsys):
     tree(project)
     assert main(["check", "--output-format", "concise"]) == 1

@@ -118,6 +118,10 @@ def test_nearest_config_wins(project, capsys):
     ("[tool.aliaslint]\nignore = ['XY1']\n", "ignore: unknown rule selector 'XY1'"),
     ("[tool.aliaslint\n", "invalid TOML"),
     ("[tool.aliaslint]\nmax-file-size = -1\n", "max-file-size: expected a positive number"),
+    ("[tool.aliaslint]\nx = " + "[" * 100_000 + "]" * 100_000 + "\n", "nested too deeply"),
+    ("[tool.aliaslint]\nx = " + "{a = " * 50_000 + "1" + "}" * 50_000 + "\n",
+     "nested too deeply"),
+    ("[tool.aliaslint]\n# " + "x" * (1 << 20) + "\n", "larger than 1 MiB"),
 ])
 def test_broken_config_is_a_clear_error(project, capsys, config, message):
     write(project / "pyproject.toml", config)
@@ -125,6 +129,16 @@ def test_broken_config_is_a_clear_error(project, capsys, config, message):
     code, out, err = run(capsys)
     assert code == 2
     assert "pyproject.toml" in err and message in err
+    assert len(err) < 2000 and "Traceback" not in err
+
+
+def test_a_pyproject_that_is_not_utf8_is_an_error_like_aliaslint_toml(project, capsys):
+    for name in ("pyproject.toml", "aliaslint.toml"):
+        (project / name).write_bytes(b"[tool.aliaslint]\nselect = ['AL401'] # \xff\xfe\n")
+        write(project / "m.py", CLEAN)
+        code, out, err = run(capsys)
+        assert code == 2 and name in err and "cannot read" in err, (name, err)
+        (project / name).unlink()
 
 
 def test_explicit_config_and_isolated(project, capsys):

@@ -88,6 +88,8 @@ def test_files_that_are_not_notebooks():
     assert old.code == "AL902" and "nbformat 4" in old.message and old.cell is None
     assert check_notebook(notebook("print(id(a) == id(a))", language="R"), "x.ipynb") == []
     assert check_notebook(b"\xff\xfe\x00garbage", "x.ipynb")[0].code == "AL902"
+    (deep,) = check_notebook("[" * 100_000 + "]" * 100_000, "x.ipynb")
+    assert deep.code == "AL902" and "nested too deeply" in deep.message
 
 
 def test_cell_numbers_count_every_cell():
