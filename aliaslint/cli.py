@@ -437,15 +437,25 @@ def _program(args) -> dict:
     return {"module" if args.module else "script": name, "args": rest}
 
 
+def _needs_torch(command: str) -> bool:
+    """True (with the message printed) when torch cannot be imported: the traced program
+    is not run, because its result would say nothing."""
+    try:
+        import torch  # noqa: F401
+    except ImportError as error:
+        print(f"aliaslint: error: `{command}` needs torch ({error}): "
+              "pip install 'aliaslint[trace]'", file=sys.stderr)
+        return True
+    return False
+
+
 def _trace(args) -> int:
     if args.confirm:
         return _confirm(args)
-    try:
-        from aliaslint.tracer import run_program, trace
-        tracer = trace()
-    except ImportError as error:
-        print(f"aliaslint: error: `trace` needs torch ({error})", file=sys.stderr)
+    if _needs_torch("trace"):
         return EXIT_ERROR
+    from aliaslint.tracer import run_program, trace
+    tracer = trace()
     status = run_program(tracer, **_program(args))
     cwd = Path.cwd()
     diagnostics = [_relative(d, cwd) for d in tracer.findings]
@@ -484,11 +494,9 @@ def _confirm(args) -> int:
 
     cli = CliOptions(selection=_selection(args), config=args.config,
                      confidence=args.confidence, isolated=args.isolated)
-    try:
-        from aliaslint.confirm import confirm
-    except ImportError as error:
-        print(f"aliaslint: error: `check --trace` needs torch ({error})", file=sys.stderr)
+    if _needs_torch("check --trace"):
         return EXIT_ERROR
+    from aliaslint.confirm import confirm
     cwd = Path.cwd()
     outcome = confirm(**_program(args), cli=cli, cwd=str(cwd))
     text = args.output_format in ("full", "concise", "github")

@@ -44,11 +44,16 @@ from aliaslint.runtime.dispatch import (
 )
 from aliaslint.runtime.program import run_program
 from aliaslint.runtime.sites import Site, user_site
+from aliaslint.runtime.usercode import is_user_file
 
 if TYPE_CHECKING:
     from torch.utils._python_dispatch import TorchDispatchMode
 
 # The tracer's API, with the parts that live in aliaslint.runtime.
+
+# What torch says when an in-place op writes a leaf that requires grad with grad mode on.
+LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
+
 __all__ = ["OpEvent", "Tracer", "forward_op_name", "run_program", "trace"]
 
 
@@ -162,7 +167,6 @@ class Tracer:
         self._findings: dict[tuple, Diagnostic] = {}
         self._facts: dict[Any, OpFacts | None] = {}
         self._saved: dict[int, dict[int, weakref.ref]] = {}
-        self._leaves: dict[int, weakref.ref] = {}
         self._numpy: dict[int, _NumpyShare] = {}
         self._view_sites: dict[tuple, tuple[Site | None, str]] = {}
         self._view_writes: dict[int, _ViewWrite] = {}
@@ -220,6 +224,7 @@ class Tracer:
         return self
 
     def __exit__(self, *exc_info) -> None:
+        self._leaf_error(exc_info[1])
         threading.setprofile(self._previous_thread_profile)
         _deactivate(self)
         self._state = "closed"
@@ -264,6 +269,27 @@ class Tracer:
             code=code, message=message, filename=site.filename, location=start,
             end_location=end, related=tuple(spans), status="runtime",
         )
+
+    def _leaf_error(self, error: BaseException | None) -> None:
+        """AL102 at run time: torch refused an in-place write to a leaf that requires grad.
+        It refuses before the op is dispatched, so the error itself is the evidence; its
+        innermost user frame is the write.  (A write through `.data` or `.detach()` is
+        allowed, and is AL103/AL104's matter when autograd still needs the tensor.)"""
+        if not isinstance(error, RuntimeError) or LEAF_ERROR not in str(error):
+            return
+        site = None
+        tb = error.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if is_user_file(code.co_filename):
+                filename = code.co_filename
+                if not filename.startswith("<"):
+                    filename = os.path.abspath(filename)
+                site = Site(filename, tb.tb_lineno, code, tb.tb_lasti)
+            tb = tb.tb_next
+        self._report("AL102", site, "an in-place write to a leaf tensor that requires grad, "
+                     "with grad mode on: torch raised \"" + LEAF_ERROR + "\" · write it inside "
+                     "`torch.no_grad()`")
 
     def _reported(self, code: str, site: Site | None) -> bool:
         return site is None or (code, site.filename, site.span()[0]) in self._findings
@@ -364,23 +390,6 @@ class Tracer:
                 "the array changes too",
                 [("shared with NumPy here", share.site)],
             )
-
-        if tensor.requires_grad:
-            if tensor.is_leaf:
-                self._leaves[storage] = weakref.ref(tensor)
-        elif (not records and storage in self._leaves and torch.is_grad_enabled()
-              and not torch.is_inference_mode_enabled()):
-            leaf = self._leaves[storage]()
-            if (leaf is not None and leaf is not tensor and leaf.requires_grad
-                    and leaf.untyped_storage().data_ptr() == storage):
-                detach = self._view_sites.get(layout_of(tensor))
-                self._report(
-                    "AL102", site(),
-                    f"in-place `{op}` writes a leaf tensor that requires grad through an alias "
-                    "autograd does not track (`.data` or `.detach()`) while grad mode is on; "
-                    "write it inside `torch.no_grad()`",
-                    [("detached here", detach[0])] if detach and detach[1] == "detach" else [],
-                )
 
         if tensor._is_view():
             self._remember_view_write(op, tensor, site)
@@ -537,8 +546,6 @@ class Tracer:
             records = self._saved.setdefault(storage, {})
             records[id(record)] = weakref.ref(
                 record, functools.partial(self._forget_saved, storage, id(record)))
-            if tensor.is_leaf and tensor.requires_grad:
-                self._leaves[storage] = weakref.ref(tensor)
         return record
 
     def _forget_saved(self, storage: int, key: int, _ref) -> None:

@@ -20,6 +20,8 @@ import aliaslint
 from aliaslint.cli import main
 from aliaslint.tracer import forward_op_name
 
+ROOT = Path(__file__).resolve().parent.parent
+
 torch = pytest.importorskip("torch")
 
 pytest_plugins = ["pytester"]
@@ -184,7 +186,8 @@ def test_write_through_detached_alias(tmp_path):
     assert str(traced_error).endswith("saved at prog.py:4; modified at prog.py:6.")
 
 
-def test_data_update_of_parameter_with_grad_mode_on(tmp_path):
+def test_data_update_of_parameter_is_not_a_leaf_write(tmp_path):
+    """The update PyTorch's own examples used before `no_grad`: `.data` writes are allowed."""
     source = """\
         import torch
         import torch.nn as nn
@@ -200,7 +203,23 @@ def test_data_update_of_parameter_with_grad_mode_on(tmp_path):
     """
     plain, traced, *_, findings = both(tmp_path, source)
     assert torch.equal(plain["weight"], traced["weight"])
-    assert [(code, row) for code, row, _ in summary(findings)] == [("AL102", 7)]
+    assert summary(findings) == []
+
+
+def test_leaf_write_that_torch_refuses_is_reported_where_it_raised(tmp_path):
+    script = tmp_path / "update.py"
+    script.write_text(textwrap.dedent("""\
+        import torch
+
+        w = torch.randn(3, requires_grad=True)
+        (w * w).sum().backward()
+        w -= 0.1 * w.grad
+    """))
+    result = subprocess.run([sys.executable, "-m", "aliaslint", "trace", "--output-format",
+                             "concise", str(script)], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 1
+    assert "update.py:5:1: AL102" in result.stderr, result.stderr
 
 
 # --- AL201, AL203 ---------------------------------------------------------------------------
@@ -559,3 +578,19 @@ def test_plugin_is_inert_without_the_flag(pytester):
     result.assert_outcomes(passed=3)
     assert "aliaslint trace" not in result.stdout.str()
     assert "--aliaslint-trace" in pytester.runpytest("--help").stdout.str()
+
+
+@pytest.mark.parametrize("command", [["trace"], ["check", "--trace"]])
+def test_without_torch_the_program_is_not_run_and_the_error_says_what_to_install(
+        tmp_path, command):
+    shadow = tmp_path / "shadow" / "torch"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'torch'\")\n")
+    (tmp_path / "script.py").write_text("print('the program ran')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "shadow"), str(ROOT)])}
+    result = subprocess.run([sys.executable, "-m", "aliaslint", *command, "script.py"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 2
+    assert "the program ran" not in result.stdout
+    assert "needs torch" in result.stderr and "pip install 'aliaslint[trace]'" in result.stderr
+    assert "Traceback" not in result.stderr
