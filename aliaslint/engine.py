@@ -10,6 +10,7 @@ findings point into cells.
 from __future__ import annotations
 
 import ast
+import codecs
 import io
 import multiprocessing
 import os
@@ -63,8 +64,19 @@ def _file_error(filename: str, message: str, row: int = 1, column: int = 1,
     return Diagnostic(code, message, filename, position, position)
 
 
+# Byte-order marks of encodings Python source cannot be in (UTF-32 first: its LE mark begins
+# with UTF-16's).
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+              (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
+
+
 def decode(data: bytes, filename: str) -> str | Diagnostic:
     """Source text from bytes by PEP 263, or the AL902 finding that explains why not."""
+    for bom, name in _WIDE_BOMS:
+        if data.startswith(bom):
+            # Python reads only ASCII-compatible encodings; say which one this is.
+            return _file_error(filename, f"not UTF-8 Python source ({name} with BOM): "
+                               "re-save it as UTF-8")
     if b"\0" in data:
         row = data.count(b"\n", 0, data.index(b"\0")) + 1
         return _file_error(filename, "file contains NUL bytes (binary?) and cannot be checked",

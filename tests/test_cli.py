@@ -166,6 +166,8 @@ BAD_INPUTS = {
     "latin.py": (b"import torch\nname = '\xe9t\xe9'\n", "not valid utf-8", 2),
     "cookie.py": (b"# -*- coding: klingon -*-\nimport torch\n", "bad encoding declaration", 1),
     "nul.py": (b"import torch\n\x00\x00\n", "NUL bytes", 2),
+    "wide.py": ("import torch\nx = torch.ones(2)\n".encode("utf-16"),
+                "not UTF-8 Python source (UTF-16 with BOM)", 1),
 }
 
 
