@@ -204,7 +204,8 @@ def _plausible(diagnostic: Diagnostic) -> bool:
 
     return (diagnostic.code in registry.rules()
             and diagnostic.confidence in ("high", "low")
-            and diagnostic.status in (None, "confirmed", "refuted", "not-reached", "runtime")
+            and diagnostic.status in (None, "confirmed", "refuted", "not-reached",
+                                  "could-not-evaluate", "runtime")
             and diagnostic.location.row >= 0 and diagnostic.end_location.row >= 0)
 
 

@@ -181,7 +181,7 @@ def _add_check(commands) -> None:
         description="Check Python files and notebooks for PyTorch aliasing hazards, without "
         "running them. With --trace, run a program instead, check the project files it "
         "executes and mark each finding confirmed (the hazard happened), refuted (its line ran "
-        "and the hazard did not: a false positive) or not-reached; the same as "
+        "and the hazard did not: a false positive), not-reached or could-not-evaluate; the same as "
         "`aliaslint trace --confirm`.",
         epilog="With --trace, everything after SCRIPT or -m MODULE goes to the program; "
         "`--` also ends the options.",
@@ -523,7 +523,7 @@ def _confirm(args) -> int:
     if outcome.exit_status != 0 or args.fail_on == "never":
         return outcome.exit_status
     failing = ("confirmed", "runtime") if args.fail_on == "confirmed" else (
-        "confirmed", "not-reached", "runtime")
+        "confirmed", "not-reached", "could-not-evaluate", "runtime")
     if any(d.status in failing for d in outcome.diagnostics):
         return EXIT_FINDINGS
     return EXIT_CLEAN
@@ -540,12 +540,15 @@ def _confirm_summary(outcome, shown) -> str:
                   for d in refuted]
     files = len(outcome.files)
     static = sum(1 for d in outcome.diagnostics
-                 if d.status in ("confirmed", "refuted", "not-reached"))
+                 if d.status in ("confirmed", "refuted", "not-reached", "could-not-evaluate"))
     runtime = outcome.count("runtime")
     lines.append(
         f"aliaslint check --trace: {static} static finding{'s' if static != 1 else ''} in "
         f"{files} executed file{'s' if files != 1 else ''}: "
         f"{outcome.count('confirmed')} confirmed, {outcome.count('refuted')} refuted, "
-        f"{outcome.count('not-reached')} not reached; {runtime} runtime-only "
+        f"{outcome.count('not-reached')} not reached"
+        + (f", {outcome.count('could-not-evaluate')} could not be evaluated"
+           if outcome.count("could-not-evaluate") else "")
+        + f"; {runtime} runtime-only "
         f"finding{'s' if runtime != 1 else ''}.")
     return "\n".join(lines) + "\n"

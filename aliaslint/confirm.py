@@ -15,6 +15,8 @@ their frame, checked at its later lines by version counters.  Every static findi
 * ``confirmed``: the predicate held at least once when one of its rows ran;
 * ``refuted``: its rows ran and the predicate never held (a false positive);
 * ``not-reached``: none of its rows ran.
+* ``could-not-evaluate``: a check of the run failed (the reason is in the note); neither
+  proof nor refutal.
 
 Runtime findings no static finding accounts for are returned too (status ``runtime``).
 Nothing here calls user code: operands are read from frame locals through plain names and
@@ -156,8 +158,9 @@ class _Session:
             if records:
                 try:
                     self._follow(frame, event, records)
-                except Exception:  # a witness never disturbs the program
-                    pass
+                except Exception as error:  # a witness never disturbs the program
+                    for record in records:
+                        record.witness.fail(error)
         if event in ("line", "exception"):
             key = (os.path.abspath(frame.f_code.co_filename), frame.f_lineno)
             witnesses = self.at_row.get(key)
@@ -168,8 +171,8 @@ class _Session:
                             self._on_line(witness, frame)
                         else:
                             self._on_exception(witness, arg[1])
-                    except Exception:  # a witness never disturbs the program
-                        pass
+                    except Exception as error:  # a witness never disturbs the program
+                        witness.fail(error)
         return self._local_trace
 
     def _on_line(self, witness: Witness, frame: FrameType) -> None:
@@ -261,8 +264,9 @@ class _Session:
                             f"the in-place op at line {event.site.line}, inside the callee, "
                             f"wrote the memory of its argument `{label}`")
                         break
-        except Exception:  # a witness never disturbs the program
-            pass
+        except Exception as error:  # a witness never disturbs the program
+            for witness in witnesses:
+                witness.fail(error)
 
     def _on_op(self, event: OpEvent) -> None:
         witnesses = self.at_row.get((event.site.filename, event.site.line))
@@ -281,8 +285,9 @@ class _Session:
                 witness.ran = True
                 if predicate is not None and predicate.at_write is not None:
                     predicate.at_write(witness, writes, frame)
-        except Exception:  # a witness never disturbs the program
-            pass
+        except Exception as error:  # a witness never disturbs the program
+            for witness in witnesses:
+                witness.fail(error)
 
     # -- afterwards ---------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from typing import Any, Literal
 Applicability = Literal["safe", "unsafe", "display-only"]
 Confidence = Literal["high", "low"]
 # Only runtime findings and confirmed/refuted static findings carry a status.
-Status = Literal["confirmed", "refuted", "not-reached", "runtime"]
+Status = Literal["confirmed", "refuted", "not-reached", "could-not-evaluate", "runtime"]
 
 # The codes that describe the linter itself rather than a hazard in the checked code.
 UNUSED_SUPPRESSION = "AL901"

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,28 @@ def test_unreachable_finding_is_not_reached(tmp_path, monkeypatch, capsys):
         print(same(t, t[1:]))
     """)
     assert statuses(outcome) == [("AL401", 5, "confirmed"), ("AL403", 9, "not-reached")]
+
+
+def test_a_check_that_fails_is_not_a_refutal(tmp_path, monkeypatch, capsys):
+    """A predicate that raises leaves the finding `could-not-evaluate`, with the error in its
+    note, and the program runs on undisturbed."""
+    from aliaslint.runtime import predicates
+
+    def broken(witness, frame):
+        raise ValueError("operand unreadable")
+
+    monkeypatch.setitem(predicates.PREDICATES, "compare", replace(
+        predicates.PREDICATES["compare"], at_line=broken))
+    outcome = run_here(tmp_path, monkeypatch, """\
+        import torch
+
+        t = torch.zeros(4)
+        print("same:", id(t) == id(t[1:]))
+    """)
+    (finding,) = [d for d in outcome.diagnostics if d.code == "AL401"]
+    assert finding.status == "could-not-evaluate"
+    assert "ValueError: operand unreadable" in outcome.note(finding)
+    assert "same: False" in capsys.readouterr().out
 
 
 def test_hand_made_false_positive_is_refuted(tmp_path, monkeypatch, capsys):

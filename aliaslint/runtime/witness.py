@@ -27,6 +27,8 @@ class Witness:
     confirmed: bool = False
     evidence: str = ""
     negative: str = ""
+    # Why the run could not test the claim (a check that failed): neither proof nor refutal.
+    failure: str = ""
     # 2: the hazard itself was seen (a wrong answer, the tracer's finding); 1: the premise
     # held (the operands are tensors) but the answer happened to be right on that run.
     strength: int = 0
@@ -39,16 +41,24 @@ class Witness:
         if not self.negative:
             self.negative = reason
 
+    def fail(self, error: BaseException) -> None:
+        if not self.failure:
+            self.failure = f"{type(error).__name__}: {error}"[:300]
+
     @property
     def status(self) -> Status:
         if self.confirmed:
             return "confirmed"
+        if self.failure:
+            return "could-not-evaluate"
         return "refuted" if self.ran else "not-reached"
 
     @property
     def note(self) -> str:
         if self.confirmed:
             return self.evidence
+        if self.failure:
+            return f"the run could not evaluate this finding: {self.failure}"
         if self.ran:
             return self.negative or "the line ran and the hazard was not observed"
         return "the line never ran"
