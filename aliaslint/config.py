@@ -39,7 +39,11 @@ _SELECTOR = re.compile(r"^(ALL|AL\d{0,3})$")
 
 
 class ConfigError(Exception):
-    """A configuration problem; its message names the file and the key."""
+    """A configuration problem; its message names the file and the key, and quotes what it
+    shows of the value up to a readable length (a hostile value can be megabytes)."""
+
+    def __str__(self) -> str:
+        return _short(super().__str__())
 
 
 @dataclass(frozen=True)
@@ -195,14 +199,14 @@ def _read_toml(path: Path) -> dict:
                               "a configuration file")
         return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: {_short(str(error))}") from None
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
     except RecursionError:
         raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read: {_short(str(error))}") from None
+        raise ConfigError(f"{path}: cannot read: {error}") from None
 
 
-def _short(text: str, limit: int = 300) -> str:
+def _short(text: str, limit: int = 500) -> str:
     """An error message with what it quotes cut to a readable length."""
     return text if len(text) <= limit else text[:limit] + " …"
 

@@ -122,6 +122,7 @@ def test_nearest_config_wins(project, capsys):
     ("[tool.aliaslint]\nx = " + "{a = " * 50_000 + "1" + "}" * 50_000 + "\n",
      "nested too deeply"),
     ("[tool.aliaslint]\n# " + "x" * (1 << 20) + "\n", "larger than 1 MiB"),
+    ("[tool.aliaslint]\nselect = ['" + "Q" * 500_000 + "']\n", "unknown rule selector 'QQQ"),
 ])
 def test_broken_config_is_a_clear_error(project, capsys, config, message):
     write(project / "pyproject.toml", config)
