@@ -1,4 +1,4 @@
-# source: user report pattern: x[idx][mask] = v changes nothing
+# source: https://github.com/pytorch/pytorch/issues/32579 (x[idx][:, j] = v writes into a copy)
 # expect: AL204 at line 8
 # torch: wrong "the write went into a copy"
 import torch

@@ -1,4 +1,4 @@
-# source: user report pattern: hand-written SGD update outside no_grad
+# source: https://github.com/BaiTheBest/SparseLLM/issues/13 (a hand-written SGD update outside no_grad)
 # expect: AL102 at line 10
 # torch: raises RuntimeError "a leaf Variable that requires grad"
 import torch

@@ -1,4 +1,4 @@
-# source: pytorch/pytorch test/test_torch.py memory-overlap checks (writing an expanded tensor)
+# source: https://github.com/pytorch/pytorch/issues/69204 and the memory-overlap checks of pytorch/pytorch test/test_torch.py (writing an expanded tensor)
 # expect: AL203 at line 8
 # torch: raises RuntimeError "more than one element of the written-to tensor refers to a single memory location"
 import torch
