@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from math import ceil
 
 import libcst as cst
 
@@ -22,6 +23,14 @@ from aliaslint.analysis.opfacts import (
     storage_kind,
 )
 from aliaslint.analysis.scopes import ClassInfo, Env
+from aliaslint.analysis.shapes import (
+    Shape,
+    dense,
+    literal_shape,
+    nested_shape,
+    scalar_kind,
+    view,
+)
 from aliaslint.analysis.training import (
     CHECKPOINTS,
     SAVED_TENSORS_HOOKS,
@@ -35,6 +44,7 @@ from aliaslint.analysis.syntax import (
     TRUE,
     attr_key,
     is_literal,
+    literal_int,
     literal_ints,
     name_key,
 )
@@ -165,6 +175,13 @@ class Calls(Interpreter):
             return UNKNOWN
         method = qualname.rpartition(".")[2]
         if isinstance(receiver, ArrayValue):
+            if method == "astype" and not is_literal(keywords.get("copy", (None, None))[1],
+                                                     FALSE):
+                # A new array (NumPy's default `copy=True`) of the named dtype.
+                token = ("alloc", id(node))
+                named = positional[0] if positional else keywords.get("dtype", (UNKNOWN,))[0]
+                return ArrayValue(origin=node, storage=token, dtype=ops.dtype(
+                    named.qualname) if isinstance(named, RefValue) else None)
             writes_out = "out" in keywords and keywords["out"][0] is receiver
             if method in ops.ndarray_writers() or writes_out:
                 self._write(receiver, receiver_node, node, None, env)
@@ -213,8 +230,18 @@ class Calls(Interpreter):
         if qualname == "torch.tensor":  # always copies its data
             token = ("alloc", id(node))
             requires = is_literal(keywords.get("requires_grad", (None, None))[1], TRUE)
+            literal = node.args[0].value if node.args and node.args[0].keyword is None else None
+            shape = nested_shape(literal) if literal is not None else None
+            dtype = self._dtype_argument(keywords) if "dtype" in keywords else \
+                self._scalar_dtype(scalar_kind(literal)) if literal is not None else None
             return TensorValue(origin=node, storage=token, counter=token,
-                               requires_grad=requires, leaf=requires, contiguous=True)
+                               requires_grad=requires, leaf=requires, contiguous=True,
+                               layout=dense(shape) if shape is not None else None, dtype=dtype)
+        numpy_default = (ops.dtype_fact("numpy factories") or {}).get(qualname)
+        if numpy_default is not None and not any(arg.star for arg, _ in args):
+            token = ("alloc", id(node))
+            return ArrayValue(origin=node, storage=token, dtype=self._dtype_argument(
+                keywords) if "dtype" in keywords else numpy_default)
         out_array, out_node = keywords.get("out", (None, None))
         if qualname.startswith("numpy.") and isinstance(out_array, ArrayValue):
             self._write(out_array, out_node, node, None, env, fill=True)
@@ -235,8 +262,17 @@ class Calls(Interpreter):
                 token = ("alloc", id(node))
                 return TensorValue(origin=node, storage=token, counter=token,
                                    requires_grad=not no_grad, leaf=True)
-            return TensorValue(origin=node, storage=data.storage,
-                               counter=data.counter if isinstance(data, TensorValue) else None)
+            if isinstance(data, TensorValue):
+                return TensorValue(origin=node, storage=data.storage, counter=data.counter)
+            return self._legacy_new(node, None)
+        legacy = ops.dtype_fact(f"constructor {qualname}")
+        if legacy is not None:
+            # `torch.LongTensor([1, 2])`, `torch.FloatTensor(3, 4)`: a new tensor of that
+            # dtype (given a tensor of that type, the tensor itself).
+            given = positional[0] if positional else UNKNOWN
+            if isinstance(given, TensorValue):
+                return given
+            return self._legacy_new(node, legacy)
         if qualname in INSTANCES:
             return InstanceValue(qualname=INSTANCES[qualname], origin=node)
         if qualname in SAVED_TENSORS_HOOKS and isinstance(first_arg := positional[0] if
@@ -306,6 +342,8 @@ class Calls(Interpreter):
             self._backward(op, receiver, args, node, env)
             return UNKNOWN if op.returns != "none" else OTHER
         bound, nodes = bind_arguments(op, receiver, receiver_node, args)
+        keywords: Keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
+                              if arg.keyword is not None}
         inplace_flag = op.inplace_kwarg and is_literal(nodes.get(op.inplace_kwarg), TRUE)
         if inplace_flag:
             twin = op.twin_op() or ops.lookup(f"torch.{op.twin}") if op.twin else None
@@ -375,10 +413,13 @@ class Calls(Interpreter):
             base = bound.get(op.aliases or "self")
             if not isinstance(base, TensorValue):
                 return TensorValue(origin=node)
-            if short_name(op.name) == "view" and base.contiguous is False \
-                    and not dtype_view(args) and view_fails(base.layout_op, args):
+            base_node = nodes.get(op.aliases or "self")
+            rest = [(arg, value) for arg, value in args if arg.value is not base_node]
+            if short_name(op.name) == "view" and not dtype_view(args) and \
+                    self._view_fails(base, rest):
                 self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
-            return self._view(base, node, op, literal_ints(args), env)
+            return _sole_handle(self._view(base, node, op, literal_ints(rest), env), base,
+                                base_node)
         if kind == "functional":
             first = op.params[0] if op.params else None
             if first in ("input", "self") and first in bound and type(bound[first]) is Value \
@@ -405,7 +446,9 @@ class Calls(Interpreter):
                                  contiguous=True if not tensors else None,
                                  copied_at=node if tensors else None)
             if not tensors:
-                return result
+                shape, dtype = self._factory_facts(op, args, keywords)
+                return replace(result, layout=dense(shape) if shape is not None else None,
+                               dtype=dtype)
             return self._record_saves(op, bound, result, node, env, nodes)
         requires = self._requires_grad(list(bound.values()), env)
         # Whatever the result shares, a backward pass through it goes on into the inputs'
@@ -417,6 +460,10 @@ class Calls(Interpreter):
             # The result is the source itself, a view of it, or a copy: which
             # one depends on the input (dtype, device, layout).
             source = bound.get(op.aliases or "self")
+            if isinstance(source, TensorValue):
+                proven = self._resolve_alias(op, source, args, keywords, node, env)
+                if proven is not None:
+                    return proven
             token = ("alloc", id(node))
             # An explicit `.to(dtype)` / `.type(t)` is a conversion the code
             # usually guards by a dtype check: not treated as ambiguous.
@@ -429,6 +476,127 @@ class Calls(Interpreter):
                                contiguous=True if short_name(op.name) == "contiguous" else None)
         # Indexing and the rest: a tensor, its storage not proven.
         return TensorValue(origin=node, requires_grad=requires, graph=graph, pending=pending)
+
+    def _legacy_new(self, node: cst.Call, dtype: str | None) -> TensorValue:
+        """A legacy constructor given data or sizes: a new tensor."""
+        token = ("alloc", id(node))
+        values = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
+        shape = nested_shape(values[0]) if len(values) == 1 and isinstance(
+            values[0], (cst.List, cst.Tuple)) else literal_shape(values) if values and \
+            len(values) == len(node.args) else None
+        return TensorValue(origin=node, storage=token, counter=token, requires_grad=False,
+                           contiguous=True, dtype=dtype,
+                           layout=dense(shape) if shape is not None else None)
+
+    def _view_fails(self, base: TensorValue, args: Args) -> bool:
+        """Does `.view(*args)` certainly raise?  Exact when the layout and the sizes are
+        literals; else the layout op that made the base non-contiguous decides."""
+        sizes = literal_ints(args)
+        if base.layout is not None and sizes is not None:
+            return view(base.layout, sizes) is False
+        return base.contiguous is False and view_fails(base.layout_op, args)
+
+    def _dtype_argument(self, keywords: Keywords, name: str = "dtype") -> str | None:
+        """The dtype a `dtype=torch.float16` / `np.uint8` argument names."""
+        value = keywords.get(name, (None, None))[0]
+        return ops.dtype(value.qualname) if isinstance(value, RefValue) else None
+
+    def _scalar_dtype(self, kind: str | None) -> str | None:
+        """The dtype torch gives a Python scalar of this kind (a float: the default)."""
+        if kind is None or kind == "float" and self._default_float is None:
+            return None
+        table = ops.dtype_fact("python scalar") or {}
+        return self._default_float if kind == "float" else table.get(kind)
+
+    def _factory_facts(self, op: ops.Op, args: Args,
+                       keywords: Keywords) -> tuple[Shape | None, str | None]:
+        """The literal shape and the dtype of a factory's result (`zeros(3, 4)`,
+        `full((2, 2), 7)`, `arange(12.0)`)."""
+        positional = [arg.value for arg, _ in args if arg.keyword is None and not arg.star]
+        if any(arg.star for arg, _ in args):
+            return None, None
+        shape: Shape | None = None
+        if op.params[:1] == ("size",) and positional:
+            first = positional[0]
+            shape = literal_shape([first]) if isinstance(first, (cst.Tuple, cst.List)) \
+                else literal_shape(positional) if len(op.params) == 1 else None
+        how = op.extra.get("dtype_from")
+        if how == "args" and positional:
+            ends = [literal_int(p) for p in positional]
+            if len(positional) <= 3 and None not in ends:
+                shape = (len(range(*[e for e in ends if e is not None])),)
+            elif len(positional) == 1 and isinstance(positional[0], cst.Float):
+                shape = (max(0, ceil(float(positional[0].value))),)
+        if "dtype" in keywords:
+            return shape, self._dtype_argument(keywords)
+        factory = op.extra.get("factory_dtype")
+        if factory is not None:
+            return shape, self._default_float if factory == "default" else factory
+        if how == "args":
+            kinds = {scalar_kind(p) for p in positional}
+            kind = None if None in kinds or not kinds else "float" if "float" in kinds \
+                else "int" if "int" in kinds else None
+            return shape, self._scalar_dtype(kind)
+        if how == "fill" and len(positional) > 1:
+            return shape, self._scalar_dtype(scalar_kind(positional[1]))
+        return shape, None
+
+    def _resolve_alias(self, op: ops.Op, source: TensorValue, args: Args, keywords: Keywords,
+                       node: cst.Call, env: Env) -> TensorValue | None:
+        """A sometimes-alias op whose outcome the facts prove: the source itself
+        (`.float()` of a float32 tensor, `.contiguous()` of a contiguous one), a view
+        (`reshape` of a contiguous tensor), or a new tensor (`.float()` of a uint8 one,
+        `.contiguous()` of a proven non-contiguous layout); None when not proven."""
+        name = short_name(op.name)
+        converts_to = op.extra.get("converts_to")
+        wanted: str | None = None
+        if converts_to is not None and op.extra.get("same_when_unchanged"):
+            wanted = converts_to
+        elif name in ("to", "type") and len(args) == 1 and args[0][0].keyword in (None,) or \
+                name == "to" and len(args) == 1 and args[0][0].keyword is not None and \
+                args[0][0].keyword.value == "dtype":
+            value = args[0][1]
+            wanted = ops.dtype(value.qualname) if isinstance(value, RefValue) else None
+            if wanted is None:
+                return None
+        elif name == "type_as" and len(args) == 1 and isinstance(args[0][1], TensorValue):
+            wanted = args[0][1].dtype
+            if wanted is None:
+                return None
+        if wanted is not None:
+            if source.dtype is None:
+                return None
+            if source.dtype == wanted:
+                return replace(source, origin=node, same_as=node)
+            return self._converted(source, node, wanted, env)
+        if name == "contiguous" and not args:
+            if source.contiguous is True:
+                return replace(source, origin=node, same_as=node)
+            if source.layout is not None and not source.layout.contiguous:
+                return self._converted(source, node, source.dtype, env, dense_copy=True)
+            return None
+        if name in ("reshape", "flatten") and source.contiguous is True:
+            # Documented: a contiguous input is reshaped without copying.
+            view_op = ops.method("view")
+            sizes = literal_ints(args) if name == "reshape" else None
+            if view_op is None:
+                return None
+            source_node = node.func.value if isinstance(node.func, cst.Attribute) else None
+            return _sole_handle(self._view(source, node, view_op, sizes, env), source,
+                                source_node)
+        return None
+
+    def _converted(self, source: TensorValue, node: cst.Call, dtype: str | None, env: Env, *,
+                   dense_copy: bool = False) -> TensorValue:
+        """A new tensor with ``source``'s values (a dtype conversion or a dense copy)."""
+        token = ("alloc", id(node))
+        requires = self._requires_grad([source], env)
+        layout = dense(source.layout.shape) if source.layout is not None and (
+            dense_copy or source.layout.contiguous) else None
+        return TensorValue(origin=node, storage=token, counter=token, requires_grad=requires,
+                           graph=source.graph, pending=source.pending,
+                           layout=layout, dtype=dtype,
+                           contiguous=True if dense_copy or source.contiguous else None)
 
     def _requires_grad_(self, receiver: TensorValue, receiver_node: cst.BaseExpression | None,
                         node: cst.Call, env: Env) -> Value:
@@ -518,6 +686,10 @@ class Calls(Interpreter):
         source = bound.get(source_name, UNKNOWN)
         source_node = nodes.get(source_name)
         converts = any(key in nodes for key in ("dtype", "device"))
+        if set(nodes) & {"dtype", "device"} == {"dtype"} and isinstance(source, (
+                TensorValue, ArrayValue)) and source.dtype is not None and \
+                self._dtype_argument({"dtype": (bound["dtype"], nodes["dtype"])}) == source.dtype:
+            converts = False  # `as_tensor(a, dtype=<a's own dtype>)` still shares
         copy_kwarg = op.extra.get("copy_kwarg")
         if copy_kwarg and not is_literal(nodes.get(copy_kwarg), FALSE):
             converts = True  # numpy.array copies unless told not to
@@ -527,7 +699,8 @@ class Calls(Interpreter):
         if to_numpy:
             if not isinstance(source, TensorValue) or source.storage is None:
                 return UNKNOWN
-            return ArrayValue(origin=node, storage=source.storage, view_origin=node)
+            return ArrayValue(origin=node, storage=source.storage, view_origin=node,
+                              dtype=source.dtype)
         if isinstance(source, TensorValue):
             return source  # as_tensor(t) with nothing to convert is t itself
         if source.kind is Kind.UNKNOWN and isinstance(source_node, cst.Name) \
@@ -538,7 +711,7 @@ class Calls(Interpreter):
         if not isinstance(source, ArrayValue) or source.storage is None:
             return TensorValue(origin=node, requires_grad=False)
         return TensorValue(origin=node, storage=source.storage, counter=("alloc", id(node)),
-                           requires_grad=False, view_origin=node)
+                           requires_grad=False, view_origin=node, dtype=source.dtype)
 
     def _builtin_container(self, qualname: str, positional: list[Value],
                            node: cst.Call) -> Value | None:
@@ -567,6 +740,17 @@ VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variab
 # Tensor methods that return an int (`size` only when given a dim).
 _INT_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "element_size",
                           "get_device", "stride"})
+
+
+def _sole_handle(view: TensorValue, base: TensorValue,
+                 base_node: cst.BaseExpression | None) -> TensorValue:
+    """A view of a tensor made in the same expression and never named
+    (`torch.arange(12.0).reshape(3, 4)`): the view is the only handle on that memory, so it is
+    its owner as far as the code can tell."""
+    if base.via is not None or base.requires_grad is True or base.storage is None or \
+            not isinstance(base_node, (cst.Call, cst.BinaryOperation)):
+        return view
+    return replace(view, via=None, leaf=base.leaf)
 
 
 def _flag_argument(node: cst.Call, keyword: str) -> bool | None:

@@ -109,6 +109,11 @@ class Interpreter:
         # `model.requires_grad_(False)`): which modules it freezes is not tracked, so no
         # module's parameters are assumed to require grad.
         self._freezes = freezes_gradients(source if source is not None else module.code)
+        # A factory's dtype when none is given: the default float dtype, unless the file
+        # changes it somewhere (`torch.set_default_dtype`), which is not followed.
+        text = source if source is not None else module.code
+        self._default_float: str | None = None if "set_default_" in text else \
+            ops.dtype_fact("default float")
         # Loops (see loops.py): the enclosing loops' break and continue states,
         # and, while the outermost loop of a nest runs, each inner loop's last
         # fixed point and the events already reported.

@@ -9,9 +9,11 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Compare, Reference, StaleRead
-from aliaslint.analysis.geometry import slice_region
+from aliaslint.analysis.geometry import index_regions, slice_region
 from aliaslint.analysis.opfacts import TENSOR_TYPES, short_name
 from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.shapes import Layout, after_view
+from aliaslint.analysis.shapes import index as index_layout
 from aliaslint.analysis.syntax import (
     all_params,
     attr_key,
@@ -181,9 +183,14 @@ class Expressions(Interpreter):
                            requires_grad=requires, leaf=True)
 
     def _view(self, base: TensorValue, node: cst.CSTNode, op: ops.Op | None,
-              dims: tuple | None = None, env: Env | None = None) -> TensorValue:
+              dims: tuple | None = None, env: Env | None = None,
+              layout: Layout | None = None) -> TensorValue:
+        """A view of ``base`` made at ``node`` by ``op`` (None: basic indexing, whose
+        ``layout`` the caller knows) with these literal arguments."""
         name = short_name(op.name) if op is not None else None
         detach = name == "detach"
+        if op is not None:
+            layout = after_view(base.layout, name, dims)
         noncontiguous = op is not None and op.noncontiguous
         forbidden = None if detach else base.forbidden
         if forbidden is None and not detach and base.requires_grad is True:
@@ -191,6 +198,10 @@ class Expressions(Interpreter):
                 forbidden = ("multi-output", node, name or "")
             elif env is not None and env.flow.grad is False:
                 forbidden = ("grad-off", node, name or "")
+        contiguous = False if noncontiguous else (base.contiguous if detach else None)
+        if layout is not None:
+            contiguous = layout.contiguous
+            noncontiguous = not contiguous
         return TensorValue(
             forbidden=forbidden,
             pending=frozenset() if detach else base.pending,
@@ -202,11 +213,14 @@ class Expressions(Interpreter):
             via="detach" if detach else (base.via or "view"),
             graph=frozenset() if detach else base.graph,
             derived=("detach", base) if detach else None,
-            contiguous=False if noncontiguous else (base.contiguous if detach else None),
+            contiguous=contiguous,
             layout_origin=node if noncontiguous else (base.layout_origin if detach else None),
-            layout_op=(name, dims) if noncontiguous else (base.layout_op if detach else None),
+            layout_op=(name, dims) if noncontiguous and op is not None else (
+                base.layout_op if detach else None),
             expanded=base.expanded or (op is not None and op.self_overlapping),
             view_origin=base.view_origin if detach else node,
+            layout=layout, dtype=base.dtype,
+            op_view=base.op_view or (op is not None and not detach and not op.multi_output),
         )
 
     def _eval_args(self, node: cst.Call, env: Env) -> None:
@@ -297,7 +311,10 @@ class Expressions(Interpreter):
                     node.slice[0].slice, cst.Index) else OTHER
             return UNKNOWN
         if self._basic(node):
-            view = self._view(base, node, None, env=env)
+            layout = index_layout(base.layout, node) if base.layout is not None else None
+            view = self._view(base, node, None, env=env, layout=layout)
+            if base.via is None:
+                view = replace(view, index=index_regions(node))
             region = slice_region(node)
             return replace(view, region=region) if region is not None and base.region is None \
                 and base.via is None else view

@@ -101,3 +101,55 @@ def regions_overlap(a: tuple | None, b: tuple | None) -> bool | None:
     a, b = a or whole, b or whole
     return max(a[0], b[0]) < min(a[1], b[1])
 
+
+
+def index_regions(node: cst.CSTNode | None) -> tuple | None:
+    """The part of each dim a basic index `x[a:b, i]` covers, as slice_region's bounds; a
+    dim whose part is not a literal is "?".  None when the index is not a literal basic
+    index one can align with the dims (an ellipsis before the last place, a step)."""
+    if not isinstance(node, cst.Subscript):
+        return None
+    regions: list = []
+    for position, element in enumerate(node.slice):
+        index = element.slice
+        if isinstance(index, cst.Slice):
+            if index.step is not None:
+                regions.append("?")
+                continue
+            try:
+                regions.append((_bound(index.lower) or (0, 0), _bound(index.upper) or (1, 0)))
+            except ValueError:
+                regions.append("?")
+            continue
+        if not isinstance(index, cst.Index):
+            return None
+        value = index.value
+        if isinstance(value, cst.Ellipsis):
+            if position != len(node.slice) - 1:
+                return None
+            break
+        if isinstance(value, cst.Name) and value.value == "None":
+            continue
+        try:
+            low = _bound(value)
+        except ValueError:
+            regions.append("?")
+            continue
+        if low is None:
+            return None
+        regions.append((low, (low[0], low[1] + 1)))
+    return tuple(regions)
+
+
+def indexes_overlap(a: tuple | None, b: tuple | None) -> bool:
+    """Do two basic indexes of one tensor share an element, proven in every dim?"""
+    if a is None or b is None:
+        return False
+    for i in range(max(len(a), len(b))):
+        first = a[i] if i < len(a) else None
+        second = b[i] if i < len(b) else None
+        if first == "?" or second == "?":
+            return False
+        if not regions_overlap(first, second):
+            return False
+    return True

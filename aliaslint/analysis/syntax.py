@@ -154,17 +154,24 @@ def basic_index_element(value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer)
 
 
+def literal_int(node: cst.BaseExpression | None) -> int | None:
+    """`3`, `-1` → the int; None for anything else."""
+    sign = 1
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node, sign = node.expression, -1
+    if not isinstance(node, cst.Integer):
+        return None
+    return sign * int(node.value, 0)
+
+
 def literal_ints(args: Args) -> tuple[int, ...] | None:
     """`transpose(1, 2)` → (1, 2); None when an argument is not an integer literal."""
     values = []
     for arg, _ in args:
-        node = arg.value
-        sign = 1
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-            node, sign = node.expression, -1
-        if arg.keyword is not None or not isinstance(node, cst.Integer):
+        value = literal_int(arg.value)
+        if arg.keyword is not None or value is None:
             return None
-        values.append(sign * int(node.value, 0))
+        values.append(value)
     return tuple(values)
 
 

@@ -12,6 +12,7 @@ from aliaslint import ops
 
 if TYPE_CHECKING:
     from aliaslint.analysis.scopes import ClassInfo
+    from aliaslint.analysis.shapes import Layout
 
 
 class Kind(Enum):
@@ -178,6 +179,18 @@ class TensorValue(Value):
     # under `no_grad` / `inference_mode`), "custom" (returned by a custom
     # `autograd.Function`).  Views of it are forbidden too.
     forbidden: tuple[str, cst.CSTNode, str] | None = field(default=None, compare=False)
+    # Sizes and strides when literals prove them (see shapes.py); its dtype ("float32")
+    # when a factory, a conversion or a NumPy array proves it.
+    layout: Layout | None = None
+    dtype: str | None = None
+    # A view made through a view op (`t()`, `narrow`, `view`, `diagonal`, ...), not only by
+    # indexing or iterating: code that names one treats it as a tensor of its own.
+    op_view: bool = False
+    # The part of its base a basic index covers, one region per dim (see index_regions).
+    index: tuple | None = None
+    # A call that returns its source only sometimes (`.float()`, `.contiguous()`, `.to()`)
+    # proven by the facts to have returned it here: the value is that source.
+    same_as: cst.CSTNode | None = field(default=None, compare=False)
 
     def with_saves_renamed(self, mapping: dict[int, int]) -> TensorValue:
         if not self.graph or mapping.keys().isdisjoint(self.graph):
@@ -194,6 +207,7 @@ class ArrayValue(Value):
     storage: object = None
     # Where it was made from a tensor (or a tensor from it): the shared buffer.
     view_origin: cst.CSTNode | None = field(default=None, compare=False)
+    dtype: str | None = None  # as the torch dtype a tensor sharing it has ("uint8")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -365,6 +379,8 @@ def join(a: Value, b: Value) -> Value:
             via=a.via if a.via == b.via else None,
             graph=a.graph | b.graph,
             pending=a.pending & b.pending,
+            layout=a.layout if a.layout == b.layout else None,
+            dtype=a.dtype if a.dtype == b.dtype else None,
         )
     return bare(a.kind, a.origin)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from aliaslint.analysis import InplaceWrite, StaleRead, Write
+from aliaslint.analysis import InplaceWrite, Kind, StaleRead, Write
 from aliaslint.checks.common import maybe_alias_message, read_related
 from aliaslint.diagnostics import Witness
 from aliaslint.rule import Context, Rule
@@ -25,18 +25,30 @@ def _witness(write: Write, ctx: Context) -> Witness:
 
 
 def _ambiguous_call(write: Write) -> cst.CSTNode | None:
-    """The call whose result the code writes in place, when it aliases its source sometimes."""
+    """The call whose result the code writes in place, when it aliases its source sometimes
+    (or, the facts prove, did return its source)."""
     target = write.target
-    if target is None or target.maybe_of is None or write.activation or write.callee:
+    if target is None or write.activation or write.callee:
         return None
-    return target.view_origin
+    same_as = getattr(target, "same_as", None)
+    if same_as is not None:
+        return same_as
+    return target.view_origin if target.maybe_of is not None else None
+
+
+def _source(write: Write) -> object:
+    """The storage the ambiguous call's source has."""
+    target = write.target
+    if target is None:
+        return None
+    return target.storage if getattr(target, "same_as", None) is not None else target.maybe_of
 
 
 @RULE.check(InplaceWrite)
 def ambiguous_alias_write_to_argument(event: InplaceWrite, ctx: Context):
     write = event.write
     call = _ambiguous_call(write)
-    source = write.target.maybe_of if write.target is not None else None
+    source = _source(write)
     if call is None or not (isinstance(source, tuple) and source[0] == "arg"):
         return
     yield RULE.finding(
@@ -49,8 +61,10 @@ def ambiguous_alias_write_to_argument(event: InplaceWrite, ctx: Context):
 def ambiguous_alias_write_read_later(event: StaleRead, ctx: Context):
     write = event.write
     call = _ambiguous_call(write)
-    if call is None or write.target is None or event.value.storage != write.target.maybe_of:
+    if call is None or write.target is None or event.value.storage != _source(write):
         return
+    if event.value.kind is Kind.NDARRAY and getattr(write.target, "same_as", None) is not None:
+        return  # a NumPy array proven to share the memory: AL301
     yield RULE.finding(
         write.node, write.stmt,
         maybe_alias_message(write, call, ctx,

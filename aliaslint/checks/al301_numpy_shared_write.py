@@ -22,6 +22,8 @@ def numpy_shared_write(event: StaleRead, ctx: Context):
         return
     if write.activation or write.callee is not None:
         return
+    if target.maybe_of is not None or value.maybe_of is not None:
+        return  # through `.float()` / `.to()` that may copy: AL205's case, not proven sharing
     shared = target.view_origin if target.view_origin is not None else value.view_origin
     if shared is None:
         return

@@ -139,9 +139,15 @@ def plain_write(event: StaleRead) -> bool:
 
 def maybe_alias_message(write: Write, origin: cst.CSTNode, ctx: Context, tail: str) -> str:
     """``origin`` is the call that returns its source only sometimes."""
+    proven = getattr(write.target, "same_as", None) is not None
+    how = ("which returns its source itself when no conversion or copy is needed, as here: "
+           "the source already has the dtype and layout asked for") if proven else (
+        "which returns its source itself (or a view of it) when no conversion or copy is "
+        "needed and a new tensor otherwise")
+    if proven:
+        tail = tail.replace("may change", "changes").replace(" for some inputs", "")
     return (f"{ctx.code(write.target_node) if write.target_node else 'the tensor'} comes from "
-            f"{ctx.code(origin)} (line {ctx.line(origin)}), which returns its source itself "
-            "(or a view of it) when no conversion or copy is needed and a new tensor otherwise"
+            f"{ctx.code(origin)} (line {ctx.line(origin)}), {how}"
             f" · the in-place {writer(write, ctx)} at line {ctx.line(write.node)} {tail} · "
             "use the out-of-place op, or `.clone()` to always get a copy")
 

@@ -259,7 +259,7 @@ class ModuleOp:
 # lazy table
 # ------------------------------------------------------------------------------------------------
 
-_SECTIONS = ("ops", "modules", "non_tensor_methods")
+_SECTIONS = ("ops", "modules", "non_tensor_methods", "dtypes")
 _raw: dict[str, dict[str, str]] | None = None
 _meta: dict[str, Any] | None = None
 _ops: dict[str, Op | None] = {}
@@ -531,3 +531,20 @@ def parameter_methods() -> frozenset[str]:
         return frozenset(op.name[len(prefix):] for op in ops_ if op and op.extra.get("yields") == "parameters")
 
     return _cached("parameter_methods", build)
+
+
+def dtype(name: str) -> str | None:
+    """What a dtype name denotes, probed from torch and NumPy: ``"torch.half"`` -> ``"float16"``,
+    ``"numpy.uint8"`` -> ``"uint8"`` (the torch dtype a shared NumPy array of it has)."""
+    text = _load()["dtypes"].get(name)
+    if text is None or not text.startswith('"'):
+        return None
+    return str(json.loads(text))
+
+
+def dtype_fact(key: str) -> Any:
+    """A probed dtype rule: ``"default float"`` (a factory's dtype when none is given),
+    ``"python scalar"`` ({"int": "int64", "float": "float32", "bool": "bool"}: the dtype torch
+    gives a Python number), ``"numpy default"`` (NumPy's float and int dtypes, as torch names)."""
+    text = _load()["dtypes"].get(key)
+    return None if text is None else json.loads(text)

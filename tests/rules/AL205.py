@@ -9,7 +9,7 @@ def scale(images: torch.Tensor) -> torch.Tensor:
     return x
 t = torch.rand(3)
 flat = t.reshape(-1)
-flat.clamp_(0.1)  # error: AL205
+flat.clamp_(0.1)  # error: AL201
 print(t)
 
 

@@ -7,7 +7,12 @@ import json
 from typing import Any
 
 from aliaslint.ops.generate.merge import merge_entry
-from aliaslint.ops.generate.probes import probe_conversion, probe_non_tensor_result
+from aliaslint.ops.generate.probes import (
+    probe_conversion,
+    probe_factory_dtype,
+    probe_non_tensor_result,
+    probe_value_dtype,
+)
 from aliaslint.ops.generate.schema import Overload, is_tensor_type
 
 TORCH_NS = "torch"
@@ -152,13 +157,37 @@ def op_entries(
         res = probe_conversion(torch, mname)
         if res is None:
             continue
-        alias, copy = res
+        alias, copy, converts_to, same_iff_unchanged = res
         e = {"kind": "sometimes_alias" if alias else "functional", "params": [], "aliases": "self" if alias else None,
              "writes": [], "twin": None, "noncontiguous": False, "returns": "tensor", "has_out": False,
              "saves_must": None, "saves_may": None, "overloads": {}}
         if alias:
             e["note"] = "conversion: returns self when nothing changes" + (", a copy otherwise" if copy else "")
+        if converts_to is not None:
+            e["converts_to"] = converts_to  # the result's dtype, whatever the input's
+            if same_iff_unchanged:
+                e["same_when_unchanged"] = True  # the input itself exactly when it has that dtype
         entries[qn] = e
+
+    # Factories: the dtype a call without `dtype=` gives.
+    if probe:
+        torch.manual_seed(0)
+        for qn, e in entries.items():
+            ns, _, fname = qn.rpartition(".")
+            if ns != TORCH_NS or e.get("kind") != "functional":
+                continue
+            fn = getattr(torch, fname, None)
+            if fn is None:
+                continue
+            params = e.get("params") or []
+            dtype = probe_factory_dtype(torch, fn) if params[:1] == ["size"] else None
+            if dtype is not None:
+                e["factory_dtype"] = dtype
+            elif e.get("returns") == "tensor" and \
+                    (e.get("overloads") or {}).get("default", {}).get("tensors") == []:
+                how = probe_value_dtype(torch, fn)
+                if how is not None:
+                    e["dtype_from"] = how
 
     for qn, ws in manual.get("extra_writes", {}).items():
         e = entries[qn]

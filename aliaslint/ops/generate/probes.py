@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -264,13 +265,20 @@ def probe_alias(torch: Any, fn: Any, schema: Any, all_worlds: bool = False) -> t
 
 
 
-def probe_conversion(torch: Any, mname: str) -> tuple[bool, bool] | None:
+def probe_conversion(torch: Any, mname: str) -> tuple[bool, bool, str | None, bool] | None:
+    """A Tensor method called without arguments on a tensor of every dtype: (returned its
+    input or a view of it for some dtype, returned a copy for some, the dtype every result has
+    when they all have one, the result was its input exactly when the dtype was already that
+    one)."""
     seen_alias = seen_copy = False
     called = False
+    results: set[str] = set()
+    same_iff_unchanged = True
     dtypes = (
         torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.complex64,
         torch.complex128, torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool,
     )
+    outcomes = []
     for dtype in dtypes:
         x = torch.ones(2, 3, dtype=dtype)
         try:
@@ -282,11 +290,130 @@ def probe_conversion(torch: Any, mname: str) -> tuple[bool, bool] | None:
         if not isinstance(r, torch.Tensor):
             return None
         called = True
+        results.add(dtype_name(r.dtype))
         if r is x or shares_storage(r, x):
             seen_alias = True
         else:
             seen_copy = True
-    return (seen_alias, seen_copy) if called else None
+        outcomes.append((dtype, r is x))
+    if not called:
+        return None
+    to = next(iter(results)) if len(results) == 1 else None
+    if to is not None:
+        same_iff_unchanged = all(same == (dtype_name(dtype) == to) for dtype, same in outcomes)
+    return seen_alias, seen_copy, to, same_iff_unchanged and to is not None
+
+
+def dtype_name(dtype: Any) -> str:
+    """torch.float32 -> "float32"."""
+    return str(dtype).removeprefix("torch.")
+
+
+def probe_dtypes(torch: Any) -> dict[str, Any]:
+    """The ``dtypes`` section: what each dtype name of torch and NumPy denotes, the dtype torch
+    gives a Python scalar, and the default float dtype of a factory."""
+    import numpy as np
+
+    out: dict[str, Any] = {}
+    for name in sorted(dir(torch)):
+        value = getattr(torch, name, None)
+        if isinstance(value, torch.dtype):
+            out[f"torch.{name}"] = dtype_name(value)
+    for name in sorted(dir(np)):
+        value = getattr(np, name, None)
+        if not isinstance(value, type) or not issubclass(value, np.generic) or value in (np.generic,):
+            continue
+        try:
+            tensor = torch.from_numpy(np.zeros(1, dtype=value))
+        except Exception:
+            continue  # a NumPy dtype torch cannot share (str_, object_, datetime64 ...)
+        out[f"numpy.{name}"] = dtype_name(tensor.dtype)
+        out[f"numpy.{np.dtype(value).name}"] = dtype_name(tensor.dtype)
+    out["python scalar"] = {
+        "int": dtype_name(torch.tensor(1).dtype),
+        "float": dtype_name(torch.tensor(1.0).dtype),
+        "bool": dtype_name(torch.tensor(True).dtype),
+    }
+    out["numpy default"] = {
+        "float": dtype_name(torch.from_numpy(np.zeros(1)).dtype),
+        "int": dtype_name(torch.from_numpy(np.arange(1)).dtype),
+    }
+    out["default float"] = dtype_name(torch.get_default_dtype())
+    # The legacy typed constructors (`torch.LongTensor([...])`): the dtype each makes.
+    for name in sorted(dir(torch)):
+        value = getattr(torch, name, None)
+        if not name.endswith("Tensor") or name == "Tensor" or not isinstance(value, type):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                made = value([0])
+        except Exception:
+            continue
+        if isinstance(made, torch.Tensor):
+            out[f"constructor torch.{name}"] = dtype_name(made.dtype)
+    # NumPy's allocating factories (a `shape` first, a `dtype` to choose): the dtype each
+    # gives when none is chosen, as the torch dtype of a tensor sharing the array.
+    factories = {}
+    for name in sorted(dir(np)):
+        fn = getattr(np, name, None)
+        if not callable(fn):
+            continue
+        try:
+            params = list(inspect.signature(fn).parameters)
+        except (TypeError, ValueError):
+            continue
+        if params[:1] != ["shape"] or "dtype" not in params:
+            continue
+        try:
+            result = fn((2,))
+        except Exception:
+            continue
+        if isinstance(result, np.ndarray) and result.shape == (2,):
+            factories[f"numpy.{name}"] = dtype_name(torch.from_numpy(np.ascontiguousarray(
+                result)).dtype)
+    out["numpy factories"] = factories
+    return out
+
+
+def probe_factory_dtype(torch: Any, fn: Any) -> str | None:
+    """The dtype of ``fn((2,))`` (a factory taking its size first): "default" when it is the
+    default float dtype (it follows `torch.set_default_dtype`); None when it is not callable so."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = fn((2,))
+            previous = torch.get_default_dtype()
+            torch.set_default_dtype(torch.float64)
+            try:
+                moved = fn((2,))
+            finally:
+                torch.set_default_dtype(previous)
+    except Exception:
+        return None
+    if not isinstance(result, torch.Tensor) or not isinstance(moved, torch.Tensor):
+        return None
+    if result.dtype == previous and moved.dtype == torch.float64:
+        return "default"
+    return dtype_name(result.dtype) if result.dtype == moved.dtype else None
+
+
+def probe_value_dtype(torch: Any, fn: Any) -> str | None:
+    """How a factory's dtype follows its Python scalar arguments: "args" (`arange(3)` is int64,
+    `arange(3.0)` the default float), "fill" (`full(size, value)`), "data" (`tensor([...])`), or
+    None when it does not."""
+    shapes = {"args": lambda v: (v,), "fill": lambda v: ((2,), v), "data": lambda v: ([v],)}
+    for how, make in shapes.items():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                got = [fn(*make(v)).dtype for v in (3, 3.0, True)]
+        except Exception:
+            continue
+        if got == [torch.tensor(3).dtype, torch.tensor(3.0).dtype, torch.tensor(True).dtype] \
+                or got[:2] == [torch.tensor(3).dtype, torch.tensor(3.0).dtype] and how == "args":
+            return how
+    return None
 
 
 def _plain(v: Any, torch: Any) -> bool:
