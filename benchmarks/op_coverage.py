@@ -16,7 +16,8 @@ because that is the name aliaslint's engine looks up.  `--write` stores the coun
 `check` holds each used name (the stored `[used]` names, or a fresh scan of the DIRs) to one
 rule: it is accounted for by
 
-* an entry of the op tables: `aliaslint.ops.lookup(name)` or `aliaslint.ops.module(name)`;
+* an entry of the op tables: `aliaslint.ops.lookup(name)` or `aliaslint.ops.module(name)`
+  (or a probed legacy typed constructor);
 * a name the engine models itself, imported from the engine's own sets (`ENGINE_SETS`), or
   listed in the toml's `[engine]` table when the engine tests it inline (the listed module
   must still spell it, or a dotted prefix of it, as a string);
@@ -317,6 +318,8 @@ def table_entry(name: str) -> str | None:
         return "table"
     if ops.module(name) is not None:
         return "module table"
+    if ops.dtype_fact(f"constructor {name}") is not None:
+        return "table"  # a legacy typed constructor: the dtype it makes, probed
     return None
 
 

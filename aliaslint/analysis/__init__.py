@@ -41,7 +41,7 @@ from aliaslint.analysis.events import (
 )
 from aliaslint.analysis.expressions import Expressions
 from aliaslint.analysis.functions import Functions
-from aliaslint.analysis.geometry import regions_overlap
+from aliaslint.analysis.geometry import indexes_overlap, regions_overlap
 from aliaslint.analysis.loops import Loops
 from aliaslint.analysis.modules import Modules
 from aliaslint.analysis.scopes import Env
@@ -69,7 +69,7 @@ __all__ = [
     "ContainerValue", "Event", "FunctionValue", "GradModeValue", "InplaceWrite", "Kind",
     "LostWrite", "ModuleValue", "NonContiguousView", "ObjectValue", "PackHookWrite", "ParamsValue", "RefValue",
     "Reference", "Save", "SavedWrite", "StaleRead", "TensorValue", "Value", "Write", "analyse",
-    "discards", "regions_overlap",
+    "discards", "indexes_overlap", "regions_overlap",
 ]
 
 

@@ -377,9 +377,17 @@ class Calls(Interpreter):
             inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
                            if key != name and isinstance(v, (TensorValue, ArrayValue)))
             refused = self._slope_save(op, nodes, target, node, None, env)
-            result = self._write(target, nodes.get(name), node, None, env,
-                                 activation=is_activation(op), fill=op.fills,
-                                 inputs=inputs)
+            grad = env.flow.grad
+            if op.extra.get("no_grad"):
+                env.flow.grad = False  # `nn.init.*_` write under no_grad
+            try:
+                result = self._write(target, nodes.get(name), node, None, env,
+                                     activation=is_activation(op), fill=op.fills,
+                                     inputs=inputs)
+            finally:
+                env.flow.grad = grad
+            if op.extra.get("no_grad"):
+                return result
             if op.returns == "none":
                 return OTHER
             result = self._record_saves(op, {**bound, name: result}, result, node, env, nodes)
@@ -448,7 +456,7 @@ class Calls(Interpreter):
             if not tensors:
                 shape, dtype = self._factory_facts(op, args, keywords)
                 return replace(result, layout=dense(shape) if shape is not None else None,
-                               dtype=dtype)
+                               dtype=dtype, blank=bool(op.extra.get("constant")))
             return self._record_saves(op, bound, result, node, env, nodes)
         requires = self._requires_grad(list(bound.values()), env)
         # Whatever the result shares, a backward pass through it goes on into the inputs'

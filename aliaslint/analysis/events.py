@@ -105,6 +105,9 @@ class Write:
     # The written part of the target along dim 0, when literal slices say it;
     # () for an item assignment whose part is not known; None: all of it.
     region: tuple | None = None
+    # The written part of the target in every dim (see index_regions): () for all of it,
+    # None when not known.
+    index: tuple | None = ()
     # Made inside a function run by `checkpoint(..., use_reentrant=False)`: that call.
     checkpoint: cst.CSTNode | None = field(default=None, compare=False)
 
@@ -168,6 +171,8 @@ class StaleRead(Event):
     # The read is itself an in-place write of that name (`out.clamp_()`,
     # `out += 1`, `out[i] = v`): the code treats it as a buffer it updates.
     rewritten: bool = False
+    # The statement the read is in.
+    read_stmt: cst.CSTNode | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,7 @@ class Expressions(Interpreter):
         write = env.flow.stale.pop(node.value, None)
         if write is not None:
             self._emit(StaleRead(write.node, write.stmt, write, node.value, node, value,
-                                 self._rewriting))
+                                 self._rewriting, self._stmt))
         return value
 
     def _attribute(self, node: cst.Attribute, env: Env) -> Value:
@@ -219,7 +219,7 @@ class Expressions(Interpreter):
                 base.layout_op if detach else None),
             expanded=base.expanded or (op is not None and op.self_overlapping),
             view_origin=base.view_origin if detach else node,
-            layout=layout, dtype=base.dtype,
+            layout=layout, dtype=base.dtype, blank=base.blank,
             op_view=base.op_view or (op is not None and not detach and not op.multi_output),
         )
 

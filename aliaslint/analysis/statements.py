@@ -10,7 +10,7 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import PackHookWrite, Reference, WriteInputs
-from aliaslint.analysis.geometry import slice_region
+from aliaslint.analysis.geometry import index_regions, slice_region
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.training import AUTOCASTS, UNCHECKED_SAVES
 from aliaslint.analysis.syntax import (
@@ -191,7 +191,8 @@ class Statements(Interpreter):
                     (v, role) for v, role in ((assigned, "value"), (index, "index"))
                     if v is not None)
                 written = self._write(base, target.value, self._stmt, None, env, fill=True,
-                                      inputs=inputs, region=slice_region(target) or ())
+                                      inputs=inputs, region=slice_region(target) or (),
+                                      index=index_regions(target))
                 if isinstance(written, TensorValue) and isinstance(assigned, TensorValue):
                     # CopySlices: the base now carries the assigned value's graph.
                     self._absorb(written, replace(

@@ -183,6 +183,9 @@ class TensorValue(Value):
     # when a factory, a conversion or a NumPy array proves it.
     layout: Layout | None = None
     dtype: str | None = None
+    # Made by a factory of one constant value (`zeros`, `empty`, `full`, `ones_like`), or a
+    # view of one: a placeholder the code fills, through views as often as not.
+    blank: bool = False
     # A view made through a view op (`t()`, `narrow`, `view`, `diagonal`, ...), not only by
     # indexing or iterating: code that names one treats it as a tensor of its own.
     op_view: bool = False
@@ -381,6 +384,8 @@ def join(a: Value, b: Value) -> Value:
             pending=a.pending & b.pending,
             layout=a.layout if a.layout == b.layout else None,
             dtype=a.dtype if a.dtype == b.dtype else None,
+            blank=a.blank and b.blank, op_view=a.op_view and b.op_view,
+            index=a.index if a.index == b.index else None,
         )
     return bare(a.kind, a.origin)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from aliaslint.analysis import Kind, StaleRead, regions_overlap
+from aliaslint.analysis import Kind, StaleRead, TensorValue, indexes_overlap, regions_overlap
 from aliaslint.checks.common import plain_write, read_related, sees, writer
 from aliaslint.rule import Context, Rule
 
@@ -15,11 +15,51 @@ RULE = Rule(
 )
 
 
+def _fill_reported(event: StaleRead, written: str) -> bool:
+    """A write that overwrites what it writes (item assignment, `copy_`, `fill_`, `out=`) is
+    how code fills a buffer through views on purpose.  Reported: through a named view made by
+    a view op (`t()`, `narrow`, `diagonal`, ...), or all of a named slice of a tensor that is
+    not a placeholder (not made by `zeros` / `empty` / `full` ...); and, the base written, a view taken before it that is
+    read next to the base (`new - prev`) as the old values, the overlap proven in every dim."""
+    write, target, value = event.write, event.write.target, event.value
+    assert isinstance(target, TensorValue)
+    if target.requires_grad is True:
+        return False  # autograd's own rules (AL101, AL106) say what that write breaks
+    if target.via is not None:
+        # Filling part of a named slice by computed indices (`mask[:h, :w] = False`,
+        # `scores[scores < t] = 0`) is how padded batches and masks are built; all of a slice
+        # of data (`nn.init.zeros_(rows)`), or a fixed element of it (`prompt[0] = 0`), is not.
+        return target.op_view or not target.blank and write.index is not None and \
+            "?" not in write.index
+    if not isinstance(value, TensorValue) or value.via != "view":
+        return False
+    return indexes_overlap(write.index, value.index) and event.read_stmt is not None and \
+        _reads(event.read_stmt, written)
+
+
+def _reads(stmt: cst.CSTNode, code: str) -> bool:
+    """Does ``stmt`` read the name (or attribute) written as ``code``?"""
+    found = False
+
+    class Reads(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            nonlocal found
+            found = found or node.value == code
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            nonlocal found
+            found = found or cst.Module([]).code_for_node(node) == code
+            return not found
+
+    stmt.visit(Reads())
+    return found
+
+
 @RULE.check(StaleRead)
 def write_through_view(event: StaleRead, ctx: Context):
     write, value = event.write, event.value
     target = write.target
-    if target is None or not plain_write(event) or write.fill or target.expanded:
+    if target is None or not plain_write(event) or target.expanded:
         return
     if target.kind is not Kind.TENSOR or value.kind is not Kind.TENSOR:
         return
@@ -34,6 +74,8 @@ def write_through_view(event: StaleRead, ctx: Context):
             and regions_overlap(target.region, value.region)):
         return  # two views (unbind pieces, slices): overlap not proven
     written = ctx.code(write.target_node)
+    if write.fill and not _fill_reported(event, cst.Module([]).code_for_node(write.target_node)):
+        return
     if target.via in ("view", "detach") and target.view_origin is not None:
         origin = target.view_origin
         message = (f"{written} is a view made by {ctx.code(origin)} at line {ctx.line(origin)}"

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import inspect
 import json
+import warnings
 from typing import Any
 
 from aliaslint.ops.generate.merge import merge_entry
 from aliaslint.ops.generate.probes import (
+    probe_constant,
     probe_conversion,
     probe_factory_dtype,
     probe_non_tensor_result,
@@ -183,11 +185,45 @@ def op_entries(
             dtype = probe_factory_dtype(torch, fn) if params[:1] == ["size"] else None
             if dtype is not None:
                 e["factory_dtype"] = dtype
+                if probe_constant(torch, fn, (3, 2)):
+                    e["constant"] = True  # a placeholder to be filled (zeros, ones, empty)
+            elif params[:2] == ["size", "fill_value"] and probe_constant(torch, fn, (3, 2), 7):
+                e["constant"] = True
+            elif e.get("no_grad_result") and all(probe_constant(torch, fn, sample) for sample in (
+                    torch.tensor([[0.0, -1.0], [float("nan"), 2.0], [float("inf"), 3.0]]),
+                    torch.tensor([[1 + 1j, 2 + 0j], [0j, -1j]]))):
+                e["constant"] = True  # zeros_like, full_like's kin
             elif e.get("returns") == "tensor" and \
                     (e.get("overloads") or {}).get("default", {}).get("tensors") == []:
                 how = probe_value_dtype(torch, fn)
                 if how is not None:
                     e["dtype_from"] = how
+
+    # torch.nn.init: functions that fill their tensor argument in place under no_grad and
+    # return it -- called on a leaf that requires grad (which an in-place op outside no_grad
+    # refuses) to prove both.
+    if probe:
+        for fname in sorted(dir(torch.nn.init)):
+            fn = getattr(torch.nn.init, fname)
+            if fname.startswith("_") or not fname.endswith("_") or not callable(fn):
+                continue
+            params = list(inspect.signature(fn).parameters)
+            for extra in ((), (0.5,)):
+                sample = torch.ones(4, 4, requires_grad=True)
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        result = fn(sample, *extra)
+                except Exception:
+                    continue
+                if result is sample and sample._version > 0:
+                    entries[f"torch.nn.init.{fname}"] = {
+                        "kind": "inplace", "params": params, "aliases": params[0],
+                        "writes": [params[0]], "twin": None, "noncontiguous": False,
+                        "returns": "tensor", "has_out": False, "saves_must": None,
+                        "saves_may": None, "overloads": {}, "fills": True, "no_grad": True,
+                        "note": "fills its argument in place under no_grad and returns it"}
+                break
 
     for qn, ws in manual.get("extra_writes", {}).items():
         e = entries[qn]

@@ -398,6 +398,40 @@ def probe_factory_dtype(torch: Any, fn: Any) -> str | None:
     return dtype_name(result.dtype) if result.dtype == moved.dtype else None
 
 
+def probe_constant(torch: Any, fn: Any, *args: Any) -> bool:
+    """Does ``fn(*args)`` make a tensor whose elements are all one value, the same on every
+    call and seed (`zeros`, `full`, `ones_like`; `empty` too, whose memory deterministic mode
+    fills with NaN): a placeholder to be filled, not data?"""
+    import torch.utils.deterministic as deterministic
+
+    previous = (torch.are_deterministic_algorithms_enabled(),
+                deterministic.fill_uninitialized_memory)
+    results = []
+    try:
+        torch.use_deterministic_algorithms(True)
+        deterministic.fill_uninitialized_memory = True
+        for seed in (1, 2):
+            torch.manual_seed(seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                results.append(fn(*args))
+    except Exception:
+        return False
+    finally:
+        torch.use_deterministic_algorithms(previous[0])
+        deterministic.fill_uninitialized_memory = previous[1]
+    first, second = results
+    if not isinstance(first, torch.Tensor) or not isinstance(second, torch.Tensor) or \
+            first.numel() < 2:
+        return False
+    flat = first.reshape(-1)
+    if first.dtype.is_complex:
+        return bool(torch.equal(first, second) and (flat == flat[0]).all())
+    flat = flat.double()
+    same = torch.equal(first, second) or bool(torch.isnan(first).all() and torch.isnan(second).all())
+    return same and (bool(torch.isnan(flat).all()) or bool((flat == flat[0]).all()))
+
+
 def probe_value_dtype(torch: Any, fn: Any) -> str | None:
     """How a factory's dtype follows its Python scalar arguments: "args" (`arange(3)` is int64,
     `arange(3.0)` the default float), "fill" (`full(size, value)`), "data" (`tensor([...])`), or
