@@ -402,7 +402,7 @@ def probe_constant(torch: Any, fn: Any, *args: Any) -> bool:
     """Does ``fn(*args)`` make a tensor whose elements are all one value, the same on every
     call and seed (`zeros`, `full`, `ones_like`; `empty` too, whose memory deterministic mode
     fills with NaN): a placeholder to be filled, not data?"""
-    import torch.utils.deterministic as deterministic
+    deterministic: Any = __import__("torch.utils.deterministic", fromlist=["_"])
 
     previous = (torch.are_deterministic_algorithms_enabled(),
                 deterministic.fill_uninitialized_memory)
