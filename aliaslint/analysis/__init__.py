@@ -32,6 +32,7 @@ from aliaslint.analysis.events import (
     InplaceWrite,
     LostWrite,
     NonContiguousView,
+    DataOnTemporary,
     PackHookWrite,
     Reference,
     Save,
@@ -67,7 +68,7 @@ from aliaslint.analysis.values import (
 __all__ = [
     "OTHER", "UNKNOWN", "Analysis", "ArrayValue", "Call", "ClassValue", "Compare",
     "ContainerValue", "Event", "FunctionValue", "GradModeValue", "InplaceWrite", "Kind",
-    "LostWrite", "ModuleValue", "NonContiguousView", "ObjectValue", "PackHookWrite", "ParamsValue", "RefValue",
+    "LostWrite", "ModuleValue", "NonContiguousView", "ObjectValue", "PackHookWrite", "DataOnTemporary", "ParamsValue", "RefValue",
     "Reference", "Save", "SavedWrite", "StaleRead", "TensorValue", "Value", "Write", "analyse",
     "discards", "indexes_overlap", "regions_overlap",
 ]

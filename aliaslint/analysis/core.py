@@ -105,6 +105,7 @@ class Interpreter:
         self._index_values: dict[int, Value] = {}  # subscript index expression → value
         self._subscript_bases: dict[int, Value] = {}  # subscript → the value indexed
         self._rewriting = False  # evaluating the target of an in-place write
+        self._type_checking = False  # in the body of `if TYPE_CHECKING:`
         # The file turns requires_grad off somewhere (`p.requires_grad = False`,
         # `model.requires_grad_(False)`): which modules it freezes is not tracked, so no
         # module's parameters are assumed to require grad.

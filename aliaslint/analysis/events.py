@@ -176,6 +176,14 @@ class StaleRead(Event):
 
 
 @dataclass(frozen=True)
+class DataOnTemporary(Event):
+    """`x[1:3].data = v`, `w.t().data = v`: `.data` set on a tensor object the expression just
+    made.  ``node`` is the `.data` target; ``base`` the expression the object came from."""
+
+    base: cst.BaseExpression
+
+
+@dataclass(frozen=True)
 class PackHookWrite(Event):
     """A saved-tensor pack hook of this file writes its argument in place, and a forward op
     inside the `with saved_tensors_hooks(...)` block saves a tensor: that op raises.

@@ -121,6 +121,9 @@ class Expressions(Interpreter):
             return TRUE_VALUE if node.value == "True" else FALSE_VALUE if \
                 node.value == "False" else OTHER
         value = env.lookup(node.value)
+        if isinstance(value, RefValue) and isinstance(value.origin, cst.ImportAlias):
+            # A use of a name imported by `from m import name`: each use is a reference.
+            self._emit(Reference(node, self._stmt, value.qualname))
         write = env.flow.stale.pop(node.value, None)
         if write is not None:
             self._emit(StaleRead(write.node, write.stmt, write, node.value, node, value,

@@ -9,7 +9,7 @@ import libcst as cst
 
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
-from aliaslint.analysis.events import PackHookWrite, Reference, WriteInputs
+from aliaslint.analysis.events import DataOnTemporary, PackHookWrite, Reference, WriteInputs
 from aliaslint.analysis.geometry import index_regions, slice_region
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.training import AUTOCASTS, UNCHECKED_SAVES
@@ -136,7 +136,11 @@ class Statements(Interpreter):
                     self._assign_name(name, UNKNOWN, env)
                 else:
                     qualname = f"{base}.{dotted(alias.name)}"
-                    self._assign_name(name, RefValue(qualname=qualname), env)
+                    if self._type_checking:
+                        # Only a type checker runs it: nothing is imported at run time.
+                        self._assign_name(name, RefValue(qualname=qualname), env)
+                        continue
+                    self._assign_name(name, RefValue(qualname=qualname, origin=alias), env)
                     self._emit(Reference(alias, self._stmt, qualname))
         elif isinstance(small, cst.Del):
             self._forget(small.target, env)
@@ -179,6 +183,12 @@ class Statements(Interpreter):
             owner = self._eval(target.value, env) if evaluate_base else UNKNOWN
             if isinstance(owner, TensorValue) and target.attr.value == "requires_grad":
                 self._set_requires_grad(owner, target, value, env)
+            elif isinstance(owner, TensorValue) and target.attr.value == "data" and \
+                    isinstance(target.value, (cst.Subscript, cst.Call)) and \
+                    owner.origin is target.value:
+                # A tensor object made by this very expression (not a list element, not
+                # what a function hands back).
+                self._emit(DataOnTemporary(target, self._stmt, target.value))
             elif key is not None:
                 self._assign_name(key, value, env)
         elif isinstance(target, cst.Subscript):
@@ -257,7 +267,14 @@ class Statements(Interpreter):
         self._stmt = node
         self._eval(node.test, env)
         taken = env.copy()
-        self._block(node.body.body, taken)
+        test = node.test
+        checking = isinstance(test, cst.Name) and test.value == "TYPE_CHECKING" or \
+            isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
+        outer, self._type_checking = self._type_checking, self._type_checking or checking
+        try:
+            self._block(node.body.body, taken)
+        finally:
+            self._type_checking = outer
         other = env.copy()
         if isinstance(node.orelse, cst.If):
             self._if(node.orelse, other)

@@ -91,9 +91,27 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 def discards(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
-    """Is ``node`` a whole expression statement (its result thrown away)?"""
-    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-            and isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is node)
+    """Is ``node`` a whole expression statement, or only printed or logged by one
+    (`print(x[m].zero_())`, `logger.info(...)`): its result thrown away?"""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr)):
+        return False
+    value = stmt.body[0].value
+    if value is node:
+        return True
+    if not isinstance(value, cst.Call) or not any(arg.value is node for arg in value.args):
+        return False
+    func = value.func
+    if isinstance(func, cst.Name):
+        return func.value == "print"
+    return isinstance(func, cst.Attribute) and func.attr.value in _LOG_METHODS and \
+        isinstance(func.value, (cst.Name, cst.Attribute)) and \
+        "log" in cst.Module([]).code_for_node(func.value).lower()
+
+
+# Methods of a `logging.Logger` (or the `logging` module) that only format their arguments.
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical", "exception",
+                          "log"})
 
 
 def names_of(node: cst.CSTNode | None) -> set[str]:

@@ -603,3 +603,30 @@ def _evaluate_storage(witness: Witness, frame: FrameType) -> None:
 
 _predicate(Predicate("storage", False, "`.storage()` was called on a tensor, or a typed "
                      "storage class was used", at_line=_evaluate_storage))
+
+
+# --- temporary-data (AL209) -----------------------------------------------------------------
+
+
+def _evaluate_temporary_data(witness: Witness, frame: FrameType) -> None:
+    import torch
+
+    operand = witness.operands[0] if witness.operands else None
+    if operand is None or operand.root is None:
+        witness.deny("the tensor the temporary is made from could not be read without "
+                     "running user code")
+        return
+    try:
+        value = lookup(frame, operand.root)
+    except Exception:
+        witness.deny(f"`{operand.text}` could not be read without running user code")
+        return
+    if isinstance(value, torch.Tensor):
+        witness.confirm(f"`{'.'.join(operand.root)}` is a tensor: `{operand.text}` makes a new "
+                        "tensor object, and its `.data` is set on that object only")
+    else:
+        witness.deny(f"`{'.'.join(operand.root)}` is a {describe(value)}, not a tensor")
+
+
+_predicate(Predicate("temporary-data", False, "`.data` was set on a tensor object made by the "
+                     "same statement", at_line=_evaluate_temporary_data))

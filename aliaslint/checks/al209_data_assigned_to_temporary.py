@@ -1,0 +1,29 @@
+"""AL209 data-assigned-to-temporary."""
+
+from __future__ import annotations
+
+import re
+
+from aliaslint.analysis import DataOnTemporary
+from aliaslint.rule import Context, Rule
+
+RULE = Rule(
+    "AL209", "data-assigned-to-temporary",
+    "`.data` is assigned on a tensor object an expression just made, which nothing keeps.",
+    words=re.compile(r"\.data\s*=[^=]").search,
+    confirm="temporary-data",
+)
+
+
+@RULE.check(DataOnTemporary)
+def data_assigned_to_temporary(event: DataOnTemporary, ctx: Context):
+    made = ctx.code(event.base)
+    yield RULE.finding(
+        event.node, event.stmt,
+        f"{made} makes a new tensor object each time it runs · setting its `.data` swaps "
+        "the data of that object only, which is dropped at the end of the statement, so "
+        "nothing the program keeps changes · write the values instead: "
+        f"`{ctx.source(event.base)}.copy_(v)` (under `torch.no_grad()` for a parameter), or "
+        "index-assign into the tensor itself",
+        witness=RULE.witness(operands=(ctx.operand(event.base),)),
+    )
