@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType, FrameType
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from aliaslint.runtime.frames import (
     MAX_ENTRIES,
@@ -569,6 +569,20 @@ _predicate(Predicate("compare", False, "a sharing test compared tensors or stora
 # --- storage (AL404) ----------------------------------------------------------------------------
 
 
+def _first_operand(witness: Witness, frame: FrameType, what: str) -> tuple[Any, object] | None:
+    """The witness's first operand and the value its root holds in ``frame``; None (the
+    witness denied) when it cannot be read without running user code."""
+    operand = witness.operands[0] if witness.operands else None
+    if operand is None or operand.root is None:
+        witness.deny(f"{what} could not be read without running user code")
+        return None
+    try:
+        return operand, lookup(frame, operand.root)
+    except Exception:
+        witness.deny(f"`{operand.text}` could not be read without running user code")
+        return None
+
+
 def _evaluate_storage(witness: Witness, frame: FrameType) -> None:
     import torch
 
@@ -584,16 +598,10 @@ def _evaluate_storage(witness: Witness, frame: FrameType) -> None:
         else:
             witness.deny(f"`{shown}` is a {describe(value)}, not a typed storage class")
         return
-    operand = witness.operands[0] if witness.operands else None
-    if operand is None or operand.root is None:
-        witness.deny("the receiver of `.storage()` could not be read without running user "
-                     "code")
+    read = _first_operand(witness, frame, "the receiver of `.storage()`")
+    if read is None:
         return
-    try:
-        value = lookup(frame, operand.root)
-    except Exception:
-        witness.deny(f"`{operand.text}` could not be read without running user code")
-        return
+    operand, value = read
     if isinstance(value, torch.Tensor):
         witness.confirm(f"`{operand.text}` is a tensor: `.storage()` builds a "
                         "`TypedStorage`")
@@ -611,16 +619,10 @@ _predicate(Predicate("storage", False, "`.storage()` was called on a tensor, or 
 def _evaluate_temporary_data(witness: Witness, frame: FrameType) -> None:
     import torch
 
-    operand = witness.operands[0] if witness.operands else None
-    if operand is None or operand.root is None:
-        witness.deny("the tensor the temporary is made from could not be read without "
-                     "running user code")
+    read = _first_operand(witness, frame, "the tensor the temporary is made from")
+    if read is None:
         return
-    try:
-        value = lookup(frame, operand.root)
-    except Exception:
-        witness.deny(f"`{operand.text}` could not be read without running user code")
-        return
+    operand, value = read
     if isinstance(value, torch.Tensor):
         witness.confirm(f"`{'.'.join(operand.root)}` is a tensor: `{operand.text}` makes a new "
                         "tensor object, and its `.data` is set on that object only")
