@@ -180,8 +180,7 @@ class Calls(Interpreter):
                 # A new array (NumPy's default `copy=True`) of the named dtype.
                 token = ("alloc", id(node))
                 named = positional[0] if positional else keywords.get("dtype", (UNKNOWN,))[0]
-                return ArrayValue(origin=node, storage=token, dtype=ops.dtype(
-                    named.qualname) if isinstance(named, RefValue) else None)
+                return ArrayValue(origin=node, storage=token, dtype=_dtype_named(named))
             writes_out = "out" in keywords and keywords["out"][0] is receiver
             if method in ops.ndarray_writers() or writes_out:
                 self._write(receiver, receiver_node, node, None, env)
@@ -311,7 +310,7 @@ class Calls(Interpreter):
         if op is None:
             self._escape(args)
             return UNKNOWN
-        return self._apply(op, qualname, receiver, receiver_node, args, node, env)
+        return self._apply(op, qualname, receiver, receiver_node, args, keywords, node, env)
 
     def _instance_method(self, instance: InstanceValue, attr: str, node: cst.Call,
                          positional: list[Value], env: Env) -> Value:
@@ -333,8 +332,8 @@ class Calls(Interpreter):
         return UNKNOWN
 
     def _apply(self, op: ops.Op, qualname: str, receiver: Value | None,
-               receiver_node: cst.BaseExpression | None, args: Args, node: cst.Call,
-               env: Env) -> Value:
+               receiver_node: cst.BaseExpression | None, args: Args, keywords: Keywords,
+               node: cst.Call, env: Env) -> Value:
         kind = op.kind
         if kind == "grad_mode":
             return self._grad_mode(op, args)
@@ -342,8 +341,6 @@ class Calls(Interpreter):
             self._backward(op, receiver, args, node, env)
             return UNKNOWN if op.returns != "none" else OTHER
         bound, nodes = bind_arguments(op, receiver, receiver_node, args)
-        keywords: Keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
-                              if arg.keyword is not None}
         inplace_flag = op.inplace_kwarg and is_literal(nodes.get(op.inplace_kwarg), TRUE)
         if inplace_flag:
             twin = op.twin_op() or ops.lookup(f"torch.{op.twin}") if op.twin else None
@@ -377,8 +374,8 @@ class Calls(Interpreter):
             inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
                            if key != name and isinstance(v, (TensorValue, ArrayValue)))
             refused = self._slope_save(op, nodes, target, node, None, env)
-            grad = env.flow.grad
-            if op.extra.get("no_grad"):
+            grad, no_grad = env.flow.grad, bool(op.extra.get("no_grad"))
+            if no_grad:
                 env.flow.grad = False  # `nn.init.*_` write under no_grad
             try:
                 result = self._write(target, nodes.get(name), node, None, env,
@@ -386,7 +383,7 @@ class Calls(Interpreter):
                                      inputs=inputs)
             finally:
                 env.flow.grad = grad
-            if op.extra.get("no_grad"):
+            if no_grad:
                 return result
             if op.returns == "none":
                 return OTHER
@@ -504,10 +501,10 @@ class Calls(Interpreter):
             return view(base.layout, sizes) is False
         return base.contiguous is False and view_fails(base.layout_op, args)
 
-    def _dtype_argument(self, keywords: Keywords, name: str = "dtype") -> str | None:
+    def _dtype_argument(self, keywords: Keywords) -> str | None:
         """The dtype a `dtype=torch.float16` / `np.uint8` argument names."""
-        value = keywords.get(name, (None, None))[0]
-        return ops.dtype(value.qualname) if isinstance(value, RefValue) else None
+        value = keywords.get("dtype", (None, None))[0]
+        return _dtype_named(value) if value is not None else None
 
     def _scalar_dtype(self, kind: str | None) -> str | None:
         """The dtype torch gives a Python scalar of this kind (a float: the default)."""
@@ -560,11 +557,9 @@ class Calls(Interpreter):
         wanted: str | None = None
         if converts_to is not None and op.extra.get("same_when_unchanged"):
             wanted = converts_to
-        elif name in ("to", "type") and len(args) == 1 and args[0][0].keyword in (None,) or \
-                name == "to" and len(args) == 1 and args[0][0].keyword is not None and \
-                args[0][0].keyword.value == "dtype":
-            value = args[0][1]
-            wanted = ops.dtype(value.qualname) if isinstance(value, RefValue) else None
+        elif name in ("to", "type") and len(args) == 1 and (
+                args[0][0].keyword is None or name == "to" and "dtype" in keywords):
+            wanted = _dtype_named(args[0][1])
             if wanted is None:
                 return None
         elif name == "type_as" and len(args) == 1 and isinstance(args[0][1], TensorValue):
@@ -696,7 +691,7 @@ class Calls(Interpreter):
         converts = any(key in nodes for key in ("dtype", "device"))
         if set(nodes) & {"dtype", "device"} == {"dtype"} and isinstance(source, (
                 TensorValue, ArrayValue)) and source.dtype is not None and \
-                self._dtype_argument({"dtype": (bound["dtype"], nodes["dtype"])}) == source.dtype:
+                _dtype_named(bound["dtype"]) == source.dtype:
             converts = False  # `as_tensor(a, dtype=<a's own dtype>)` still shares
         copy_kwarg = op.extra.get("copy_kwarg")
         if copy_kwarg and not is_literal(nodes.get(copy_kwarg), FALSE):
@@ -748,6 +743,11 @@ VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variab
 # Tensor methods that return an int (`size` only when given a dim).
 _INT_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "element_size",
                           "get_device", "stride"})
+
+
+def _dtype_named(value: Value) -> str | None:
+    """The dtype a reference such as `torch.float16` or `np.uint8` names."""
+    return ops.dtype(value.qualname) if isinstance(value, RefValue) else None
 
 
 def _sole_handle(view: TensorValue, base: TensorValue,

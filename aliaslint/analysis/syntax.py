@@ -84,6 +84,11 @@ def names_bound_in(node: cst.CSTNode) -> Iterator[str]:
             yield from names_bound_in(child)
 
 
+def reads(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Does ``stmt`` contain an expression written exactly as ``node`` (`s`, `self.buf`)?"""
+    return any(type(sub) is type(node) and sub.deep_equals(node) for sub in _walk(stmt))
+
+
 def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     yield node
     for child in node.children:

@@ -118,6 +118,10 @@ class Value:
         return None
 
     @property
+    def same_as(self) -> cst.CSTNode | None:
+        return None
+
+    @property
     def layout_origin(self) -> cst.CSTNode | None:
         return None
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from aliaslint.analysis import Kind, StaleRead, TensorValue, indexes_overlap, regions_overlap
+from aliaslint.analysis import (
+    Kind,
+    StaleRead,
+    TensorValue,
+    indexes_overlap,
+    reads,
+    regions_overlap,
+)
 from aliaslint.checks.common import plain_write, read_related, sees, writer
 from aliaslint.rule import Context, Rule
 
@@ -15,7 +22,7 @@ RULE = Rule(
 )
 
 
-def _fill_reported(event: StaleRead, written: str) -> bool:
+def _fill_reported(event: StaleRead) -> bool:
     """A write that overwrites what it writes (item assignment, `copy_`, `fill_`, `out=`) is
     how code fills a buffer through views on purpose.  Reported: through a named view made by
     a view op (`t()`, `narrow`, `diagonal`, ...), or all of a named slice of a tensor that is
@@ -34,25 +41,7 @@ def _fill_reported(event: StaleRead, written: str) -> bool:
     if not isinstance(value, TensorValue) or value.via != "view":
         return False
     return indexes_overlap(write.index, value.index) and event.read_stmt is not None and \
-        _reads(event.read_stmt, written)
-
-
-def _reads(stmt: cst.CSTNode, code: str) -> bool:
-    """Does ``stmt`` read the name (or attribute) written as ``code``?"""
-    found = False
-
-    class Reads(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            nonlocal found
-            found = found or node.value == code
-
-        def visit_Attribute(self, node: cst.Attribute) -> bool:
-            nonlocal found
-            found = found or cst.Module([]).code_for_node(node) == code
-            return not found
-
-    stmt.visit(Reads())
-    return found
+        write.target_node is not None and reads(event.read_stmt, write.target_node)
 
 
 @RULE.check(StaleRead)
@@ -74,7 +63,7 @@ def write_through_view(event: StaleRead, ctx: Context):
             and regions_overlap(target.region, value.region)):
         return  # two views (unbind pieces, slices): overlap not proven
     written = ctx.code(write.target_node)
-    if write.fill and not _fill_reported(event, cst.Module([]).code_for_node(write.target_node)):
+    if write.fill and not _fill_reported(event):
         return
     if target.via in ("view", "detach") and target.view_origin is not None:
         origin = target.view_origin

@@ -30,9 +30,8 @@ def _ambiguous_call(write: Write) -> cst.CSTNode | None:
     target = write.target
     if target is None or write.activation or write.callee:
         return None
-    same_as = getattr(target, "same_as", None)
-    if same_as is not None:
-        return same_as
+    if target.same_as is not None:
+        return target.same_as
     return target.view_origin if target.maybe_of is not None else None
 
 
@@ -41,7 +40,7 @@ def _source(write: Write) -> object:
     target = write.target
     if target is None:
         return None
-    return target.storage if getattr(target, "same_as", None) is not None else target.maybe_of
+    return target.storage if target.same_as is not None else target.maybe_of
 
 
 @RULE.check(InplaceWrite)
@@ -63,7 +62,7 @@ def ambiguous_alias_write_read_later(event: StaleRead, ctx: Context):
     call = _ambiguous_call(write)
     if call is None or write.target is None or event.value.storage != _source(write):
         return
-    if event.value.kind is Kind.NDARRAY and getattr(write.target, "same_as", None) is not None:
+    if event.value.kind is Kind.NDARRAY and write.target.same_as is not None:
         return  # a NumPy array proven to share the memory: AL301
     yield RULE.finding(
         write.node, write.stmt,

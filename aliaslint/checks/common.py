@@ -139,7 +139,7 @@ def plain_write(event: StaleRead) -> bool:
 
 def maybe_alias_message(write: Write, origin: cst.CSTNode, ctx: Context, tail: str) -> str:
     """``origin`` is the call that returns its source only sometimes."""
-    proven = getattr(write.target, "same_as", None) is not None
+    proven = write.target is not None and write.target.same_as is not None
     how = ("which returns its source itself when no conversion or copy is needed, as here: "
            "the source already has the dtype and layout asked for") if proven else (
         "which returns its source itself (or a view of it) when no conversion or copy is "

@@ -546,5 +546,9 @@ def dtype_fact(key: str) -> Any:
     """A probed dtype rule: ``"default float"`` (a factory's dtype when none is given),
     ``"python scalar"`` ({"int": "int64", "float": "float32", "bool": "bool"}: the dtype torch
     gives a Python number), ``"numpy default"`` (NumPy's float and int dtypes, as torch names)."""
-    text = _load()["dtypes"].get(key)
-    return None if text is None else json.loads(text)
+    def build() -> Any:
+        text = _load()["dtypes"].get(key)
+        value = None if text is None else json.loads(text)
+        return MappingProxyType(value) if isinstance(value, dict) else value
+
+    return _cached(f"dtype fact {key}", build)
