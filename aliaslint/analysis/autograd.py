@@ -27,6 +27,7 @@ from aliaslint.analysis.syntax import (
     is_literal,
     names_assigned_by,
     names_of,
+    zeroes_grads,
 )
 from aliaslint.analysis.values import (
     Args,
@@ -36,6 +37,8 @@ from aliaslint.analysis.values import (
     TensorValue,
     Value,
     Written,
+    grad_of,
+    is_grad_token,
     refers_to,
 )
 
@@ -239,12 +242,38 @@ class Autograd(Interpreter):
             targets.append(receiver)
         elif args:
             targets.append(args[0][1])
+        create_graph = False
         for arg, value in args:
             if arg.keyword is not None and arg.keyword.value in (retain_kwarg, "create_graph"):
                 retain = retain or not is_literal(arg.value, FALSE)
+                create_graph = create_graph or arg.keyword.value == "create_graph"
         for target in targets:
             if isinstance(target, TensorValue):
                 self._consume(target, node, None, env, retain=retain)
+        if op.name.endswith(".backward") and not create_graph:
+            # AccumulateGrad adds into an existing `.grad` in place (out of place only
+            # under create_graph).
+            self._grads_written(None, node, env)
+
+    def _zero_grad(self, params: frozenset, node: cst.Call, env: Env) -> None:
+        """`zero_grad(set_to_none=False)` zeroes each `.grad` in place; the default drops the
+        tensors, so a name kept on one no longer shares with the next gradient."""
+        if zeroes_grads(node):
+            self._grads_written(params, node, env)
+            return
+        for name, value in list(env.names.items()):
+            if isinstance(value, TensorValue) and grad_of(value.storage) in params:
+                dropped = ("dropped", id(node), value.storage)
+                env.names[name] = replace(value, storage=dropped, counter=dropped)
+
+    def _grads_written(self, params: frozenset | None, node: cst.Call, env: Env) -> None:
+        """The `.grad` tensors of ``params`` (None: of every parameter) written in place: by
+        a backward pass that accumulates, or by `zero_grad(set_to_none=False)`."""
+        tokens = {value.storage for value in env.names.values()
+                  if isinstance(value, TensorValue) and is_grad_token(value.storage) and
+                  (params is None or grad_of(value.storage) in params)}
+        write = Write(node=node, stmt=self._stmt, target=None, grad_enabled=env.flow.grad)
+        self._mark_stale(tokens, write, set(), env)
 
     def _optimizer_step(self, optimizer: ParamsValue, node: cst.Call, env: Env) -> None:
         self._write_parameters(optimizer.params, node, env)

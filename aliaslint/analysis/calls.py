@@ -113,6 +113,10 @@ class Calls(Interpreter):
                 # `state.copy()` of a state dict: a new dict of the same tensors.
                 self._eval_args(node, env)
                 return kept_as_copy(owner, node, origin=node)
+            elif isinstance(owner, ParamsValue) and owner.kind is Kind.OTHER and \
+                    attr in ("items", "values") and not node.args:
+                # `state.items()`: the same tensors, to be iterated.
+                return ParamsValue(Kind.OTHER, origin=node, params=owner.params)
             elif isinstance(owner, ClassValue) and owner.info is not None and \
                     owner.info.autograd_function and attr == "apply":
                 args = [(arg, self._eval(arg.value, env)) for arg in node.args]
@@ -169,6 +173,8 @@ class Calls(Interpreter):
             op = ops.lookup(f"torch.optim.Optimizer.{attr}")
             if op is not None and op.kind == "optimizer_step" and "params" in op.writes:
                 self._optimizer_step(receiver, node, env)
+            elif op is not None and op.kind == "optimizer_step" and "grads" in op.writes:
+                self._zero_grad(receiver.params, node, env)
             return UNKNOWN
         if qualname is None:
             self._unknown_call(args, env)

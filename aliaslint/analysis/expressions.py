@@ -20,6 +20,7 @@ from aliaslint.analysis.syntax import (
     basic_index,
     basic_index_element,
     child_expressions,
+    yields_loop_element,
 )
 from aliaslint.analysis.values import (
     INT,
@@ -31,10 +32,12 @@ from aliaslint.analysis.values import (
     ContainerValue,
     Kind,
     ModuleValue,
+    ParamsValue,
     RefValue,
     TensorValue,
     Value,
     any_element,
+    grad_token,
     is_int,
     join,
     local_class,
@@ -166,7 +169,12 @@ class Expressions(Interpreter):
             if op.kind == "view":
                 return self._view(base, node, op, env=env)
             if op.kind == "reference":  # .grad
-                return TensorValue(derived=(attr, base), origin=node, requires_grad=False)
+                # A parameter's `.grad` is one tensor from step to step (backward accumulates
+                # into it): give it a storage of its own, named after the parameter's.
+                grad = grad_token(base.storage) if base.leaf and base.storage is not None \
+                    and base.via is None else None
+                return TensorValue(derived=(attr, base), origin=node, requires_grad=False,
+                                   storage=grad, counter=grad)
             return TensorValue(derived=(attr, base), origin=node)
         return UNKNOWN
 
@@ -387,8 +395,10 @@ class Expressions(Interpreter):
         inner = Env(env, flow=env.flow)
         clause: cst.CompFor | None = node.for_in
         scope = env
+        first: Value | None = None
         while clause is not None:
             iterable = self._eval(clause.iter, scope)
+            first = iterable if first is None else first
             self._bind(clause.target, self._element_of(iterable, clause, scope), inner)
             for condition in clause.ifs:
                 self._eval(condition.test, inner)
@@ -396,8 +406,18 @@ class Expressions(Interpreter):
         if isinstance(node, cst.DictComp):
             self._eval(node.key, inner)
             self._eval(node.value, inner)
+        else:
+            element = self._eval(node.elt, inner)
+        if isinstance(first, ParamsValue) and first.kind is not Kind.OPTIMIZER and \
+                first.params and not isinstance(node, cst.GeneratorExp) and \
+                node.for_in.inner_for_in is None and \
+                yields_loop_element(node.value if isinstance(node, cst.DictComp) else node.elt,
+                                    node.for_in.target):
+            # `{k: v for k, v in model.state_dict().items()}`, `[p.detach() for p in
+            # model.parameters()]`: the parameters themselves, collected as `list(...)` does.
+            return ParamsValue(Kind.OTHER, origin=node, params=first.params, snapshot=node)
+        if isinstance(node, cst.DictComp):
             return OTHER
-        element = self._eval(node.elt, inner)
         if isinstance(element, ModuleValue) and isinstance(node, cst.ListComp):
             return ContainerValue(origin=node, each=element)  # ModuleList([... for ...])
         return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN

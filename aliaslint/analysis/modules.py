@@ -158,6 +158,9 @@ class Modules(Interpreter):
         if op is not None and op.kind == "reference" and info.params:
             # state_dict(): the module's own tensors, not copies.
             return ParamsValue(Kind.OTHER, origin=node, params=info.params, snapshot=node)
+        if op is not None and op.kind == "optimizer_step" and "grads" in op.writes:
+            self._zero_grad(info.params, node, env)
+            return OTHER
         if attr == "load_state_dict" and info.params:
             self._write_parameters(info.params, node, env)
             return UNKNOWN

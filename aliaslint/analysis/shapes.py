@@ -22,6 +22,8 @@ Shape = tuple[int, ...]
 class Layout:
     shape: Shape
     strides: Shape
+    # Where the first element sits in the storage, in elements (`storage_offset()`).
+    offset: int = 0
 
     @property
     def contiguous(self) -> bool:
@@ -75,7 +77,7 @@ def view(layout: Layout, sizes: Shape) -> Layout | None | bool:
     if shape is None:
         return None
     strides = _compute_stride(layout.shape, layout.strides, shape)
-    return False if strides is None else Layout(shape, strides)
+    return False if strides is None else Layout(shape, strides, layout.offset)
 
 
 def _compute_stride(old_shape: Shape, old_strides: Shape, new_shape: Shape) -> Shape | None:
@@ -129,7 +131,7 @@ def permute(layout: Layout, dims: Shape) -> Layout | None:
     if len(order) != n or None in order or len(set(order)) != n:
         return None
     return Layout(tuple(layout.shape[d] for d in order if d is not None),
-                  tuple(layout.strides[d] for d in order if d is not None))
+                  tuple(layout.strides[d] for d in order if d is not None), layout.offset)
 
 
 def unsqueeze(layout: Layout, dim: int) -> Layout | None:
@@ -139,7 +141,7 @@ def unsqueeze(layout: Layout, dim: int) -> Layout | None:
         return None
     stride = layout.strides[d] * layout.shape[d] if d < n else 1
     return Layout(layout.shape[:d] + (1,) + layout.shape[d:],
-                  layout.strides[:d] + (stride,) + layout.strides[d:])
+                  layout.strides[:d] + (stride,) + layout.strides[d:], layout.offset)
 
 
 def expand(layout: Layout, sizes: Shape) -> Layout | None:
@@ -164,22 +166,24 @@ def expand(layout: Layout, sizes: Shape) -> Layout | None:
             strides.append(0)
         else:
             return None
-    return Layout(tuple(shape), tuple(strides))
+    return Layout(tuple(shape), tuple(strides), layout.offset)
 
 
 def narrow(layout: Layout, dim: int, start: int, length: int) -> Layout | None:
     d = _dim(dim, len(layout.shape))
     if d is None or start < 0 or length < 0 or start + length > layout.shape[d]:
         return None
-    return Layout(layout.shape[:d] + (length,) + layout.shape[d + 1:], layout.strides)
+    return Layout(layout.shape[:d] + (length,) + layout.shape[d + 1:], layout.strides,
+                  layout.offset + start * layout.strides[d])
 
 
-def select(layout: Layout, dim: int) -> Layout | None:
+def select(layout: Layout, dim: int, position: int) -> Layout | None:
     d = _dim(dim, len(layout.shape))
-    if d is None:
+    if d is None or not -layout.shape[d] <= position < layout.shape[d]:
         return None
     return Layout(layout.shape[:d] + layout.shape[d + 1:],
-                  layout.strides[:d] + layout.strides[d + 1:])
+                  layout.strides[:d] + layout.strides[d + 1:],
+                  layout.offset + position % layout.shape[d] * layout.strides[d])
 
 
 def index(layout: Layout, node: cst.Subscript) -> Layout | None:
@@ -199,6 +203,7 @@ def index(layout: Layout, node: cst.Subscript) -> Layout | None:
         elements = elements[:i] + fill + elements[i + 1:]
     shape: list[int] = []
     strides: list[int] = []
+    offset = layout.offset
     dim = 0
     for element in elements:
         if isinstance(element, cst.Index) and isinstance(element.value, cst.Name) and \
@@ -213,6 +218,7 @@ def index(layout: Layout, node: cst.Subscript) -> Layout | None:
             value = literal_int(element.value)
             if value is None or not -size <= value < size:
                 return None
+            offset += value % size * stride
         elif isinstance(element, cst.Slice):
             bounds = [literal_int(b) if b is not None else None
                       for b in (element.lower, element.upper, element.step)]
@@ -222,6 +228,7 @@ def index(layout: Layout, node: cst.Subscript) -> Layout | None:
             if bounds[2] is not None and bounds[2] <= 0:
                 return None
             span = range(size)[slice(*bounds)]
+            offset += span.start * stride
             shape.append(len(span))
             strides.append(stride * span.step)
         else:
@@ -229,7 +236,7 @@ def index(layout: Layout, node: cst.Subscript) -> Layout | None:
         dim += 1
     shape.extend(layout.shape[dim:])
     strides.extend(layout.strides[dim:])
-    return Layout(tuple(shape), tuple(strides))
+    return Layout(tuple(shape), tuple(strides), offset)
 
 
 def literal_shape(args: list[cst.BaseExpression]) -> Shape | None:
@@ -308,10 +315,7 @@ def after_view(layout: Layout | None, name: str | None, dims: Shape | None) -> L
     if name == "squeeze" and len(args) <= 1:
         return squeeze(layout, args[0] if args else None)
     if name == "select" and len(args) == 2:
-        d = _dim(args[0], n)
-        if d is None or not -layout.shape[d] <= args[1] < layout.shape[d]:
-            return None
-        return select(layout, d)
+        return select(layout, *args)
     if name == "narrow" and len(args) == 3:
         return narrow(layout, *args)
     if name == "diagonal" and not args:
@@ -328,10 +332,11 @@ def squeeze(layout: Layout, dim: int | None) -> Layout | None:
         if d is None:
             return None
         keep = [i for i in range(n) if i != d or layout.shape[i] != 1]
-    return Layout(tuple(layout.shape[i] for i in keep), tuple(layout.strides[i] for i in keep))
+    return Layout(tuple(layout.shape[i] for i in keep), tuple(layout.strides[i] for i in keep),
+                  layout.offset)
 
 
 def diagonal(layout: Layout) -> Layout | None:
     if len(layout.shape) != 2:
         return None
-    return Layout((min(layout.shape),), (layout.strides[0] + layout.strides[1],))
+    return Layout((min(layout.shape),), (layout.strides[0] + layout.strides[1],), layout.offset)

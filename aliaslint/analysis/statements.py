@@ -39,6 +39,7 @@ from aliaslint.analysis.values import (
     Value,
     any_element,
     kept_as_copy,
+    kept_attribute,
 )
 
 _AUG_DUNDERS = {
@@ -83,8 +84,10 @@ class Statements(Interpreter):
     def _small(self, small: cst.BaseSmallStatement, env: Env) -> None:
         if isinstance(small, cst.Assign):
             value = self._eval(small.value, env)
-            if value.kind in (Kind.TENSOR, Kind.MODULE) and is_alias_expression(small.value):
-                # `prev = w`, `best_model = model`: a second name, not a copy.
+            if value.kind in (Kind.TENSOR, Kind.MODULE) and is_alias_expression(small.value) \
+                    or kept_attribute(small.value, value):
+                # `prev = w`, `best_model = model`, `previous = model.weight`: a second name,
+                # not a copy.
                 value = kept_as_copy(value, small.value)
             for target in small.targets:
                 self._bind(target.target, value, env)

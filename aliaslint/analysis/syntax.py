@@ -151,6 +151,34 @@ def is_alias_expression(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) or attr_key(node) is not None
 
 
+def zeroes_grads(call: cst.Call) -> bool:
+    """`zero_grad(set_to_none=False)` (or `zero_grad(False)`): zero each `.grad` in place,
+    where the default (set_to_none=True since torch 2.0) drops the tensors."""
+    flag = next((arg.value for arg in call.args
+                 if arg.keyword is None or arg.keyword.value == "set_to_none"), None)
+    return flag is not None and is_literal(flag, FALSE)
+
+
+def yields_loop_element(element: cst.BaseExpression, target: cst.BaseExpression) -> bool:
+    """A comprehension's element that is one of its loop variables, or another name for its
+    memory (`p`, `v.detach()`, `p.data`): the comprehension collects the iterated objects."""
+    if isinstance(element, cst.Call) and isinstance(element.func, cst.Attribute) and \
+            not element.args and element.func.attr.value == "detach":
+        element = element.func.value
+    elif isinstance(element, cst.Attribute) and element.attr.value == "data":
+        element = element.value
+    return isinstance(element, cst.Name) and element.value in names_in_target(target)
+
+
+def names_in_target(target: cst.BaseExpression) -> set[str]:
+    """The names an assignment or loop target binds (`k, (a, b)` binds k, a, b)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(names_in_target(e.value) for e in target.elements))
+    return set()
+
+
 def declares_mutation(function: cst.FunctionDef) -> bool:
     """A trailing `_` or "in place" in the docstring: the function says it writes."""
     if function.name.value.endswith("_"):

@@ -414,6 +414,31 @@ def refers_to(value: Value, tokens: set) -> bool:
     return isinstance(value, ModuleValue) and not value.module.params.isdisjoint(tokens)
 
 
+def grad_token(storage: object) -> tuple:
+    """The storage of the `.grad` tensor of the parameter whose storage is ``storage``."""
+    return ("grad", storage)
+
+
+def is_grad_token(storage: object) -> bool:
+    return grad_of(storage) is not None
+
+
+def grad_of(storage: object) -> object | None:
+    """The parameter whose `.grad` has this storage, or None."""
+    if isinstance(storage, tuple) and len(storage) == 2 and storage[0] == "grad":
+        return storage[1]
+    return None
+
+
+def kept_attribute(node: cst.BaseExpression, value: Value) -> bool:
+    """`previous = model.weight`, `first = p.grad`: a module's parameter or a parameter's
+    gradient under a second name. Such a name is often just a short handle on the current
+    tensor, so AL207 reports it only where the code reads it beside the source itself."""
+    return isinstance(node, cst.Attribute) and isinstance(value, TensorValue) and \
+        value.storage is not None and value.via is None and \
+        (value.leaf is True or is_grad_token(value.storage))
+
+
 def kept_as_copy(value: Value, node: cst.CSTNode, origin: cst.CSTNode | None = None) -> Value:
     """``value`` under a second name kept as if it were a copy (`prev = w`,
     `best = model`, `list(state)`): ``node`` made the reference."""

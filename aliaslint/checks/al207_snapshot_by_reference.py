@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from aliaslint.analysis import Kind, StaleRead
+import libcst as cst
+
+from aliaslint.analysis import Kind, StaleRead, attr_key, reads
 from aliaslint.checks.common import read_related, writer
 from aliaslint.rule import Context, Rule
 
@@ -20,10 +22,18 @@ def snapshot_by_reference(event: StaleRead, ctx: Context):
     snapshot = value.snapshot
     if snapshot is None or write.activation or write.callee is not None:
         return
+    if isinstance(snapshot, cst.Attribute) and attr_key(snapshot) is None and not (
+            event.read_stmt is not None and reads(event.read_stmt, snapshot)):
+        # `w = model.weight` may be a mere handle on the current tensor; it is a snapshot
+        # when the code sets it against the source (`model.weight - previous`).
+        return
     if value.kind is Kind.MODULE:
         kind, advice = "the same module under a second name", "`copy.deepcopy(...)` of the module"
     elif value.kind is Kind.TENSOR:
         kind, advice = "a second name for the same tensor", "`.clone()` (or `.detach().clone()`)"
+    elif isinstance(snapshot, (cst.ListComp, cst.DictComp)):
+        kind = "references to the same tensors"
+        advice = "copy each element in the comprehension, `.detach().clone()`"
     else:
         kind = "references to the same tensors"
         advice = "`copy.deepcopy(...)`, or `{k: v.clone() for k, v in ...items()}`"

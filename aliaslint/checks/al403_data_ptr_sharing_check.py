@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from aliaslint.analysis import Compare, Kind
+from aliaslint.analysis import Compare, Kind, TensorValue, Value
 from aliaslint.checks.common import advice, comparison_witness, derived_operands, inner, is_call
 from aliaslint.rule import Context, Rule
 
@@ -16,11 +16,20 @@ RULE = Rule(
 )
 
 
+def starts_storage(value: Value) -> bool:
+    """Is ``value`` proven to sit at storage offset 0 (a new tensor of literal shape, or a
+    view of one that does not move the start: `reshape`, `t()`, `x[0]`, `x[:, :2]`)?"""
+    return isinstance(value, TensorValue) and value.layout is not None and \
+        value.layout.offset == 0
+
+
 @RULE.check(Compare)
 def data_ptr_sharing_check(event: Compare, ctx: Context):
     if event.operator not in ("==", "!="):
         return
-    if derived_operands(event, "data_ptr", (Kind.TENSOR,)) is None:
+    operands = derived_operands(event, "data_ptr", (Kind.TENSOR,))
+    if operands is None or all(starts_storage(value) for value in operands):
+        # Both proven to start their storage: equal pointers mean the same storage.
         return
     a = ctx.source(inner(event.left_node))
     b = ctx.source(inner(event.right_node))

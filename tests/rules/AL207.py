@@ -35,3 +35,76 @@ w = torch.rand(3)
 prev = w.clone()
 w.add_(0.1)
 print(prev, clones)
+
+
+# case: anchor weights collected by a comprehension
+# runs: raises AssertionError
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+anchor = {k: v for k, v in model.state_dict().items()}  # error: AL207
+teacher = [p.detach() for p in model.parameters()]  # error: AL207
+x, y = torch.randn(8, 4), torch.randn(8, 2)
+nn.functional.mse_loss(model(x), y).backward()
+opt.step()
+drift = sum((p - anchor[k]).pow(2).sum() for k, p in model.named_parameters())
+assert drift.item() > 0 and not torch.equal(teacher[0], model.weight)
+
+
+# case: the weight kept to measure an update
+# runs: raises AssertionError
+import torch
+import torch.nn.functional as F
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(16, 4), torch.randn(16, 1)
+previous = model.weight  # error: AL207
+F.mse_loss(model(x), y).backward()
+opt.step()
+assert (model.weight - previous).norm().item() > 0
+
+
+# case: a gradient kept across backward passes that accumulate into it
+# runs: raises AssertionError
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+model(torch.randn(4, 3)).pow(2).mean().backward()
+first = model.weight.grad  # error: AL207
+model(torch.randn(4, 3)).pow(2).mean().backward()
+second = model.weight.grad - first
+model(torch.randn(4, 3)).pow(2).mean().backward()
+prev = model.bias.grad  # error: AL207
+opt.zero_grad(set_to_none=False)
+model(torch.randn(4, 3) * 3.0).pow(2).mean().backward()
+agreement = nn.functional.cosine_similarity(prev, model.bias.grad, dim=0)
+assert second.abs().sum().item() > 0 and agreement.item() < 0.9999
+
+
+# case: handles on the current tensors, and gradients the default zero_grad replaces
+# runs: ok
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+params = [p for p in model.parameters() if p.requires_grad]
+weight = model.weight
+model(torch.randn(4, 3)).pow(2).mean().backward()
+prev = model.weight.grad
+opt.step()
+print(weight.norm())
+opt.zero_grad()
+model(torch.randn(4, 3)).pow(2).mean().backward()
+change = (model.weight.grad - prev).norm()
+with torch.no_grad():
+    clones = [p.detach().clone() for p in model.parameters()]
+opt.step()
+print(clones[0], change)
+assert change.item() > 0
