@@ -74,7 +74,11 @@ class Context:
         return tuple(range(span.start.line, span.end.line + 1))
 
     def source(self, node: cst.CSTNode) -> str:
-        """The node's source text on one line, for messages."""
+        """The node's source text on one line, for messages: a statement without the
+        comments and blank lines above it, which libcst counts as part of it."""
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and \
+                node.leading_lines:
+            node = node.with_changes(leading_lines=())
         text = self.module.code_for_node(node).strip()
         return " ".join(text.split())
 

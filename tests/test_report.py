@@ -545,3 +545,19 @@ def test_any_positions_render(lines, spans):
     for fmt in report.FORMATS:
         text = report.render(fmt, [diagnostic], source_lines=files.get)
         assert all(line == line.rstrip() for line in text.splitlines())
+
+
+def test_messages_quote_a_statement_without_the_comments_above_it():
+    from aliaslint.engine import check_source
+    source = (
+        "import torch\n"
+        "def f(scores: torch.Tensor, n: int):\n"
+        "    scores = scores.reshape(-1, n)\n"
+        "    # keep only the first channel\n"
+        "    # (the rest are masked)\n"
+        "    scores[:, 1:] = 0\n"
+        "    return scores\n"
+    )
+    (finding,) = [d for d in check_source(source) if d.code == "AL205"]
+    assert "`scores[:, 1:] = 0`" in finding.message
+    assert "#" not in finding.message

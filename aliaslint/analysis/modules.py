@@ -12,12 +12,20 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Save, Write
 from aliaslint.analysis.opfacts import has_params, input_saved
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
-from aliaslint.analysis.syntax import FALSE, TRUE, declares_mutation, is_literal
+from aliaslint.analysis.syntax import (
+    FALSE,
+    NO_LITERAL,
+    TRUE,
+    declares_mutation,
+    is_literal,
+    literal_constant,
+)
 from aliaslint.analysis.values import (
     OTHER,
     UNKNOWN,
     Args,
     ClassValue,
+    ConstValue,
     ContainerValue,
     FunctionValue,
     Keywords,
@@ -317,7 +325,8 @@ class Modules(Interpreter):
         module = receiver if isinstance(receiver, ModuleValue) else None
         cls = local_class(receiver) if receiver is not None else None
         self._record_call(definition, cls, node, args, env)
-        summary = self._summary(definition, cls, tuple(v for v, _ in positional))
+        summary = self._summary(definition, cls, tuple(
+            constant_of(arg_node) or v for v, arg_node in positional))
         if summary is None:
             self._unknown_call(args, env)
             return UNKNOWN
@@ -328,7 +337,9 @@ class Modules(Interpreter):
     def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
                  args: tuple[Value, ...]) -> Summary | None:
         key = (id(function), id(cls), tuple(
-            a.requires_grad if isinstance(a, TensorValue) else a.kind for a in args))
+            a.requires_grad if isinstance(a, TensorValue) else
+            ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else a.kind
+            for a in args))
         if key in self._summaries:
             return self._summaries[key]
         if key in self._in_progress or len(self._in_progress) > 8:
@@ -362,7 +373,7 @@ class Modules(Interpreter):
                                     requires_grad=value.requires_grad, origin=param)
             env.names[param.name.value] = value
         for param in params[offset + len(args):]:
-            env.names[param.name.value] = UNKNOWN
+            env.names[param.name.value] = constant_of(param.default) or UNKNOWN
         outer_log, self._write_log = self._write_log, []
         try:
             returns = self._run_body(function, env)
@@ -443,3 +454,9 @@ def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str
                 arg.keyword is None and position == 0 and not arg.star:
             return {name: arg.value}
     return {}
+
+
+def constant_of(node: cst.BaseExpression | None) -> ConstValue | None:
+    """A literal argument or default (`"copy"`, `False`, `None`) as a value."""
+    literal = literal_constant(node)
+    return None if literal is NO_LITERAL else ConstValue(origin=node, literal=literal)

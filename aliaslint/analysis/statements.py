@@ -19,7 +19,9 @@ from aliaslint.analysis.syntax import (
     dotted,
     expressions_in,
     is_alias_expression,
+    NO_LITERAL,
     is_literal,
+    literal_constant,
     names_bound_in,
 )
 from aliaslint.analysis.values import (
@@ -28,6 +30,7 @@ from aliaslint.analysis.values import (
     OTHER,
     UNKNOWN,
     ArrayValue,
+    ConstValue,
     ContainerValue,
     GradModeValue,
     HooksValue,
@@ -269,21 +272,29 @@ class Statements(Interpreter):
     def _if(self, node: cst.If, env: Env) -> None:
         self._stmt = node
         self._eval(node.test, env)
-        taken = env.copy()
         test = node.test
+        # A branch a literal argument switches off is not run at all: its writes are not
+        # this call's.
+        decided = decided_by_constant(test, env)
+        taken = env.copy()
         checking = isinstance(test, cst.Name) and test.value == "TYPE_CHECKING" or \
             isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
         outer, self._type_checking = self._type_checking, self._type_checking or checking
         try:
-            self._block(node.body.body, taken)
+            if decided is not False:
+                self._block(node.body.body, taken)
         finally:
             self._type_checking = outer
         other = env.copy()
-        if isinstance(node.orelse, cst.If):
-            self._if(node.orelse, other)
-        elif isinstance(node.orelse, cst.Else):
-            self._block(node.orelse.body.body, other)
-        taken.merge(other)
+        if decided is not True:
+            if isinstance(node.orelse, cst.If):
+                self._if(node.orelse, other)
+            elif isinstance(node.orelse, cst.Else):
+                self._block(node.orelse.body.body, other)
+        if decided is None:
+            taken.merge(other)
+        elif decided is False:
+            taken = other
         env.adopt(taken)
 
     def _element_of(self, iterable: Value, node: cst.CSTNode, env: Env | None = None) -> Value:
@@ -409,4 +420,29 @@ def _subscript_index_value(node: cst.Subscript,
         value = values.get(id(node.slice[0].slice.value))
         if isinstance(value, (TensorValue, ArrayValue)):
             return value
+    return None
+
+
+def decided_by_constant(test: cst.BaseExpression, env: Env) -> bool | None:
+    """The outcome of an `if` test that a parameter's literal decides (`if inplace:`,
+    `if mode == "inplace":`, `if out is not None:`) where the call passed or defaulted it
+    to a literal; None when the test is not decided."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = decided_by_constant(test.expression, env)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Name):
+        value = env.lookup(test.value)
+        return bool(value.literal) if isinstance(value, ConstValue) else None
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and
+            isinstance(test.left, cst.Name)):
+        return None
+    value = env.lookup(test.left.value)
+    right = literal_constant(test.comparisons[0].comparator)
+    if not isinstance(value, ConstValue) or right is NO_LITERAL:
+        return None
+    operator = test.comparisons[0].operator
+    if isinstance(operator, (cst.Equal, cst.NotEqual)):
+        return (value.literal == right) == isinstance(operator, cst.Equal)
+    if isinstance(operator, (cst.Is, cst.IsNot)) and (right is None or isinstance(right, bool)):
+        return (value.literal is right) == isinstance(operator, cst.Is)
     return None

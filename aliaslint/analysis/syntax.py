@@ -227,6 +227,21 @@ def literal_ints(args: Args) -> tuple[int, ...] | None:
 
 
 
+# What `literal_constant` returns for an expression that is no literal.
+NO_LITERAL = object()
+
+
+def literal_constant(node: cst.CSTNode | None) -> object:
+    """The value of a literal `True`, `False`, `None`, string or number; ``NO_LITERAL``
+    otherwise."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value
+    number = literal_number(node)
+    return NO_LITERAL if number is None else number
+
+
 def literal_number(node: cst.CSTNode | None) -> float | None:
     """`0.2`, `-1`, `-1e-2` → their value; None for anything else."""
     sign = 1.0

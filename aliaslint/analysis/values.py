@@ -324,6 +324,15 @@ class GradModeValue(Value):
     enabled: bool | None = None  # grad mode inside the block; None: not known
 
 
+@dataclass(frozen=True, kw_only=True)
+class ConstValue(Value):
+    """A literal a function's parameter holds at a call (`mode="copy"`, a default `False`):
+    a branch it decides can be judged for that call."""
+
+    kind: Kind = field(default=Kind.OTHER, init=False)
+    literal: object = None
+
+
 UNKNOWN = Value(Kind.UNKNOWN)
 OTHER = Value(Kind.OTHER)
 # A Python int: a literal, a `range()` variable, `len()`, `.size(i)`, and int arithmetic on

@@ -61,3 +61,42 @@ rows = [torch.ones(3), torch.ones(3)]
 out = torch.zeros(2, 3)
 count = _fill_pairs(out, rows)
 print(out, count)
+
+
+# case: a branch the call site switches off with a literal
+# runs: ok
+import torch
+
+
+def scale(x, mode="copy", out=None):
+    if mode == "inplace":
+        x.mul_(2)
+        return x
+    if out is not None:
+        out.copy_(x * 2)
+        return out
+    return x * 2
+
+
+t = torch.ones(4)
+doubled = scale(t)
+also = scale(t, "copy")
+assert torch.equal(t, torch.ones(4)) and torch.equal(doubled, also)
+
+
+# case: the same helper switched on
+# runs: raises AssertionError
+import torch
+
+
+def scale(x, mode="copy"):
+    if mode == "inplace":
+        x.mul_(2)  # error: AL208
+        return x
+    return x * 2
+
+
+t = torch.randn(4)
+before = t.clone()
+doubled = scale(t, "inplace")
+assert torch.equal(t, before)
