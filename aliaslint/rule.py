@@ -76,6 +76,9 @@ class Context:
     def source(self, node: cst.CSTNode) -> str:
         """The node's source text on one line, for messages: a statement without the
         comments and blank lines above it, which libcst counts as part of it."""
+        if isinstance(node, cst.For):
+            # A loop stands for its header: `for row in batch`.
+            return f"for {self.source(node.target)} in {self.source(node.iter)}"
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and \
                 node.leading_lines:
             node = node.with_changes(leading_lines=())

@@ -420,6 +420,10 @@ class Expressions(Interpreter):
             return OTHER
         if isinstance(element, ModuleValue) and isinstance(node, cst.ListComp):
             return ContainerValue(origin=node, each=element)  # ModuleList([... for ...])
+        if isinstance(element, TensorValue) and element.via == "view" and \
+                element.storage is not None and isinstance(node, cst.ListComp):
+            # `[frames[i] for i in range(n)]`: every element is a view of the same base.
+            return ContainerValue(origin=node, each=element)
         return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN
 
     def _annotation(self, annotation: cst.Annotation, env: Env) -> Value:

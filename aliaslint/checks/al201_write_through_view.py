@@ -12,7 +12,7 @@ from aliaslint.analysis import (
     reads,
     regions_overlap,
 )
-from aliaslint.checks.common import plain_write, read_related, sees, writer
+from aliaslint.checks.common import is_argument, plain_write, read_related, sees, writer
 from aliaslint.rule import Context, Rule
 
 RULE = Rule(
@@ -44,6 +44,12 @@ def _fill_reported(event: StaleRead) -> bool:
         write.target_node is not None and reads(event.read_stmt, write.target_node)
 
 
+def _returned(stmt: cst.CSTNode | None, read: cst.CSTNode) -> bool:
+    """Is ``read`` the whole value of a `return` (`return batch`)?"""
+    return isinstance(stmt, cst.SimpleStatementLine) and \
+        any(isinstance(small, cst.Return) and small.value is read for small in stmt.body)
+
+
 @RULE.check(StaleRead)
 def write_through_view(event: StaleRead, ctx: Context):
     write, value = event.write, event.value
@@ -58,6 +64,10 @@ def write_through_view(event: StaleRead, ctx: Context):
         return  # `x[:, 0] = 0`, `x[i].zero_()`: writing part of x is the intent
     if event.rewritten:
         return  # the reader updates the base too: it is a buffer being filled
+    if is_argument(value) and _returned(event.read_stmt, event.read):
+        # A helper that writes rows of its argument and hands it back: whether that hurts
+        # is decided at each call site, where AL208 reports a caller that reads it again.
+        return
     if target.via is not None and value.via is not None and not (
             target.region is not None and value.region is not None
             and regions_overlap(target.region, value.region)):

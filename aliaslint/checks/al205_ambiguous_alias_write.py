@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis import InplaceWrite, Kind, StaleRead, Write
-from aliaslint.checks.common import maybe_alias_message, read_related
+from aliaslint.checks.common import is_argument, maybe_alias_message, read_related
 from aliaslint.diagnostics import Witness
 from aliaslint.rule import Context, Rule
 
@@ -48,7 +48,7 @@ def ambiguous_alias_write_to_argument(event: InplaceWrite, ctx: Context):
     write = event.write
     call = _ambiguous_call(write)
     source = _source(write)
-    if call is None or not (isinstance(source, tuple) and source[0] == "arg"):
+    if call is None or not is_argument(source):
         return
     yield RULE.finding(
         write.node, write.stmt,

@@ -130,6 +130,12 @@ def read_related(event: StaleRead) -> tuple[str, cst.CSTNode]:
     return (f"`{event.name}` is read here", event.read)
 
 
+def is_argument(value: Value | object) -> bool:
+    """Is this a value (or a storage token) of the memory a function was given?"""
+    storage = value.storage if isinstance(value, Value) else value
+    return isinstance(storage, tuple) and bool(storage) and storage[0] == "arg"
+
+
 def plain_write(event: StaleRead) -> bool:
     """A write by code that names its target, of a tensor both names hold."""
     write = event.write

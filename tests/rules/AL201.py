@@ -37,3 +37,15 @@ print(r, b)
 x[:, 0] = 0
 x[1].zero_()
 print(x)
+
+
+# case: clips collected by a comprehension are views of the frames
+# runs: raises AssertionError
+import torch
+torch.manual_seed(0)
+frames = torch.rand(4, 6)
+clean = frames.clone()
+clips = [frames[i] for i in range(frames.shape[0])]
+for clip in clips:
+    clip.add_(torch.randn_like(clip) * 0.1)  # error: AL201
+assert torch.equal(frames, clean)

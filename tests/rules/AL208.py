@@ -100,3 +100,20 @@ t = torch.randn(4)
 before = t.clone()
 doubled = scale(t, "inplace")
 assert torch.equal(t, before)
+
+
+# case: a helper that centres each row of the batch it was given
+# runs: raises AssertionError
+import torch
+
+
+def center(batch):
+    for sample in batch:
+        sample.sub_(sample.mean())  # error: AL208
+    return batch
+
+
+torch.manual_seed(0)
+images = torch.rand(4, 3, 2, 2)
+centered = center(images)
+assert (images.mean(dim=(1, 2, 3)) > 0.1).all()
