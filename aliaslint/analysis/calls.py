@@ -703,9 +703,21 @@ class Calls(Interpreter):
         if copy_kwarg and not is_literal(nodes.get(copy_kwarg), FALSE):
             converts = True  # numpy.array copies unless told not to
         to_numpy = op.returns != "tensor"
+        if to_numpy and isinstance(source_node, (cst.List, cst.Tuple)):
+            # `np.array([0.2, -1.7])`: a new array made from Python data.
+            token = ("alloc", id(node))
+            return ArrayValue(origin=node, storage=token,
+                              dtype=_dtype_named(bound["dtype"]) if "dtype" in bound else None)
         if converts:
             return UNKNOWN
         if to_numpy:
+            if isinstance(source, TensorValue) and source.maybe_of is not None and \
+                    isinstance(source.origin, cst.Call) and \
+                    _method_name(source.origin) == "cpu":
+                # `t.cpu().numpy()`: `.cpu()` returns t itself when t is on the CPU already,
+                # which the code does not prove.
+                return ArrayValue(origin=node, storage=source.maybe_of, view_origin=node,
+                                  dtype=source.dtype, device_assumed=True)
             if not isinstance(source, TensorValue) or source.storage is None:
                 return UNKNOWN
             return ArrayValue(origin=node, storage=source.storage, view_origin=node,
@@ -775,3 +787,8 @@ def _flag_argument(node: cst.Call, keyword: str) -> bool | None:
             return True if is_literal(arg.value, TRUE) else False if is_literal(
                 arg.value, FALSE) else None
     return True
+
+
+def _method_name(call: cst.Call) -> str | None:
+    """`cpu` for `t.cpu()`."""
+    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None

@@ -36,6 +36,7 @@ from aliaslint.analysis.values import (
     RefValue,
     TensorValue,
     Value,
+    ArrayValue,
     any_element,
     grad_token,
     is_int,
@@ -312,6 +313,11 @@ class Expressions(Interpreter):
         base = self._eval(node.value, env)
         self._slices(node, env)
         self._subscript_bases[id(node)] = base
+        if isinstance(base, ArrayValue) and base.storage is not None and self._basic(node) and (
+                self._rewriting or any(isinstance(e.slice, cst.Slice) for e in node.slice)):
+            # NumPy's basic indexing makes a view; a slice always gives an array, and so does
+            # an index whose result is written into (`buffer[0][1] = v`).
+            return replace(base, origin=node)
         if not isinstance(base, TensorValue):
             if isinstance(base, ContainerValue):  # an element of a tuple or list
                 return any_element(base) or UNKNOWN

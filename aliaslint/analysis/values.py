@@ -215,6 +215,8 @@ class ArrayValue(Value):
     # Where it was made from a tensor (or a tensor from it): the shared buffer.
     view_origin: cst.CSTNode | None = field(default=None, compare=False)
     dtype: str | None = None  # as the torch dtype a tensor sharing it has ("uint8")
+    # Shares a tensor's memory only if that tensor is on the CPU (`t.cpu().numpy()`).
+    device_assumed: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from aliaslint.analysis import Kind, StaleRead
+from dataclasses import replace
+
+from aliaslint.analysis import ArrayValue, Kind, StaleRead
 from aliaslint.checks.common import read_related, sees, writer, written
 from aliaslint.rule import Context, Rule
 
@@ -11,6 +13,8 @@ RULE = Rule(
     "A tensor and a NumPy array share one buffer, and one side is written while the other is "
     "still read.",
     confirm="numpy",
+    assumption="the tensor behind `t.cpu().numpy()` is on the CPU already, so `.cpu()` "
+               "returned it and the array shares its memory",
 )
 
 
@@ -28,12 +32,15 @@ def numpy_shared_write(event: StaleRead, ctx: Context):
     if shared is None:
         return
     side = "the tensor" if target.kind is Kind.TENSOR else "the NumPy array"
-    yield RULE.finding(
+    assumed = any(isinstance(v, ArrayValue) and v.device_assumed for v in (target, value))
+    finding = RULE.finding(
         write.node, write.stmt,
         f"{written(write, ctx)} and `{event.name}` share one buffer ({ctx.code(shared)} at "
-        f"line {ctx.line(shared)} does not copy) · {writer(write, ctx)} writes {side} in place"
+        f"line {ctx.line(shared)} does not copy{' a tensor already on the CPU' if assumed else ''})"
+        f" · {writer(write, ctx)} writes {side} in place"
         f" at line {ctx.line(write.node)} · {sees(event, ctx)} · copy at the boundary: "
         "`torch.tensor(a)`, `torch.from_numpy(a.copy())` or `t.numpy().copy()`",
         (("memory is shared from here", shared), read_related(event)),
     )
+    yield replace(finding, confidence="low") if assumed else finding
 
