@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 from aliaslint import __version__, registry
@@ -30,9 +31,11 @@ from aliaslint.engine import (
     NOTEBOOK_SUFFIX,
     cache_directory,
     check_paths,
+    check_source,
     decode,
     display_path,
 )
+from aliaslint.fixes import fix_file
 from aliaslint.notebooks import cell_lines
 from aliaslint.report import FORMATS, render, render_statistics
 from aliaslint.rule import Rule
@@ -202,6 +205,27 @@ def _add_check(commands) -> None:
         output.add_argument("--exit-zero", action="store_true",
                             help="exit 0 even when there are findings (errors still exit 2)"),
     ]
+    fixing = check.add_argument_group("fixes")
+    unsafe = fixing.add_mutually_exclusive_group()
+    static += [
+        fixing.add_argument("--fix", action="store_true",
+                            help="apply the safe fixes (with --unsafe-fixes, the unsafe ones too)"),
+        unsafe.add_argument("--unsafe-fixes", action="store_true", default=None,
+                            help="also apply (and count as available) fixes that may change "
+                            "what the program computes"),
+        unsafe.add_argument("--no-unsafe-fixes", dest="unsafe_fixes", action="store_false",
+                            default=None,
+                            help="override `unsafe-fixes = true` in the configuration"),
+        fixing.add_argument("--diff", action="store_true",
+                            help="print the fixes as a unified diff, write nothing, and exit 1 "
+                            "when there is something to fix"),
+        fixing.add_argument("--fix-only", action="store_true",
+                            help="apply fixes and report nothing else (implies --fix)"),
+        fixing.add_argument("--show-fixes", action="store_true",
+                            help="list the fixes applied, per file and rule"),
+        fixing.add_argument("--exit-non-zero-on-fix", action="store_true",
+                            help="exit 1 when a fix was applied, even if nothing is left"),
+    ]
     config = check.add_argument_group("configuration")
     _config_options(config)
     static += [
@@ -321,6 +345,8 @@ def _check(args) -> int:
             print(f"aliaslint: error: {name}: no such file or directory", file=sys.stderr)
         return EXIT_ERROR if missing else EXIT_CLEAN
     result = check_paths(paths, cli, jobs=args.jobs, cwd=cwd, cache=not args.no_cache)
+    if args.fix or args.fix_only or args.diff:
+        return _fix(args, paths, cli, cwd, result)
     diagnostics = result.diagnostics
     color = _use_color(args.color, sys.stdout)
     if args.statistics:
@@ -335,6 +361,89 @@ def _check(args) -> int:
     if diagnostics and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _fix(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int:
+    """`--fix`, `--fix-only`, `--diff`: fix each file that has an applicable fix, then report
+    what is left the way `check` does (ruff's exit codes: findings left → 1)."""
+    unsafe = bool(args.unsafe_fixes)
+    allowed = {"safe", "unsafe"} if unsafe else {"safe"}
+
+    def applicable(d) -> bool:
+        return d.fix is not None and d.fix.applicability in allowed
+
+    by_file: dict[str, list] = {}
+    for d in result.diagnostics:
+        by_file.setdefault(d.filename, []).append(d)
+    files, _ = walk(paths, Resolver(cli, cwd))
+    remaining = [d for d in result.diagnostics if not any(
+        applicable(x) for x in by_file.get(d.filename, ()))]
+    fixed: dict[str, Counter] = {}
+    diffs: list[str] = []
+    for path, settings in files:
+        filename = display_path(path, cwd)
+        if not any(applicable(d) for d in by_file.get(filename, ())):
+            continue
+        rules = settings.rules_for(path)
+
+        def check(text: str, filename=filename, rules=rules, settings=settings):
+            return check_source(text, filename, rules, confidence=settings.confidence,
+                                report_unused_suppressions=settings.report_unused_suppressions)
+
+        done = fix_file(path, filename, check, applicable, write=not args.diff)
+        if done is None:
+            remaining.extend(by_file[filename])
+            continue
+        remaining.extend(done.remaining)
+        if done.outcome is not None:
+            for message in done.outcome.dropped:
+                print(f"aliaslint: warning: {filename}: fix not applied: {message}",
+                      file=sys.stderr)
+            if done.outcome.fixed:
+                fixed[filename] = done.outcome.fixed
+        if done.not_written is not None:
+            print(f"aliaslint: error: {filename}: not fixed: {done.not_written}",
+                  file=sys.stderr)
+        diffs.append(done.diff)
+    remaining.sort(key=lambda d: d.sort_key)
+    count = sum(sum(c.values()) for c in fixed.values())
+    if args.diff:
+        sys.stdout.write("".join(diffs))
+        if count:
+            print(f"Would fix {count} finding{'s' if count != 1 else ''}.", file=sys.stderr)
+        return EXIT_FINDINGS if count else EXIT_CLEAN
+    if args.show_fixes or args.fix_only:
+        for filename, codes in sorted(fixed.items()):
+            for code, n in sorted(codes.items()):
+                print(f"Fixed {code} × {n} in {filename}")
+    if not args.fix_only:
+        sys.stdout.write(render(args.output_format, remaining, source_lines=_source_lines(cwd),
+                                color=_use_color(args.color, sys.stdout), cwd=cwd))
+        if args.output_format in ("full", "concise"):
+            hidden = sum(1 for d in remaining if d.fix is not None and
+                         d.fix.applicability == "unsafe" and not unsafe)
+            print(_fix_summary(len(result.files), remaining, count, hidden,
+                               result.could_not_check))
+    if result.could_not_check:
+        return EXIT_ERROR
+    if count and args.exit_non_zero_on_fix:
+        return EXIT_FINDINGS
+    if remaining and not args.fix_only and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _fix_summary(files: int, remaining, fixed: int, hidden: int, could_not_check: int) -> str:
+    left = sum(1 for d in remaining if d.code not in (FILE_NOT_CHECKED, INTERNAL_ERROR))
+    total = left + fixed
+    if not total:
+        text = _summary(files, remaining, could_not_check)
+    else:
+        text = (f"Found {total} finding{'s' if total != 1 else ''} ({fixed} fixed, {left} "
+                "remaining).")
+    if hidden:
+        text += f"\n{hidden} more fixable with the `--unsafe-fixes` option."
+    return text
 
 
 def _use_color(choice: str, stream) -> bool:
@@ -395,7 +504,7 @@ def _rule(code: str) -> int:
     head, summary, rest = doc.text.partition(doc.summary)
     facts = (f"- Default: {'on' if rule.default else 'off'}\n"
              f"- Confidence: {_confidence(rule)}\n"
-             "- Fix: none\n")
+             f"- Fix: {rule.fix}\n")
     text = f"{head}{summary}\n\n{facts}\n{rest.lstrip()}"
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_CLEAN
@@ -413,7 +522,7 @@ def _rules(fmt: str) -> int:
         data = [
             {"code": r.code, "name": r.name, "summary": r.summary,
              "default": "on" if r.default else "off",
-             "confidence": ["high", "low"] if r.assumption else ["high"], "fix": "none"}
+             "confidence": ["high", "low"] if r.assumption else ["high"], "fix": r.fix}
             for r in rules
         ]
         print(json.dumps(data, indent=2))

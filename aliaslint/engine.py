@@ -24,7 +24,7 @@ from typing import Iterable
 
 import libcst as cst
 
-from aliaslint import registry
+from aliaslint import fixes, registry
 from aliaslint.analysis import analyse
 from aliaslint.cache import DEFAULT_CACHE_DIR, Cache, content_hash
 from aliaslint.config import CliOptions, Resolver, Settings, resolve_rules, walk
@@ -240,7 +240,20 @@ def _in_cell(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
         if r.location.row >= 1
         for r_cell, r_start, r_end in [_cell_span(notebook, r.location, r.end_location)]
     ) + tuple(r for r in diagnostic.related if r.location.row < 1)
-    return replace(diagnostic, location=start, end_location=end, related=related, cell=cell)
+    fix = diagnostic.fix
+    if fix is not None:
+        edits = []
+        for edit in fix.edits:
+            edit_cell, edit_start, edit_end = _cell_span(notebook, edit.location,
+                                                         edit.end_location)
+            edits.append(replace(edit, location=edit_start, end_location=edit_end))
+            if edit_cell != cell:  # a fix must stay in its finding's cell to be applied
+                fix = None
+                break
+        else:
+            fix = replace(fix, edits=tuple(edits))
+    return replace(diagnostic, location=start, end_location=end, related=related, cell=cell,
+                   fix=fix)
 
 
 def _cell_span(notebook: Notebook, start: Position, end: Position):
@@ -310,6 +323,7 @@ def _locate(context: Context, findings: list[Finding], filename: str,
             Related(message, filename, *span(node)) for message, node in finding.related
         )
         diagnostic = Diagnostic(finding.code, finding.message, filename, start, end, related,
+                                fix=fixes.located(finding, context),
                                 confidence=finding.confidence, witness=finding.witness)
         if confidence == "low" or diagnostic.confidence == "high":
             located.append((diagnostic, span(finding.stmt)[0].row))

@@ -248,6 +248,10 @@ def _full_block(d: Diagnostic, source_lines: SourceLines, palette: _Palette) -> 
     for line in explanation:
         kind, colon, rest = line.partition(":")
         notes.append((kind, rest.strip()) if colon and kind in ("help", "note") else ("note", line))
+    if d.fix is not None and d.fix.edits:
+        how = {"safe": "`--fix`", "unsafe": "`--fix --unsafe-fixes`"}.get(d.fix.applicability)
+        notes.append(("help", f"{d.fix.message} ({d.fix.applicability} fix"
+                      + (f", applied by {how})" if how else ", not applied automatically)")))
     for kind, text in notes:
         out.append(f"{pad} {palette.gutter('=')} {palette.strong(kind)}: {text}")
     return "\n".join(line.rstrip() for line in out)

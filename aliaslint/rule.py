@@ -23,10 +23,23 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from aliaslint import ops
-from aliaslint.diagnostics import Confidence, Operand, Witness
+from aliaslint.diagnostics import Applicability, Confidence, Operand, Witness
+
+
+@dataclass(frozen=True)
+class FixPlan:
+    """A rewrite that removes a finding: each node's source replaced by new text, and the
+    modules the new text needs imported (`copy`).  ``applicability`` is its class: "safe"
+    keeps what the program computes except a failure that was certain, "unsafe" may change
+    it (usually the intended bug fix), "display-only" is shown and never applied."""
+
+    message: str
+    applicability: Applicability
+    replacements: tuple[tuple[cst.CSTNode, str], ...]
+    imports: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -44,6 +57,7 @@ class Finding:
     related: tuple[tuple[str, cst.CSTNode], ...] = ()
     witness: Witness | None = None
     confidence: Confidence = "high"
+    fix: FixPlan | None = None
 
 
 class Context:
@@ -52,6 +66,7 @@ class Context:
     def __init__(self, module: cst.Module):
         self.module = module
         self._positions: Any = None
+        self._parents: Any = None
 
     @property
     def positions(self) -> Any:
@@ -72,6 +87,19 @@ class Context:
         """Every line ``node`` spans."""
         span = self.span(node)
         return tuple(range(span.start.line, span.end.line + 1))
+
+    def exact(self, node: cst.CSTNode) -> str:
+        """The node's source exactly as written (line breaks and comments kept), for the
+        text of a fix."""
+        return self.module.code_for_node(node)
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The node that contains ``node``, computed on first use."""
+        if self._parents is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._parents = wrapper.resolve(ParentNodeProvider)
+        parent: cst.CSTNode | None = self._parents.get(node)
+        return parent
 
     def source(self, node: cst.CSTNode) -> str:
         """The node's source text on one line, for messages: a statement without the
@@ -156,6 +184,9 @@ class Rule:
     confirm: str | None = None
     assumption: str | None = None
     always_on: bool = False  # reported whatever the selection (files that cannot be checked)
+    # The class of the rule's fixes ("safe", "unsafe", "display-only", or a mix such as
+    # "safe or unsafe"), with the reason; "none" when it has no fix.
+    fix: str = "none"
     checks: list[Check] = field(default_factory=list)
 
     @property
@@ -179,7 +210,8 @@ class Rule:
 
     def finding(self, node: cst.CSTNode, stmt: cst.CSTNode, message: str,
                 related: tuple[tuple[str, cst.CSTNode], ...] = (), *,
-                witness: Witness | None = None, confidence: Confidence = "high") -> Finding:
+                witness: Witness | None = None, confidence: Confidence = "high",
+                fix: FixPlan | None = None) -> Finding:
         if witness is None and self.confirm is not None:
             witness = self.witness()
-        return Finding(self.code, node, stmt, message, related, witness, confidence)
+        return Finding(self.code, node, stmt, message, related, witness, confidence, fix)

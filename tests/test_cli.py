@@ -62,7 +62,12 @@ def test_json_shape(project, capsys):
                              "related", "fix", "url", "confidence"]
     assert finding["location"] == {"row": 3, "column": 7}
     assert finding["end_location"] == {"row": 3, "column": 25}
-    assert finding["filename"] == "bad.py" and finding["fix"] is None
+    assert finding["filename"] == "bad.py"
+    assert finding["fix"] == {
+        "message": "compare the untyped storages instead", "applicability": "unsafe",
+        "edits": [{"content": "a.untyped_storage().data_ptr() == a[1:].untyped_storage()"
+                              ".data_ptr()",
+                   "location": {"row": 3, "column": 7}, "end_location": {"row": 3, "column": 25}}]}
 
 
 def test_select_ignore_and_statistics(project, capsys):

@@ -52,6 +52,8 @@ def test_check_help_shows_trace_and_its_options(capsys):
         "--output-format", "--color", "--statistics", "--show-files", "--exit-zero",
         "--config", "--isolated", "--force-exclude", "--max-file-size", "--jobs", "-j",
         "--no-cache",
+        "--fix", "--unsafe-fixes", "--no-unsafe-fixes", "--diff", "--fix-only", "--show-fixes",
+        "--exit-non-zero-on-fix",
         "--trace", "-m", "--output", "-o", "--fail-on",
     }
 

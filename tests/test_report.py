@@ -122,6 +122,7 @@ train.py:9:5: AL101 [inplace-on-saved-tensor] `h` is modified in place after `si
    |     --------------- backward reads the saved value here
    |
    = help: write `h = h.mul(2)` instead
+   = help: Use out-of-place `mul` (unsafe fix, applied by `--fix --unsafe-fixes`)
 
 train.py:13:5: AL201 [write-through-view] (low confidence) write through a view of `x`, which is read later
    |

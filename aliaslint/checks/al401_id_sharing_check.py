@@ -12,6 +12,7 @@ from aliaslint.checks.common import (
     derived_operands,
     inner,
     is_call,
+    storage_test,
     tensor_behind,
 )
 from aliaslint.rule import Context, Rule
@@ -21,6 +22,8 @@ RULE = Rule(
     "`id()` of tensors or storages is compared to decide whether memory is shared.",
     words=re.compile(r"\bid\b").search,
     confirm="compare",
+    fix="unsafe: the comparison becomes one of the two tensors' untyped storages, whose answer "
+        "differs for views, which is the point; only when both operands are known tensors",
 )
 
 
@@ -45,5 +48,6 @@ def id_sharing_check(event: Compare, ctx: Context):
         + advice(a, b),
         witness=comparison_witness(RULE, "id", [left, right] if is_call(event.left_node, "id")
                                    and is_call(event.right_node, "id") else [], ctx),
+        fix=storage_test(event.node, a, b, event.operator == "!="),
     )
 

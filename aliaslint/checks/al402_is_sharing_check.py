@@ -5,7 +5,13 @@ from __future__ import annotations
 import re
 
 from aliaslint.analysis import Compare, Kind
-from aliaslint.checks.common import TENSORISH, advice, comparison_witness, tensor_behind
+from aliaslint.checks.common import (
+    TENSORISH,
+    advice,
+    comparison_witness,
+    storage_test,
+    tensor_behind,
+)
 from aliaslint.rule import Context, Rule
 
 # The rule needs an `is` in code whose right side is not None/True/False; `is` in docstrings
@@ -64,6 +70,8 @@ RULE = Rule(
     "`is` between tensors or typed storages is used to decide whether memory is shared.",
     words=code_has_is,
     confirm="compare",
+    fix="unsafe: the comparison becomes one of the two tensors' untyped storages, whose answer "
+        "differs for views, which is the point; only when both operands are known tensors",
 )
 
 
@@ -87,5 +95,6 @@ def is_sharing_check(event: Compare, ctx: Context):
         event.node, event.stmt,
         f"`{event.operator}` between {operands} {why} · " + advice(a, b),
         witness=comparison_witness(RULE, "is", [event.left_node, event.right_node], ctx),
+        fix=storage_test(event.node, a, b, event.operator == "is not"),
     )
 

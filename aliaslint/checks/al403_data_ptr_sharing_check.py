@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 
 from aliaslint.analysis import Compare, Kind, TensorValue, Value
-from aliaslint.checks.common import advice, comparison_witness, derived_operands, inner, is_call
+from aliaslint.checks.common import (
+    advice,
+    comparison_witness,
+    derived_operands,
+    inner,
+    is_call,
+    storage_test,
+)
 from aliaslint.rule import Context, Rule
 
 RULE = Rule(
@@ -13,6 +20,8 @@ RULE = Rule(
     "`data_ptr()` of two tensors is compared to decide whether memory is shared.",
     words=re.compile(r"data_ptr").search,
     confirm="compare",
+    fix="unsafe: the comparison becomes one of the two tensors' untyped storages, whose answer "
+        "differs for views, which is the point; only when both operands are known tensors",
 )
 
 
@@ -41,5 +50,6 @@ def data_ptr_sharing_check(event: Compare, ctx: Context):
         witness=comparison_witness(RULE, "data_ptr", [
             inner(side) for side in (event.left_node, event.right_node)
             if is_call(side, "data_ptr")], ctx),
+        fix=storage_test(event.node, a, b, event.operator == "!="),
     )
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import re
 
+import libcst as cst
+
 from aliaslint.analysis import Call, Reference
-from aliaslint.rule import Context, Rule, chain
+from aliaslint.diagnostics import Applicability
+from aliaslint.rule import Context, FixPlan, Rule, chain
 
 RULE = Rule(
     "AL404", "typed-storage",
@@ -13,7 +16,16 @@ RULE = Rule(
     "`torch.UntypedStorage`.",
     words=re.compile(r"[sS]torage").search,
     confirm="storage",
+    fix="safe where the storage is asked the same question in both APIs (`data_ptr()`, "
+        "`device`, `nbytes()`, `is_shared()`); unsafe where units change (`size()` counts "
+        "elements in a typed storage, bytes in an untyped one); shown only otherwise",
 )
+
+# What a typed and an untyped storage of one tensor answer alike: the same memory, the
+# same device, the same bytes.
+_SAME_ANSWER = frozenset({"data_ptr", "device", "nbytes", "is_shared", "is_pinned", "is_cuda"})
+# What they answer in different units: elements in one, bytes in the other.
+_UNITS_CHANGE = frozenset({"size", "__len__", "tolist"})
 
 
 _TYPED_STORAGE_CLASS = re.compile(r"^torch\.(?:cuda\.)?(?:storage\.)?(?!Untyped)(\w+)Storage$")
@@ -29,7 +41,20 @@ def typed_storage_call(event: Call, ctx: Context):
             f"`{tensor}.storage()` returns a deprecated `TypedStorage` · use "
             f"`{tensor}.untyped_storage()` (its sizes and offsets count bytes, not elements)",
             witness=RULE.witness(operands=(ctx.operand(event.receiver_node),)),
+            fix=_untyped(event.node, ctx),
         )
+
+
+def _untyped(call: cst.CSTNode, ctx: Context) -> FixPlan | None:
+    """`t.storage()` → `t.untyped_storage()`, classed by what the code asks the storage."""
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        return None
+    parent = ctx.parent(call)
+    asked = parent.attr.value if isinstance(parent, cst.Attribute) else None
+    applicability: Applicability = "safe" if asked in _SAME_ANSWER else \
+        "unsafe" if asked in _UNITS_CHANGE else "display-only"
+    return FixPlan("use `untyped_storage()`", applicability,
+                   ((call.func.attr, "untyped_storage"),))
 
 
 @RULE.check(Reference)

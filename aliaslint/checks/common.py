@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from aliaslint.analysis import Compare, Kind, SavedWrite, StaleRead, Value, Write
 from aliaslint.diagnostics import Witness
-from aliaslint.rule import Context, Rule
+from aliaslint.rule import Context, FixPlan, Rule
 
 SAME_STORAGE = "{a}.untyped_storage().data_ptr() == {b}.untyped_storage().data_ptr()"
 
@@ -62,6 +64,24 @@ def is_call(node: cst.CSTNode, name: str) -> bool:
     if isinstance(node.func, cst.Attribute):
         return node.func.attr.value == name and not node.args
     return isinstance(node.func, cst.Name) and node.func.value == name and len(node.args) == 1
+
+
+def storage_test(node: cst.CSTNode, a: str | None, b: str | None,
+                 negated: bool) -> FixPlan | None:
+    """The sharing test rewritten as a comparison of the two tensors' untyped storages (which
+    needs only torch): unsafe, since its answer changes, which is the point. None unless both
+    operands are known tensors."""
+    if a is None or b is None:
+        return None
+
+    def storage(text: str) -> str:
+        # A name, attribute chain, call or subscript binds tighter than `.`: no parentheses.
+        atomic = re.fullmatch(r"[\w.]+(?:\[[^\[\]]*\]|\([^()]*\))*(?:\.[\w.]+)*", text)
+        operand = text if atomic else f"({text})"
+        return f"{operand}.untyped_storage().data_ptr()"
+
+    return FixPlan("compare the untyped storages instead", "unsafe",
+                   ((node, f"{storage(a)} {'!=' if negated else '=='} {storage(b)}"),))
 
 
 def advice(a: str | None, b: str | None) -> str:
