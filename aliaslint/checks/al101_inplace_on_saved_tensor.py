@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from aliaslint.analysis import SavedWrite
-from aliaslint.checks.common import actor, outcome, saved, saved_write_related, written
+from aliaslint.checks.common import (
+    actor,
+    out_of_place,
+    outcome,
+    saved,
+    saved_write_related,
+    written,
+)
 from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL101", "inplace-on-saved-tensor",
     "An in-place write changes a tensor that autograd saved for a backward pass that is still "
     "to come.",
+    fix="unsafe: the write made out of place (`inplace=False`, `x = x.mul(2)`), so what "
+        "autograd saved keeps its values, which is the fix; shown only where another name may "
+        "hold the written tensor",
     confirm="saved",
 )
 
@@ -28,5 +38,8 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
                    f"written in place by {actor(write.label, write.node, ctx)} at line "
                    f"{ctx.line(write.node)} · {outcome(event, ctx, 'will raise')} · use the "
                    "out-of-place op, or `.clone()` before writing")
-    yield RULE.finding(write.node, write.stmt, message, saved_write_related(event))
+    fix = out_of_place(write.node, write.target_node, ctx,
+                       proven_alone=write.via is None) \
+        if write.target is not None else None
+    yield RULE.finding(write.node, write.stmt, message, saved_write_related(event), fix=fix)
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from aliaslint.analysis import SavedWrite
-from aliaslint.checks.common import outcome, saved, saved_write_related, written
+from aliaslint.checks.common import out_of_place, outcome, saved, saved_write_related, written
 from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL104", "detached-alias-write",
     "An in-place write through a `.detach()` alias changes a tensor that autograd still needs.",
+    fix="unsafe: the write made out of place (`inplace=False`, `x = x.mul(2)`), so what "
+        "autograd saved keeps its values, which is the fix; shown only where another name may "
+        "hold the written tensor",
     confirm="saved",
 )
 
@@ -25,5 +28,7 @@ def detached_alias_write(event: SavedWrite, ctx: Context):
         f"place at line {ctx.line(write.node)} invalidates the saved value · "
         f"{outcome(event, ctx, 'will raise')} · `.clone()` the detached tensor before writing",
         saved_write_related(event),
+        # Out of place, the alias gets a new tensor and the saved one keeps its values.
+        fix=out_of_place(write.node, write.target_node, ctx, proven_alone=True),
     )
 

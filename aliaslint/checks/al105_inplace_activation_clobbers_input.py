@@ -5,13 +5,23 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis import SavedWrite, StaleRead, Write
-from aliaslint.checks.common import actor, outcome, saved, saved_write_related, written
+from aliaslint.checks.common import (
+    actor,
+    out_of_place,
+    outcome,
+    saved,
+    saved_write_related,
+    written,
+)
 from aliaslint.diagnostics import Witness
-from aliaslint.rule import Context, Finding, Rule
+from aliaslint.rule import Context, Finding, FixPlan, Rule
 
 RULE = Rule(
     "AL105", "inplace-activation-clobbers-input",
     "An in-place activation overwrites its input while that input is still needed.",
+    fix="unsafe: the write made out of place (`inplace=False`, `x = x.mul(2)`), so what "
+        "autograd saved keeps its values, which is the fix; shown only where another name may "
+        "hold the written tensor",
     confirm="clobbered",
 )
 
@@ -26,6 +36,12 @@ def _where(write: Write, ctx: Context):
         return write.node, write.stmt, (), witness
     runs = ("the in-place write runs here", write.node)
     return write.defined_at, write.defined_at, (runs,), witness
+
+
+def _fix(node: cst.CSTNode, write: Write, ctx: Context) -> FixPlan | None:
+    # The written name is the caller's only where the finding is at the call itself.
+    target = write.target_node if node is write.node else None
+    return out_of_place(node, target, ctx, proven_alone=True)
 
 
 @RULE.check(SavedWrite)
@@ -43,7 +59,7 @@ def inplace_activation_clobbers_saved(event: SavedWrite, ctx: Context):
         f"{actor(write.label, write.node, ctx)} overwrites in place a tensor that "
         f"{saved(save, ctx)} saved for backward · {outcome(event, ctx, 'will raise')} · "
         "use `inplace=False` or the out-of-place op",
-        runs + related, witness=witness,
+        runs + related, witness=witness, fix=_fix(node, write, ctx),
     )
 
 
@@ -80,6 +96,6 @@ def inplace_activation_clobbers_alias(event: StaleRead, ctx: Context):
         f"{actor(write.label, write.node, ctx)} overwrites {written(write, ctx)} in place, "
         f"but `{event.name}` still holds that tensor and is read at line {ctx.line(event.read)} "
         "· use `inplace=False`, or `.clone()` what must keep the old values",
-        (*runs, read), witness=witness,
+        (*runs, read), witness=witness, fix=_fix(node, write, ctx),
     )
 

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import libcst as cst
 
-from aliaslint.analysis import Kind, StaleRead, attr_key, reads
+from aliaslint.analysis import Kind, StaleRead, Value, attr_key, reads
 from aliaslint.checks.common import read_related, writer
-from aliaslint.rule import Context, Rule
+from aliaslint.rule import Context, FixPlan, Rule
 
 RULE = Rule(
     "AL207", "snapshot-by-reference",
     'A "snapshot" of a model or tensor is only a reference, and the source is mutated '
     'afterwards.',
     confirm="snapshot",
+    fix="unsafe: the snapshot becomes a copy (`copy.deepcopy(...)`, `.clone()`, a clone of each "
+        "element), so it keeps the old values, which is the intent; the copy stays on the "
+        "source's device and costs its memory there",
 )
 
 
@@ -45,5 +48,29 @@ def snapshot_by_reference(event: StaleRead, ctx: Context):
         (("changed in place here", write.node), read_related(event)),
         # The run reads what the name holds once the snapshot statement has finished.
         witness=RULE.witness(target=tuple(event.name.split("."))),
+        fix=_copy(snapshot, value, ctx),
     )
+
+
+def _copy(snapshot: cst.CSTNode, value: Value, ctx: Context) -> FixPlan | None:
+    """The snapshot expression made a copy."""
+    if isinstance(snapshot, (cst.ListComp, cst.DictComp)):
+        element = snapshot.elt if isinstance(snapshot, cst.ListComp) else snapshot.value
+        text = ctx.exact(element)
+        detached = isinstance(element, cst.Call) and isinstance(element.func, cst.Attribute) \
+            and element.func.attr.value == "detach" or isinstance(element, cst.Attribute) \
+            and element.attr.value == "data"
+        return FixPlan("clone each element", "unsafe",
+                       ((element, f"{text}.clone()" if detached else
+                         f"{text}.detach().clone()"),))
+    if not isinstance(snapshot, cst.BaseExpression):
+        return None
+    text = ctx.exact(snapshot)
+    if value.kind is Kind.TENSOR:
+        atomic = isinstance(snapshot, (cst.Name, cst.Attribute, cst.Call, cst.Subscript))
+        text = text if atomic else f"({text})"
+        return FixPlan("take a copy with `.detach().clone()`", "unsafe",
+                       ((snapshot, f"{text}.detach().clone()"),))
+    return FixPlan("take a copy with `copy.deepcopy(...)`", "unsafe",
+                   ((snapshot, f"copy.deepcopy({text})"),), imports=("copy",))
 

@@ -7,7 +7,8 @@ import re
 import libcst as cst
 
 from aliaslint.analysis import Compare, Kind, SavedWrite, StaleRead, Value, Write
-from aliaslint.diagnostics import Witness
+from aliaslint import ops
+from aliaslint.diagnostics import Applicability, Witness
 from aliaslint.rule import Context, FixPlan, Rule
 
 SAME_STORAGE = "{a}.untyped_storage().data_ptr() == {b}.untyped_storage().data_ptr()"
@@ -177,3 +178,44 @@ def maybe_alias_message(write: Write, origin: cst.CSTNode, ctx: Context, tail: s
             f" · the in-place {writer(write, ctx)} at line {ctx.line(write.node)} {tail} · "
             "use the out-of-place op, or `.clone()` to always get a copy")
 
+
+
+def out_of_place(call: cst.CSTNode, target: cst.CSTNode | None, ctx: Context, *,
+                 proven_alone: bool) -> FixPlan | None:
+    """The in-place call rewritten out of place: `inplace=True` → `inplace=False`,
+    `F.relu_(x)` → `F.relu(x)`, and as a statement of its own `x.mul_(2)` → `x = x.mul(2)`
+    (the result kept under the written name). Unsafe: later reads now see the old values,
+    which is the fix; display-only unless ``proven_alone`` (no other name is known to hold
+    the written tensor, whose readers would no longer see the write)."""
+    if not isinstance(call, cst.Call):
+        return None
+    applicability: Applicability = "unsafe" if proven_alone else "display-only"
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "inplace" and \
+                isinstance(arg.value, cst.Name) and arg.value.value == "True":
+            return FixPlan("use `inplace=False`", applicability, ((arg.value, "False"),))
+    func = call.func
+    name = func.attr if isinstance(func, cst.Attribute) else func if isinstance(
+        func, cst.Name) else None
+    if name is None or not name.value.endswith("_") or name.value.endswith("__") or \
+            ops.method(name.value[:-1]) is None and ops.lookup(
+                f"torch.nn.functional.{name.value[:-1]}") is None:
+        return None
+    twin = name.value[:-1]
+    statement = isinstance(ctx.parent(call), cst.Expr)
+    if statement:
+        # Only a plain name (the one written) can take the result: `x = x.mul(2)`.
+        if not isinstance(target, cst.Name):
+            return None
+        text = f"{target.value} = {ctx.exact(call.with_changes(func=_renamed(func, twin)))}"
+        return FixPlan(f"assign the out-of-place `{twin}` instead", applicability,
+                       ((call, text),))
+    if isinstance(ctx.parent(call), cst.Attribute):
+        return None  # `x.mul_(a).add_(b)`: the next in-place call would write a temporary
+    return FixPlan(f"use the out-of-place `{twin}`", applicability, ((name, twin),))
+
+
+def _renamed(func: cst.BaseExpression, name: str) -> cst.BaseExpression:
+    if isinstance(func, cst.Attribute):
+        return func.with_changes(attr=cst.Name(name))
+    return cst.Name(name)

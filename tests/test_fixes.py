@@ -1,0 +1,182 @@
+"""Fixes: the edits each rule proposes, and how `check --fix` / `--diff` apply them."""
+
+from __future__ import annotations
+
+import codecs
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aliaslint import registry
+from aliaslint.cli import main
+from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position
+from aliaslint.engine import check_source
+from aliaslint.fixes import apply_edits, fix_file, fix_text
+
+ALL = sorted(registry.rules())
+
+TRAIN = '''\
+"""A training step with every kind of fix."""
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = nn.Linear(4, 3)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(8, 4)
+best = model.state_dict()
+probs = torch.softmax(model(x), dim=1)
+target = probs.detach()
+target.pow_(2)
+loss = -(target * probs.log()).sum()
+loss.backward()
+opt.step()
+flat = x.t().view(-1)
+grid = torch.zeros(3, 4)
+same = grid.storage().data_ptr() == grid[1:].storage().data_ptr()
+print(best["weight"], flat.sum(), same)
+'''
+
+
+def fixed(source: str, *, unsafe: bool) -> str:
+    allowed = {"safe", "unsafe"} if unsafe else {"safe"}
+    return fix_text(source, "t.py", lambda text: check_source(text, "t.py", ALL),
+                    lambda d: d.fix is not None and d.fix.applicability in allowed).text
+
+
+def test_safe_fixes_change_only_certain_failures():
+    after = fixed(TRAIN, unsafe=False)
+    assert after.splitlines()[16:19] == [
+        "flat = x.t().reshape(-1)",
+        "grid = torch.zeros(3, 4)",
+        "same = grid.untyped_storage().data_ptr() == grid[1:].untyped_storage().data_ptr()",
+    ]
+    assert "best = model.state_dict()" in after and "target.pow_(2)" in after
+
+
+def test_unsafe_fixes_remove_every_fixable_finding_and_a_second_pass_changes_nothing():
+    after = fixed(TRAIN, unsafe=True)
+    assert after.startswith('"""A training step with every kind of fix."""\nimport copy\n')
+    assert "best = copy.deepcopy(model.state_dict())" in after
+    assert "target = target.pow(2)" in after
+    assert [d.code for d in check_source(after, "t.py", ALL)] == []
+    assert fixed(after, unsafe=True) == after
+
+
+def test_the_fixed_program_runs_without_the_hazard(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(fixed(TRAIN, unsafe=True))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+
+
+def test_apply_edits_replaces_spans_and_inserts():
+    text = "ab\ncd\n"
+    edits = [Edit("X", Position(1, 2), Position(2, 2)), Edit("top\n", Position(1, 1),
+                                                              Position(1, 1))]
+    assert apply_edits(text, edits) == "top\naXd\n"
+
+
+def _diagnostic(edit: Edit, applicability="safe") -> Diagnostic:
+    return Diagnostic("AL404", "m", "t.py", edit.location, edit.end_location,
+                      fix=Fix("f", applicability, (edit,)))
+
+
+def test_a_fix_that_would_not_compile_is_dropped_and_said():
+    text = "x = 1\n"
+    broken = _diagnostic(Edit("x = = 2", Position(1, 1), Position(1, 6)))
+    outcome = fix_text(text, "t.py", lambda t: [broken] if t == text else [], lambda d: True)
+    assert outcome.text == text and not outcome.fixed
+    assert outcome.dropped and "would not compile" in outcome.dropped[0]
+
+
+def test_overlapping_fixes_wait_for_the_next_pass():
+    text = "x = a\n"
+    first = _diagnostic(Edit("b", Position(1, 5), Position(1, 6)))
+    second = _diagnostic(Edit("y = a", Position(1, 1), Position(1, 6)))
+    seen = []
+
+    def check(t):
+        seen.append(t)
+        return [first, second] if t == text else []
+
+    outcome = fix_text(text, "t.py", check, lambda d: True)
+    assert outcome.text == "y = a\n" and sum(outcome.fixed.values()) == 1
+
+
+@pytest.mark.parametrize("bom,newline", [(b"", "\n"), (codecs.BOM_UTF8, "\r\n")])
+def test_fix_keeps_bom_and_line_endings(tmp_path, bom, newline):
+    path = tmp_path / "m.py"
+    source = TRAIN.replace("\n", newline)
+    path.write_bytes(bom + source.encode())
+
+    def check(text):
+        return check_source(text, "m.py", ALL)
+
+    result = fix_file(path, "m.py", check, lambda d: d.fix is not None and
+                      d.fix.applicability != "display-only", write=True)
+    assert result is not None and result.outcome is not None and result.outcome.fixed
+    data = path.read_bytes()
+    assert data.startswith(bom + b'"""')
+    body = data[len(bom):].decode()
+    assert body.count("\n") == body.count(newline) if newline == "\r\n" else "\r" not in body
+    assert "import copy" + newline in body
+
+
+def test_a_file_changed_during_the_fix_is_not_overwritten(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text(TRAIN)
+
+    def check(text):
+        path.write_text(TRAIN + "# edited meanwhile\n")
+        return check_source(text, "m.py", ALL)
+
+    result = fix_file(path, "m.py", check, lambda d: d.fix is not None, write=True)
+    assert result is not None and result.not_written
+    assert path.read_text().endswith("# edited meanwhile\n")
+
+
+def run(capsys, *args) -> tuple[int, str, str]:
+    code = main(["check", "--isolated", "--no-cache", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_diff_writes_nothing_and_exits_1(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("m.py").write_text(TRAIN)
+    code, out, err = run(capsys, "--diff", "m.py")
+    assert code == 1 and Path("m.py").read_text() == TRAIN
+    assert "-flat = x.t().view(-1)\n+flat = x.t().reshape(-1)\n" in out
+    assert "Would fix 3 findings." in err
+
+
+def test_fix_reports_what_is_left_and_what_unsafe_fixes_would_do(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("m.py").write_text(TRAIN)
+    code, out, _ = run(capsys, "--fix", "--output-format", "concise", "m.py")
+    assert code == 1
+    assert out.splitlines()[-2:] == ["Found 5 findings (3 fixed, 2 remaining).",
+                                     "2 more fixable with the `--unsafe-fixes` option."]
+    code, out, _ = run(capsys, "--fix", "--unsafe-fixes", "--show-fixes", "m.py")
+    assert code == 0 and "Fixed AL207 × 1 in m.py" in out
+    code, out, _ = run(capsys, "--fix", "--exit-non-zero-on-fix", "m.py")
+    assert code == 0 and out.startswith("All checks passed!")
+
+
+def test_fix_only_reports_nothing_else(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("m.py").write_text(TRAIN)
+    code, out, _ = run(capsys, "--fix-only", "--exit-non-zero-on-fix", "m.py")
+    assert code == 1 and out.splitlines() == [
+        "Fixed AL202 × 1 in m.py", "Fixed AL404 × 2 in m.py"]
+
+
+def test_low_confidence_fixes_are_only_shown():
+    source = ("import numpy as np\nimport torch\ne = torch.randn(5, 3)\na = e.cpu().numpy()\n"
+              "a /= 2\nprint(e)\n")
+    (finding,) = check_source(source, "t.py", ["AL301"], confidence="low")
+    assert finding.fix is None or finding.fix.applicability == "display-only"
