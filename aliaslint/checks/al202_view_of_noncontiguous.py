@@ -12,8 +12,8 @@ RULE = Rule(
     "`.view()` is called on a tensor that is known not to be contiguous.",
     confirm="view",
     fix="safe when the view's result is not written in place (`.view` raised for certain; "
-        "`.reshape` copies); unsafe when it is bound to a name or written, since writes to the "
-        "copy no longer reach the base; none for `.view(dtype)`",
+        "`.reshape` copies); unsafe when it, or the name it is bound to, is written in place, since "
+        "writes to a copy no longer reach the base; none for `.view(dtype)`",
 )
 
 
