@@ -36,6 +36,7 @@ from aliaslint.engine import (
 from aliaslint.notebooks import cell_lines
 from aliaslint.report import FORMATS, render, render_statistics
 from aliaslint.rule import Rule
+from aliaslint.screen import Version, parse_target_version
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -45,6 +46,13 @@ def _selectors(values: list[str] | None) -> list[str] | None:
     if values is None:
         return None
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _target_version(value: str) -> Version:
+    version = parse_target_version(value.strip().lower())
+    if version is None:
+        raise argparse.ArgumentTypeError(f"expected a Python version such as py311, got {value!r}")
+    return version
 
 
 # --- the command line -----------------------------------------------------------------------
@@ -207,6 +215,9 @@ def _add_check(commands) -> None:
     static += [
         config.add_argument("--force-exclude", action="store_true",
                             help="apply exclude patterns to files named on the command line too"),
+        config.add_argument("--target-version", type=_target_version, metavar="pyXY",
+                            help="the Python whose grammar files must follow, e.g. py310 "
+                            "(default: the Python running aliaslint)"),
         config.add_argument("--max-file-size", type=int, metavar="BYTES",
                             help=f"skip larger files with AL902 (default {DEFAULT_MAX_FILE_SIZE})"),
         config.add_argument("--jobs", "-j", type=int, metavar="N",
@@ -308,6 +319,7 @@ def _check(args) -> int:
         max_file_size=args.max_file_size,
         confidence=args.confidence,
         report_unused_suppressions=args.report_unused_suppressions,
+        target_version=args.target_version,
         isolated=args.isolated,
         force_exclude=args.force_exclude,
     )

@@ -23,6 +23,7 @@ else:  # pragma: no cover - exercised on older Pythons only
 
 from aliaslint import registry
 from aliaslint.diagnostics import UNUSED_SUPPRESSION, Confidence
+from aliaslint.screen import Version, parse_target_version
 
 DEFAULT_EXCLUDE = (
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
@@ -71,6 +72,8 @@ class Settings:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     confidence: Confidence = "high"
     report_unused_suppressions: bool = False
+    # The Python whose grammar files are checked against; None: the running interpreter.
+    target_version: Version | None = None
     rules: frozenset[str] = field(default=frozenset(), compare=False)
 
     def rules_for(self, path: Path) -> frozenset[str]:
@@ -157,7 +160,7 @@ def validate_selectors(selectors, where: str) -> tuple[str, ...]:
 _KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
     "include", "extend-include", "cache-dir", "max-file-size", "confidence",
-    "report-unused-suppressions",
+    "report-unused-suppressions", "target-version",
 }
 
 
@@ -276,6 +279,11 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
     cache_dir = options.get("cache-dir")
     if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
         raise ConfigError(f"{where} cache-dir: expected a directory path")
+    target = options.get("target-version")
+    target_version = parse_target_version(target) if target is not None else None
+    if target is not None and target_version is None:
+        raise ConfigError(f"{where} target-version: expected a Python version such as "
+                          f"'py311', got {target!r}")
     settings = Settings(
         root=root,
         source=source,
@@ -289,6 +297,7 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
         max_file_size=cli.max_file_size or max_size,
         confidence=cli.confidence or confidence,
         report_unused_suppressions=cli.report_unused_suppressions or unused,
+        target_version=cli.target_version or target_version,
     )
     return replace(
         settings,
@@ -307,6 +316,7 @@ class CliOptions:
     report_unused_suppressions: bool = False
     isolated: bool = False
     force_exclude: bool = False
+    target_version: Version | None = None
 
 
 class Resolver:

@@ -9,14 +9,12 @@ findings point into cells.
 
 from __future__ import annotations
 
-import ast
 import codecs
 import io
 import multiprocessing
 import os
 import sys
 import tokenize
-import warnings
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,6 +38,15 @@ from aliaslint.diagnostics import (
 )
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
 from aliaslint.rule import Context, Finding
+from aliaslint.screen import (
+    RUNNING,
+    Version,
+    Work,
+    compile_error,
+    deeply,
+    over_budget,
+    without_lone_backslashes,
+)
 from aliaslint.suppressions import parse_suppressions
 
 # Files that never mention torch cannot create a tensor: skip them unparsed.
@@ -106,21 +113,36 @@ def _text(source: str | bytes, filename: str) -> str | Diagnostic:
 def check_source(source: str | bytes, filename: str = "<string>",
                  rules: Iterable[str] | None = None, *,
                  report_unused_suppressions: bool = False,
-                 confidence: Confidence = "high") -> list[Diagnostic]:
+                 confidence: Confidence = "high",
+                 target_version: Version | None = None) -> list[Diagnostic]:
     """Check one module's source; the findings come back sorted.
 
-    ``rules`` are the codes to run (default: the default selection).
+    ``rules`` are the codes to run (default: the default selection); ``target_version``
+    the Python whose grammar the source is checked against (default: the running one).
     """
     enabled = _enabled(rules, report_unused_suppressions)
     text = _text(source, filename)
     if isinstance(text, Diagnostic):
         return [text]
-    if PREFILTER not in text or _compiles_without_rule_words(text, enabled):
+    if PREFILTER not in text:
         return []
-    module = _parse(text, filename)
-    if isinstance(module, Diagnostic):
-        return [module]
-    return _check_module(module, text, filename, enabled, confidence)
+    # A syntax error is reported even where no rule could fire.
+    screened = compile_error(text, filename, target_version)
+    if isinstance(screened, Diagnostic):
+        return [screened]
+    if not may_find(text, enabled):
+        return []
+    late = over_budget(screened, filename)
+    if late is not None:
+        return [late]
+
+    def parse_and_check() -> list[Diagnostic]:
+        module = _parse(text, filename)
+        if isinstance(module, Diagnostic):
+            return [module]
+        return _check_module(module, text, filename, enabled, confidence)
+
+    return deeply(parse_and_check)
 
 
 def may_find(source: str, enabled: frozenset[str]) -> bool:
@@ -135,28 +157,16 @@ def may_find(source: str, enabled: frozenset[str]) -> bool:
     return any(rule.words(source) for rule in rules if rule.words is not None)
 
 
-def _compiles_without_rule_words(source: str, enabled: frozenset[str]) -> bool:
-    """True when no enabled rule can fire and the source compiles: nothing to report.
-    A file that does not compile goes on to the parser, which reports the error."""
-    if may_find(source, enabled):
-        return False
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(source, "<prefilter>", "exec", ast.PyCF_ONLY_AST)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return False
-    return True
-
-
 def check_notebook(source: str | bytes, filename: str = "<notebook>",
                    rules: Iterable[str] | None = None, *,
                    report_unused_suppressions: bool = False,
-                   confidence: Confidence = "high") -> list[Diagnostic]:
+                   confidence: Confidence = "high",
+                   target_version: Version | None = None) -> list[Diagnostic]:
     """Check a Jupyter notebook (its JSON text); findings carry the cell they are in.
 
-    A cell that does not parse is one AL902 finding and is left out; the
-    other cells are still checked.
+    Each code cell must compile alone, as IPython compiles it (top-level ``await``
+    allowed); a cell that does not is one AL902 finding and is left out, and the other
+    cells are still checked.
     """
     enabled = _enabled(rules, report_unused_suppressions)
     document = _text(source, filename)
@@ -169,18 +179,21 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
     if not is_python_notebook(document):
         return []
     text = notebook.module()
-    if PREFILTER not in text or _compiles_without_rule_words(text, enabled):
+    if PREFILTER not in text:
         return []
-    module = _parse(text, filename)
-    errors: list[Diagnostic] = []
-    if isinstance(module, Diagnostic):
-        errors, broken = _cell_syntax_errors(notebook, filename)
+    errors, broken, work = _cell_syntax_errors(notebook, filename, target_version)
+    diagnostics = errors
+    if may_find(text, enabled):
+        late = over_budget(work, filename)
         text = notebook.module(broken)
-        module = _parse(text, filename)
-    if isinstance(module, Diagnostic):  # only the cells together fail: say where
-        diagnostics = [*errors, module]
-    else:
-        diagnostics = errors + _check_module(module, text, filename, enabled, confidence)
+
+        def parse_and_check() -> list[Diagnostic]:
+            module = _parse(text, filename)
+            if isinstance(module, Diagnostic):  # only the cells together fail: say where
+                return [module]
+            return _check_module(module, text, filename, enabled, confidence)
+
+        diagnostics = errors + ([late] if late is not None else deeply(parse_and_check))
     return sorted((_in_cell(d, notebook) for d in diagnostics), key=lambda d: d.sort_key)
 
 
@@ -191,10 +204,17 @@ def _enabled(rules: Iterable[str] | None, report_unused_suppressions: bool) -> f
 
 
 def _parse(source: str, filename: str) -> cst.Module | Diagnostic:
+    """The CST of source the screen passed; libcst's own error where its parser differs."""
     try:
-        return cst.parse_module(source)
+        try:
+            return cst.parse_module(source)
+        except cst.ParserSyntaxError:
+            repaired = without_lone_backslashes(source)
+            if repaired == source:
+                raise
+            return cst.parse_module(repaired)
     except cst.ParserSyntaxError as error:
-        return _file_error(filename, f"syntax error: {error.message}",
+        return _file_error(filename, f"syntax error (libcst's parser): {error.message}",
                            error.raw_line, error.raw_column + 1)
     except RecursionError:
         return _file_error(filename, "file is nested too deeply to parse")
@@ -211,22 +231,25 @@ def _check_module(module: cst.Module, source: str, filename: str, enabled: froze
     return sorted(errors + diagnostics, key=lambda d: d.sort_key)
 
 
-def _cell_syntax_errors(notebook: Notebook, filename: str):
-    """An AL902 finding for each code cell that does not parse alone, with module rows,
-    and the numbers of those cells."""
-    errors, broken = [], set()
+def _cell_syntax_errors(notebook: Notebook, filename: str, target: Version | None
+                        ) -> tuple[list[Diagnostic], frozenset[int], Work]:
+    """An AL902 finding for each code cell that does not compile alone, with module rows;
+    the numbers of those cells; the parse work of the others."""
+    errors, broken, work = [], set(), Work()
     for cell in notebook.cells:
-        parsed = _parse(cell.masked, filename)
-        if isinstance(parsed, Diagnostic):
-            broken.add(cell.number)
-            shift = cell.first_row - 1
-            errors.append(replace(
-                parsed,
-                location=Position(parsed.location.row + shift, parsed.location.column),
-                end_location=Position(parsed.end_location.row + shift,
-                                      parsed.end_location.column),
-            ))
-    return errors, frozenset(broken)
+        screened = compile_error(cell.masked, filename, target, top_level_await=True)
+        if isinstance(screened, Work):
+            work += screened
+            continue
+        broken.add(cell.number)
+        shift = cell.first_row - 1
+        errors.append(replace(
+            screened,
+            location=Position(screened.location.row + shift, screened.location.column),
+            end_location=Position(screened.end_location.row + shift,
+                                  screened.end_location.column),
+        ))
+    return errors, frozenset(broken), work
 
 
 def _in_cell(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
@@ -377,6 +400,7 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
             data, filename, rules,
             report_unused_suppressions=settings.report_unused_suppressions,
             confidence=settings.confidence,
+            target_version=settings.target_version,
         )
     except Exception as error:  # never let one file stop the run
         return [_file_error(filename, _internal("the engine", error), code=INTERNAL_ERROR)], None
@@ -387,7 +411,8 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
 
 
 def _settings_key(rules: frozenset[str], settings: Settings) -> str:
-    return f"{','.join(sorted(rules))}|{settings.confidence}|{settings.report_unused_suppressions}"
+    return (f"{','.join(sorted(rules))}|{settings.confidence}|"
+            f"{settings.report_unused_suppressions}|{settings.target_version or RUNNING}")
 
 
 # Set in each worker process by the pool's initializer.

@@ -163,7 +163,7 @@ def test_default_excludes_and_force_exclude(project, capsys):
 
 
 BAD_INPUTS = {
-    "syntax.py": ("import torch\ndef f(:\n", "syntax error", 2),
+    "syntax.py": ("import torch\ndef f(:\n", "SyntaxError: invalid syntax", 2),
     "latin.py": (b"import torch\nname = '\xe9t\xe9'\n", "not valid utf-8", 2),
     "cookie.py": (b"# -*- coding: klingon -*-\nimport torch\n", "bad encoding declaration", 1),
     "nul.py": (b"import torch\n\x00\x00\n", "NUL bytes", 2),

@@ -50,8 +50,8 @@ def test_check_help_shows_trace_and_its_options(capsys):
         "-h", "--help",
         "--select", "--extend-select", "--ignore", "--confidence", "--report-unused-suppressions",
         "--output-format", "--color", "--statistics", "--show-files", "--exit-zero",
-        "--config", "--isolated", "--force-exclude", "--max-file-size", "--jobs", "-j",
-        "--no-cache",
+        "--config", "--isolated", "--force-exclude", "--target-version", "--max-file-size",
+        "--jobs", "-j", "--no-cache",
         "--trace", "-m", "--output", "-o", "--fail-on",
     }
 
