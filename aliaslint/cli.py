@@ -325,13 +325,13 @@ def _check(args) -> int:
     )
     cwd = Path.cwd()
     if args.show_files:
-        files, missing = walk(paths, Resolver(cli, cwd))
+        files, problems = walk(paths, Resolver(cli, cwd))
         for path, settings in files:
             source = display_path(settings.source, cwd) if settings.source else "defaults"
             print(f"{display_path(path, cwd)}  ({source})")
-        for name in missing:
-            print(f"aliaslint: error: {name}: no such file or directory", file=sys.stderr)
-        return EXIT_ERROR if missing else EXIT_CLEAN
+        for path, reason in problems:
+            print(f"aliaslint: error: {display_path(path, cwd)}: {reason}", file=sys.stderr)
+        return EXIT_ERROR if problems else EXIT_CLEAN
     result = check_paths(paths, cli, jobs=args.jobs, cwd=cwd, cache=not args.no_cache)
     diagnostics = result.diagnostics
     color = _use_color(args.color, sys.stdout)
@@ -370,8 +370,11 @@ def _summary(files: int, diagnostics, could_not_check: int) -> str:
 
 def _source_lines(cwd: Path):
     def read(filename: str, cell: int | None = None) -> list[str] | None:
+        path = cwd / filename
         try:
-            data = (cwd / filename).read_bytes()
+            if not path.is_file():  # a stream was read once, by the check
+                return None
+            data = path.read_bytes()
         except OSError:
             return None
         text = decode(data, filename)

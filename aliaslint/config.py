@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -168,12 +169,21 @@ def find_config_file(directory: Path) -> Path | None:
     """The nearest aliaslint.toml, or pyproject.toml with [tool.aliaslint], at or above."""
     for folder in (directory, *directory.parents):
         candidate = folder / "aliaslint.toml"
-        if candidate.is_file():
+        if _is_file(candidate):
             return candidate
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and _has_section(candidate):
+        if _is_file(candidate) and _has_section(candidate):
             return candidate
     return None
+
+
+def _is_file(path: Path) -> bool:
+    # A folder that cannot be searched holds no configuration we can read; when it is
+    # one being checked, the walk reports it.
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _has_section(pyproject: Path) -> bool:
@@ -377,27 +387,42 @@ def _glob_match(pattern: str, relative: str, name: str) -> bool:
     return fnmatch.fnmatchcase(relative, pattern)
 
 
-def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[str]]:
-    """Expand the paths into (file, settings) pairs; also returns paths that do not exist."""
+def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[tuple[Path, str]]]:
+    """Expand the paths into (file, settings) pairs; also returns each path that cannot be
+    checked, with the reason: a name that does not exist, a directory that cannot be read
+    (named or met on the way down).
+
+    A file named on the command line is checked whatever it is: a FIFO or a process
+    substitution (``<(git show HEAD:x.py)``) is read as a stream.
+    """
     files: list[tuple[Path, Settings]] = []
-    missing: list[str] = []
+    problems: list[tuple[Path, str]] = []
     for raw in paths:
         path = Path(raw)
         absolute = path if path.is_absolute() else resolver.cwd / path
-        if absolute.is_file():
-            # A file named on the command line is checked even if excluded,
-            # unless --force-exclude (pre-commit passes every staged file).
-            settings = resolver.for_file(absolute)
-            if not (resolver.cli.force_exclude and _excluded_anywhere(absolute, settings)):
-                files.append((absolute, settings))
-        elif absolute.is_dir():
-            _walk_directory(absolute, resolver, files)
-        else:
-            missing.append(str(raw))
+        try:
+            is_directory = stat.S_ISDIR(absolute.stat().st_mode)
+        except OSError as error:
+            problems.append((absolute, _unreachable(error)))
+            continue
+        if is_directory:
+            _walk_directory(absolute, resolver, files, problems)
+            continue
+        # A file named on the command line is checked even if excluded,
+        # unless --force-exclude (pre-commit passes every staged file).
+        settings = resolver.for_file(absolute)
+        if not (resolver.cli.force_exclude and _excluded_anywhere(absolute, settings)):
+            files.append((absolute, settings))
     unique: dict[str, tuple[Path, Settings]] = {}
     for path, settings in files:
         unique.setdefault(os.path.normpath(path), (Path(os.path.normpath(path)), settings))
-    return sorted(unique.values(), key=lambda item: str(item[0])), missing
+    return sorted(unique.values(), key=lambda item: str(item[0])), sorted(problems)
+
+
+def _unreachable(error: OSError) -> str:
+    if isinstance(error, FileNotFoundError):
+        return "no such file or directory"
+    return f"cannot access: {error.strerror or error}"
 
 
 def _excluded_anywhere(path: Path, settings: Settings) -> bool:
@@ -414,11 +439,12 @@ def _excluded_anywhere(path: Path, settings: Settings) -> bool:
     return False
 
 
-def _walk_directory(directory: Path, resolver: Resolver, out: list) -> None:
+def _walk_directory(directory: Path, resolver: Resolver, out: list, problems: list) -> None:
     settings = resolver.for_directory(directory)
     try:
         entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
+    except OSError as error:
+        problems.append((directory, f"cannot read directory: {error.strerror or error}"))
         return
     for entry in entries:
         path = Path(entry.path)
@@ -426,8 +452,8 @@ def _walk_directory(directory: Path, resolver: Resolver, out: list) -> None:
             continue
         try:
             if entry.is_dir(follow_symlinks=False):
-                _walk_directory(path, resolver, out)
+                _walk_directory(path, resolver, out, problems)
             elif settings.is_included(path) and entry.is_file():
                 out.append((path, settings))
-        except OSError:
-            continue
+        except OSError as error:
+            problems.append((path, _unreachable(error)))

@@ -14,7 +14,10 @@ import io
 import multiprocessing
 import os
 import sys
+import threading
+import time
 import tokenize
+from stat import S_ISREG
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -374,15 +377,25 @@ def check_file(path: Path, filename: str, settings: Settings,
 
 def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None):
     """The findings, and the (size, mtime) stat and content hash the cache may remember."""
+    limit = settings.max_file_size
     try:
         stat = path.stat()
-        if stat.st_size > settings.max_file_size:
+        # A FIFO or process substitution named on the command line: read once, as a stream.
+        regular = S_ISREG(stat.st_mode)
+        if regular and stat.st_size <= limit:
+            data = path.read_bytes()
+        elif regular:
+            data = b""
+        else:
+            with path.open("rb") as stream:
+                data = stream.read(limit + 1)
+        if stat.st_size > limit or len(data) > limit:
+            size = f"{stat.st_size:,} bytes" if regular else "a stream"
             return [_file_error(
                 filename,
-                f"file is {stat.st_size:,} bytes, over the {settings.max_file_size:,}-byte "
-                "limit (raise `max-file-size` to check it)",
+                f"file is {size}, over the {limit:,}-byte limit (raise `max-file-size` to "
+                "check it)",
             )], None
-        data = path.read_bytes()
     except OSError as error:
         return [_file_error(filename, f"cannot read file: {error.strerror or error}")], None
     rules = settings.rules_for(path)
@@ -394,7 +407,7 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
                         _settings_key(rules, settings))
         cached = cache.load(key, filename)
         if cached is not None:
-            return cached, (stat, digest)
+            return cached, (stat, digest) if regular else None
     try:
         diagnostics = (check_notebook if notebook else check_source)(
             data, filename, rules,
@@ -407,7 +420,8 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
     if cache is None or key is None:
         return diagnostics, None
     cache.store(key, diagnostics)
-    return diagnostics, (stat, digest)
+    # A stream's size and mtime say nothing about its next content.
+    return diagnostics, (stat, digest) if regular else None
 
 
 def _settings_key(rules: frozenset[str], settings: Settings) -> str:
@@ -419,9 +433,36 @@ def _settings_key(rules: frozenset[str], settings: Settings) -> str:
 _worker_cache: Cache | None = None
 
 
-def _start_worker(cache: Cache | None) -> None:
+def _start_worker(cache: Cache | None, parent: int | None = None) -> None:
     global _worker_cache
     _worker_cache = cache
+    if parent is not None:
+        _end_with_parent(parent)
+
+
+def _end_with_parent(parent: int) -> None:
+    """Make this worker end when the process that started it does (``kill -9`` included):
+    a forked worker keeps the pipe to itself open, so it would never see the parent go."""
+    if sys.platform == "linux":
+        import ctypes
+        import signal
+
+        PR_SET_PDEATHSIG = 1
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+        else:
+            if os.getppid() != parent:  # the parent was gone before the request
+                os._exit(1)
+            return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="aliaslint-parent-watch", daemon=True).start()
 
 
 def _check_chunk(jobs) -> list:
@@ -438,11 +479,10 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     sensible to check against then.
     """
     resolver = Resolver(cli, cwd)
-    files, missing = walk(paths, resolver)
+    files, problems = walk(paths, resolver)
     jobs_list = [(path, display_path(path, resolver.cwd), settings) for path, settings in files]
-    diagnostics = [
-        _file_error(name, "no such file or directory", row=0, column=0) for name in missing
-    ]
+    diagnostics = [_file_error(display_path(path, resolver.cwd), reason, row=0, column=0)
+                   for path, reason in problems]
     store = None
     if cache is not False:
         store = Cache(cache_directory(resolver) if cache is True else Path(cache))
@@ -476,7 +516,7 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
         except OSError:
             remaining.append(job)
             continue
-        digest = store.known_digest(str(path), stat)
+        digest = store.known_digest(str(path), stat) if S_ISREG(stat.st_mode) else None
         cached = None
         if digest is not None and stat.st_size <= settings.max_file_size:
             kind = "notebook" if path.suffix == NOTEBOOK_SUFFIX else "python"
@@ -505,7 +545,7 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None) -> list:
     chunks = [order[i:i + chunk] for i in range(0, len(order), chunk)]
     results: list = [None] * len(jobs_list)
     with ProcessPoolExecutor(workers, mp_context=_context(), initializer=_start_worker,
-                             initargs=(store,)) as pool:
+                             initargs=(store, os.getpid())) as pool:
         for indexes, chunk_results in zip(chunks, pool.map(
                 _check_chunk, [[jobs_list[i] for i in indexes] for indexes in chunks])):
             for index, result in zip(indexes, chunk_results):
