@@ -210,13 +210,29 @@ def _read_toml(path: Path) -> dict:
         if len(data) > MAX_CONFIG_BYTES:
             raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB, not read as "
                               "a configuration file")
-        return tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        _check_key_lengths(path, text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
     except RecursionError:
         raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read: {error}") from None
+
+
+# tomllib's time grows with the square of a dotted key's parts (100,000 parts: minutes).
+MAX_KEY_PARTS = 1000
+# The `.part` runs of dotted keys (and of anything shaped like one); each run is matched once.
+_DOTTED_RUN = re.compile(r"""(?:\.[ \t]*(?:[\w-]+|"[^"\n]*"|'[^'\n]*')[ \t]*)+""")
+
+
+def _check_key_lengths(path: Path, text: str) -> None:
+    for run in _DOTTED_RUN.finditer(text):
+        if run.group().count(".") >= MAX_KEY_PARTS:
+            row = text.count("\n", 0, run.start()) + 1
+            raise ConfigError(f"{path}: line {row}: a dotted key of more than "
+                              f"{MAX_KEY_PARTS:,} parts, not read as a configuration file")
 
 
 def _short(text: str, limit: int = 500) -> str:

@@ -122,6 +122,9 @@ def test_nearest_config_wins(project, capsys):
     ("[tool.aliaslint]\nx = " + "{a = " * 50_000 + "1" + "}" * 50_000 + "\n",
      "nested too deeply"),
     ("[tool.aliaslint]\n# " + "x" * (1 << 20) + "\n", "larger than 1 MiB"),
+    ("[tool.aliaslint]\nx" + ".x" * 100_000 + " = 1\n",
+     "line 2: a dotted key of more than 1,000 parts"),
+    ("[tool.aliaslint" + ".x" * 100_000 + "]\n", "line 1: a dotted key of more than 1,000 parts"),
     ("[tool.aliaslint]\nselect = ['" + "Q" * 500_000 + "']\n", "unknown rule selector 'QQQ"),
 ])
 def test_broken_config_is_a_clear_error(project, capsys, config, message):
