@@ -44,10 +44,9 @@ from aliaslint.rule import Context, Finding
 from aliaslint.screen import (
     RUNNING,
     Version,
-    Work,
     compile_error,
     deeply,
-    over_budget,
+    budget_error,
     without_lone_backslashes,
 )
 from aliaslint.suppressions import parse_suppressions
@@ -130,12 +129,12 @@ def check_source(source: str | bytes, filename: str = "<string>",
     if PREFILTER not in text:
         return []
     # A syntax error is reported even where no rule could fire.
-    screened = compile_error(text, filename, target_version)
-    if isinstance(screened, Diagnostic):
-        return [screened]
+    error = compile_error(text, filename, target_version)
+    if error is not None:
+        return [error]
     if not may_find(text, enabled):
         return []
-    late = over_budget(screened, filename)
+    late = budget_error(text, filename)
     if late is not None:
         return [late]
 
@@ -184,11 +183,11 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
     text = notebook.module()
     if PREFILTER not in text:
         return []
-    errors, broken, work = _cell_syntax_errors(notebook, filename, target_version)
+    errors, broken = _cell_syntax_errors(notebook, filename, target_version)
     diagnostics = errors
     if may_find(text, enabled):
-        late = over_budget(work, filename)
         text = notebook.module(broken)
+        late = budget_error(text, filename, top_level_await=True)
 
         def parse_and_check() -> list[Diagnostic]:
             module = _parse(text, filename)
@@ -235,14 +234,13 @@ def _check_module(module: cst.Module, source: str, filename: str, enabled: froze
 
 
 def _cell_syntax_errors(notebook: Notebook, filename: str, target: Version | None
-                        ) -> tuple[list[Diagnostic], frozenset[int], Work]:
-    """An AL902 finding for each code cell that does not compile alone, with module rows;
-    the numbers of those cells; the parse work of the others."""
-    errors, broken, work = [], set(), Work()
+                        ) -> tuple[list[Diagnostic], frozenset[int]]:
+    """An AL902 finding for each code cell that does not compile alone, with module rows,
+    and the numbers of those cells."""
+    errors, broken = [], set()
     for cell in notebook.cells:
         screened = compile_error(cell.masked, filename, target, top_level_await=True)
-        if isinstance(screened, Work):
-            work += screened
+        if screened is None:
             continue
         broken.add(cell.number)
         shift = cell.first_row - 1
@@ -252,7 +250,7 @@ def _cell_syntax_errors(notebook: Notebook, filename: str, target: Version | Non
             end_location=Position(screened.end_location.row + shift,
                                   screened.end_location.column),
         ))
-    return errors, frozenset(broken), work
+    return errors, frozenset(broken)
 
 
 def _in_cell(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import _thread
 import ast
+import gc
+import os
+import queue
 import re
 import sys
 import threading
@@ -30,7 +33,7 @@ from aliaslint.diagnostics import FILE_NOT_CHECKED, Diagnostic, Position
 
 # Sum over the expression nodes of their depth within their statement.  The CST parse
 # costs at most about 0.55 µs per unit on the slowest shape measured (chained subscripts;
-# benchmarks/README.md), so the budget bounds a file's parse near the time of a 2 MiB
+# benchmarks/fuzz.md), so the budget bounds a file's parse near the time of a 2 MiB
 # file of ordinary code; one statement CPython compiles costs at most about 3,000,000.
 PARSE_BUDGET = 10_000_000
 
@@ -65,34 +68,36 @@ class Work:
         return Work(self.units + other.units, deeper.deepest, deeper.row)
 
 
+# Not the file's name: CPython would read an error's line back from that file (for a
+# notebook, its JSON) to turn the column into characters.
+_NAME = "<aliaslint>"
+
+
 def compile_error(source: str, filename: str, target: Version | None = None, *,
-                  top_level_await: bool = False) -> Diagnostic | Work:
-    """The AL902 finding for source CPython does not compile, else the parse work it needs.
+                  top_level_await: bool = False) -> Diagnostic | None:
+    """The AL902 finding for source CPython does not compile (nothing is executed).
 
     ``target`` is the grammar to check against (default: the running interpreter's); a
-    target newer than the interpreter cannot be checked by it, so its errors are then
-    left to the CST parser.  ``top_level_await`` accepts ``await`` outside a function
-    (notebook cells: IPython runs them so).
+    target newer than the interpreter cannot be checked by its parser, so grammar errors
+    are then left to the CST parser.  ``top_level_await`` accepts ``await`` outside a
+    function (notebook cells: IPython runs them so).
     """
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0
-    # Not the file's name: CPython would read the error's line back from that file (for a
-    # notebook, its JSON) to turn the column into characters.
-    name = "<aliaslint>"
     target = target or RUNNING
     try:
         with warnings.catch_warnings():  # invalid escapes and the like are not errors
             warnings.simplefilter("ignore")
+            if target < RUNNING:  # only the parser knows older grammars
+                compile(source, _NAME, "exec", flags | ast.PyCF_ONLY_AST, dont_inherit=True,
+                        _feature_version=target[1])
             try:
-                tree = compile(source, name, "exec", flags | ast.PyCF_ONLY_AST,
-                               dont_inherit=True, _feature_version=min(target, RUNNING)[1])
+                # Past the parser, the symbol table and code generation find the rest
+                # (duplicate arguments, `break` outside a loop, a late `from __future__`).
+                compile(source, _NAME, "exec", flags, dont_inherit=True)
             except SyntaxError:
-                if target > RUNNING:
-                    return Work()  # perhaps newer syntax: the CST parser decides
+                if target > RUNNING and not _parses(source, flags):
+                    return None  # perhaps newer syntax: the CST parser decides
                 raise
-            # The symbol table and code generation find the rest (duplicate arguments,
-            # `break` outside a loop, a late `from __future__`); nothing is executed.
-            # From the source, not the tree: the tree's validation nests less deeply.
-            compile(source, name, "exec", flags, dont_inherit=True)
     except SyntaxError as error:
         return _syntax_error(error, filename)
     except (RecursionError, MemoryError) as error:
@@ -100,6 +105,41 @@ def compile_error(source: str, filename: str, target: Version | None = None, *,
                       f"{error or type(error).__name__} (it nests too deeply)")
     except (ValueError, OverflowError) as error:
         return _error(filename, f"Python cannot compile this file: {error}")
+    return None
+
+
+def _parses(source: str, flags: int) -> bool:
+    try:
+        compile(source, _NAME, "exec", flags | ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    return True
+
+
+def budget_error(source: str, filename: str, *, top_level_await: bool = False
+                 ) -> Diagnostic | None:
+    """The AL902 finding for a module whose parse would exceed the time budget."""
+    # Far too small to reach the budget: each expression node spans at least one character,
+    # so n characters hold at most n * (n + 1) / 2 units.
+    if len(source) * (len(source) + 1) // 2 <= PARSE_BUDGET:
+        return None
+    return over_budget(source_work(source, top_level_await=top_level_await), filename)
+
+
+def source_work(source: str, *, top_level_await: bool = False) -> Work:
+    """The parse work of source that compiles (none known for what this Python cannot parse)."""
+    flags = ast.PyCF_ONLY_AST | (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0)
+    collecting = gc.isenabled()
+    gc.disable()  # a tree is only made, never freed while it is made: a third faster
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = compile(source, _NAME, "exec", flags, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return Work()
+    finally:
+        if collecting:
+            gc.enable()
     return parse_work(tree)
 
 
@@ -120,22 +160,31 @@ def _error(filename: str, message: str, row: int = 1) -> Diagnostic:
 
 def parse_work(tree: ast.AST) -> Work:
     """The sum over expression nodes of their depth within their statement (iteratively:
-    the tree may be thousands of nodes deep)."""
+    the tree may be thousands of nodes deep), and the first of the deepest."""
+    node_type, statement, context = ast.AST, ast.stmt, ast.expr_context
     units = deepest = 0
     row = 1
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, depth = stack.pop()
-        if isinstance(node, ast.stmt):
+        node, depth = pop()
+        if isinstance(node, statement):
             depth = 0
         else:
             depth += 1
             units += depth
-            if depth > deepest:
-                deepest, row = depth, getattr(node, "lineno", row)
-        # Reversed, so nodes are visited in source order and the first deepest is named.
-        stack.extend(reversed([(child, depth) for child in ast.iter_child_nodes(node)
-                               if not isinstance(child, ast.expr_context)]))
+            if depth >= deepest:
+                line = getattr(node, "lineno", row)
+                if depth > deepest or line < row:
+                    deepest, row = depth, line
+        for name in node._fields:  # ast.iter_child_nodes, without a generator per node
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, node_type):
+                        push((item, depth))
+            elif isinstance(value, node_type) and not isinstance(value, context):
+                push((value, depth))
     return Work(units, deepest, row)
 
 
@@ -166,63 +215,80 @@ def without_lone_backslashes(source: str) -> str:
 
 
 T = TypeVar("T")
-_deep_lock = threading.Lock()
-_deep_users = 0
-_saved_limit = 0
+
+
+class _DeepThread:
+    """One long-lived thread with a large stack that runs calls handed to it, one at a time.
+
+    Long-lived because a fresh stack this size per file costs about a tenth of the check in
+    page faults.  A bare ``_thread`` thread, so a trace function that ``threading.settrace``
+    installed (the tracer's, when ``check --trace`` analyses a file from inside it) is never
+    called there.  The recursion limit (process-wide) is raised while a call runs.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()  # one call at a time
+        self.requests: queue.SimpleQueue = queue.SimpleQueue()
+        self.ident: int | None = None
+        self.started = False
+
+    def run(self, function: Callable[[], T]) -> T:
+        if _thread.get_ident() == self.ident:  # a call from inside a call
+            return function()
+        with self.lock:
+            if not self.started:
+                previous = _thread.stack_size(_STACK_BYTES)
+                try:
+                    _thread.start_new_thread(self._serve, ())
+                finally:
+                    _thread.stack_size(previous)
+                self.started = True
+            outcome: list = []
+            done = _thread.allocate_lock()
+            done.acquire()
+            saved = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(saved, _RECURSION_LIMIT))
+            try:
+                self.requests.put((function, outcome, done))
+                done.acquire()
+            finally:
+                sys.setrecursionlimit(saved)
+        ok, value = outcome[0]
+        if not ok:
+            raise value
+        return value
+
+    def _serve(self) -> None:
+        self.ident = _thread.get_ident()
+        while True:
+            function, outcome, done = self.requests.get()
+            try:
+                outcome.append((True, function()))
+            except BaseException as error:  # handed to the caller, raised there
+                outcome.append((False, error))
+            finally:
+                del function
+                done.release()
+
+
+_deep = _DeepThread()
+
+
+def _after_fork() -> None:
+    global _deep
+    _deep = _DeepThread()  # the thread did not survive the fork
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 def deeply(function: Callable[[], T]) -> T:
-    """``function()`` on a thread with a large stack and a high recursion limit.
-
-    The limit is process-wide: it is raised while any such call runs and restored after
-    the last.  The thread is a bare ``_thread`` one, so a trace function that
-    ``threading.settrace`` installed (the tracer's, when ``check --trace`` analyses a file
-    from inside it) is not called there.  Where no such thread can be made, ``function``
-    runs here, as it is.
-    """
-    global _deep_users, _saved_limit
-    outcome: list = []
-    done = _thread.allocate_lock()
-    done.acquire()
-
-    def run() -> None:
-        try:
-            outcome.append((True, function()))
-        except BaseException as error:  # handed to the caller, raised there
-            outcome.append((False, error))
-        finally:
-            done.release()
-
-    def release() -> None:
-        global _deep_users
-        with _deep_lock:
-            _deep_users -= 1
-            if _deep_users == 0:
-                sys.setrecursionlimit(_saved_limit)
-
-    with _deep_lock:
-        if _deep_users == 0:
-            _saved_limit = sys.getrecursionlimit()
-            sys.setrecursionlimit(max(_saved_limit, _RECURSION_LIMIT))
-        _deep_users += 1
-        started = False
-        try:
-            previous = _thread.stack_size(_STACK_BYTES)
-            try:
-                _thread.start_new_thread(run, ())
-                started = True
-            finally:
-                _thread.stack_size(previous)
-        except (ValueError, RuntimeError, MemoryError):
-            pass
-    if not started:
-        release()  # the limit stays as it was for this thread's own small stack
-        return function()
+    """``function()`` on a thread with a large stack and a high recursion limit, so that the
+    deepest expression CPython compiles can be parsed and analysed; where no such thread can
+    be made, here, as it is."""
     try:
-        done.acquire()
-    finally:
-        release()
-    ok, value = outcome[0]
-    if not ok:
-        raise value
-    return value
+        return _deep.run(function)
+    except (ValueError, RuntimeError, MemoryError):
+        if _deep.started:  # raised by the call itself
+            raise
+    return function()

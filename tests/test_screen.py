@@ -189,3 +189,28 @@ def test_deeply_returns_and_raises_as_the_call_would():
     assert deeply(lambda: sys.getrecursionlimit()) >= 30_000
     with pytest.raises(ZeroDivisionError):
         deeply(lambda: 1 // 0)
+
+
+def test_a_notebook_over_the_parse_budget_in_all_its_cells():
+    cells = ["import torch\na = torch.ones(2)"] + ["c = a" + ".add(1)" * 700] * 7
+    ((cell, row, code, message),) = [(d.cell, d.location.row, d.code, d.message)
+                                     for d in check_notebook(notebook(*cells), "n.ipynb")]
+    assert (cell, row, code) == (2, 1, "AL902")
+    assert message.startswith("too costly to parse within the time budget per file") and (
+        "parse work 10,309,625" in message and "the deepest, 1,401 levels" in message)
+    assert [d.code for d in check_notebook(notebook(*cells[:4]), "n.ipynb")] == []
+
+
+def test_deeply_inside_deeply_and_after_a_fork():
+    import os
+
+    assert deeply(lambda: deeply(lambda: 7)) == 7
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the deep thread did not survive the fork: the child gets its own
+        os.write(write, str(deeply(lambda: 8)).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        assert pipe.read() == "8"
+    os.waitpid(pid, 0)
