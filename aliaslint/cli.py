@@ -39,6 +39,7 @@ from aliaslint.fixes import fix_file
 from aliaslint.notebooks import cell_lines
 from aliaslint.report import FORMATS, render, render_statistics
 from aliaslint.rule import Rule
+from aliaslint.screen import Version, parse_target_version
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -48,6 +49,13 @@ def _selectors(values: list[str] | None) -> list[str] | None:
     if values is None:
         return None
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def _target_version(value: str) -> Version:
+    version = parse_target_version(value.strip().lower())
+    if version is None:
+        raise argparse.ArgumentTypeError(f"expected a Python version such as py311, got {value!r}")
+    return version
 
 
 # --- the command line -----------------------------------------------------------------------
@@ -231,6 +239,9 @@ def _add_check(commands) -> None:
     static += [
         config.add_argument("--force-exclude", action="store_true",
                             help="apply exclude patterns to files named on the command line too"),
+        config.add_argument("--target-version", type=_target_version, metavar="pyXY",
+                            help="the Python whose grammar files must follow, e.g. py310 "
+                            "(default: the Python running aliaslint)"),
         config.add_argument("--max-file-size", type=int, metavar="BYTES",
                             help=f"skip larger files with AL902 (default {DEFAULT_MAX_FILE_SIZE})"),
         config.add_argument("--jobs", "-j", type=int, metavar="N",
@@ -332,18 +343,19 @@ def _check(args) -> int:
         max_file_size=args.max_file_size,
         confidence=args.confidence,
         report_unused_suppressions=args.report_unused_suppressions,
+        target_version=args.target_version,
         isolated=args.isolated,
         force_exclude=args.force_exclude,
     )
     cwd = Path.cwd()
     if args.show_files:
-        files, missing = walk(paths, Resolver(cli, cwd))
+        files, problems = walk(paths, Resolver(cli, cwd))
         for path, settings in files:
             source = display_path(settings.source, cwd) if settings.source else "defaults"
             print(f"{display_path(path, cwd)}  ({source})")
-        for name in missing:
-            print(f"aliaslint: error: {name}: no such file or directory", file=sys.stderr)
-        return EXIT_ERROR if missing else EXIT_CLEAN
+        for path, reason in problems:
+            print(f"aliaslint: error: {display_path(path, cwd)}: {reason}", file=sys.stderr)
+        return EXIT_ERROR if problems else EXIT_CLEAN
     result = check_paths(paths, cli, jobs=args.jobs, cwd=cwd, cache=not args.no_cache)
     if args.fix or args.fix_only or args.diff:
         return _fix(args, paths, cli, cwd, result)
@@ -467,8 +479,11 @@ def _summary(files: int, diagnostics, could_not_check: int) -> str:
 
 def _source_lines(cwd: Path):
     def read(filename: str, cell: int | None = None) -> list[str] | None:
+        path = cwd / filename
         try:
-            data = (cwd / filename).read_bytes()
+            if not path.is_file():  # a stream was read once, by the check
+                return None
+            data = path.read_bytes()
         except OSError:
             return None
         text = decode(data, filename)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -23,6 +24,7 @@ else:  # pragma: no cover - exercised on older Pythons only
 
 from aliaslint import registry
 from aliaslint.diagnostics import UNUSED_SUPPRESSION, Confidence
+from aliaslint.screen import Version, parse_target_version
 
 DEFAULT_EXCLUDE = (
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
@@ -71,6 +73,8 @@ class Settings:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     confidence: Confidence = "high"
     report_unused_suppressions: bool = False
+    # The Python whose grammar files are checked against; None: the running interpreter.
+    target_version: Version | None = None
     rules: frozenset[str] = field(default=frozenset(), compare=False)
 
     def rules_for(self, path: Path) -> frozenset[str]:
@@ -157,7 +161,7 @@ def validate_selectors(selectors, where: str) -> tuple[str, ...]:
 _KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
     "include", "extend-include", "cache-dir", "max-file-size", "confidence",
-    "report-unused-suppressions",
+    "report-unused-suppressions", "target-version",
 }
 
 
@@ -165,12 +169,21 @@ def find_config_file(directory: Path) -> Path | None:
     """The nearest aliaslint.toml, or pyproject.toml with [tool.aliaslint], at or above."""
     for folder in (directory, *directory.parents):
         candidate = folder / "aliaslint.toml"
-        if candidate.is_file():
+        if _is_file(candidate):
             return candidate
         candidate = folder / "pyproject.toml"
-        if candidate.is_file() and _has_section(candidate):
+        if _is_file(candidate) and _has_section(candidate):
             return candidate
     return None
+
+
+def _is_file(path: Path) -> bool:
+    # A folder that cannot be searched holds no configuration we can read; when it is
+    # one being checked, the walk reports it.
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _has_section(pyproject: Path) -> bool:
@@ -197,13 +210,29 @@ def _read_toml(path: Path) -> dict:
         if len(data) > MAX_CONFIG_BYTES:
             raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB, not read as "
                               "a configuration file")
-        return tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        _check_key_lengths(path, text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
     except RecursionError:
         raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read: {error}") from None
+
+
+# tomllib's time grows with the square of a dotted key's parts (100,000 parts: minutes).
+MAX_KEY_PARTS = 1000
+# The `.part` runs of dotted keys (and of anything shaped like one); each run is matched once.
+_DOTTED_RUN = re.compile(r"""(?:\.[ \t]*(?:[\w-]+|"[^"\n]*"|'[^'\n]*')[ \t]*)+""")
+
+
+def _check_key_lengths(path: Path, text: str) -> None:
+    for run in _DOTTED_RUN.finditer(text):
+        if run.group().count(".") >= MAX_KEY_PARTS:
+            row = text.count("\n", 0, run.start()) + 1
+            raise ConfigError(f"{path}: line {row}: a dotted key of more than "
+                              f"{MAX_KEY_PARTS:,} parts, not read as a configuration file")
 
 
 def _short(text: str, limit: int = 500) -> str:
@@ -276,6 +305,11 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
     cache_dir = options.get("cache-dir")
     if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
         raise ConfigError(f"{where} cache-dir: expected a directory path")
+    target = options.get("target-version")
+    target_version = parse_target_version(target) if target is not None else None
+    if target is not None and target_version is None:
+        raise ConfigError(f"{where} target-version: expected a Python version such as "
+                          f"'py311', got {target!r}")
     settings = Settings(
         root=root,
         source=source,
@@ -289,6 +323,7 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
         max_file_size=cli.max_file_size or max_size,
         confidence=cli.confidence or confidence,
         report_unused_suppressions=cli.report_unused_suppressions or unused,
+        target_version=cli.target_version or target_version,
     )
     return replace(
         settings,
@@ -307,6 +342,7 @@ class CliOptions:
     report_unused_suppressions: bool = False
     isolated: bool = False
     force_exclude: bool = False
+    target_version: Version | None = None
 
 
 class Resolver:
@@ -367,27 +403,42 @@ def _glob_match(pattern: str, relative: str, name: str) -> bool:
     return fnmatch.fnmatchcase(relative, pattern)
 
 
-def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[str]]:
-    """Expand the paths into (file, settings) pairs; also returns paths that do not exist."""
+def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[tuple[Path, str]]]:
+    """Expand the paths into (file, settings) pairs; also returns each path that cannot be
+    checked, with the reason: a name that does not exist, a directory that cannot be read
+    (named or met on the way down).
+
+    A file named on the command line is checked whatever it is: a FIFO or a process
+    substitution (``<(git show HEAD:x.py)``) is read as a stream.
+    """
     files: list[tuple[Path, Settings]] = []
-    missing: list[str] = []
+    problems: list[tuple[Path, str]] = []
     for raw in paths:
         path = Path(raw)
         absolute = path if path.is_absolute() else resolver.cwd / path
-        if absolute.is_file():
-            # A file named on the command line is checked even if excluded,
-            # unless --force-exclude (pre-commit passes every staged file).
-            settings = resolver.for_file(absolute)
-            if not (resolver.cli.force_exclude and _excluded_anywhere(absolute, settings)):
-                files.append((absolute, settings))
-        elif absolute.is_dir():
-            _walk_directory(absolute, resolver, files)
-        else:
-            missing.append(str(raw))
+        try:
+            is_directory = stat.S_ISDIR(absolute.stat().st_mode)
+        except OSError as error:
+            problems.append((absolute, _unreachable(error)))
+            continue
+        if is_directory:
+            _walk_directory(absolute, resolver, files, problems)
+            continue
+        # A file named on the command line is checked even if excluded,
+        # unless --force-exclude (pre-commit passes every staged file).
+        settings = resolver.for_file(absolute)
+        if not (resolver.cli.force_exclude and _excluded_anywhere(absolute, settings)):
+            files.append((absolute, settings))
     unique: dict[str, tuple[Path, Settings]] = {}
     for path, settings in files:
         unique.setdefault(os.path.normpath(path), (Path(os.path.normpath(path)), settings))
-    return sorted(unique.values(), key=lambda item: str(item[0])), missing
+    return sorted(unique.values(), key=lambda item: str(item[0])), sorted(problems)
+
+
+def _unreachable(error: OSError) -> str:
+    if isinstance(error, FileNotFoundError):
+        return "no such file or directory"
+    return f"cannot access: {error.strerror or error}"
 
 
 def _excluded_anywhere(path: Path, settings: Settings) -> bool:
@@ -404,11 +455,12 @@ def _excluded_anywhere(path: Path, settings: Settings) -> bool:
     return False
 
 
-def _walk_directory(directory: Path, resolver: Resolver, out: list) -> None:
+def _walk_directory(directory: Path, resolver: Resolver, out: list, problems: list) -> None:
     settings = resolver.for_directory(directory)
     try:
         entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
+    except OSError as error:
+        problems.append((directory, f"cannot read directory: {error.strerror or error}"))
         return
     for entry in entries:
         path = Path(entry.path)
@@ -416,8 +468,8 @@ def _walk_directory(directory: Path, resolver: Resolver, out: list) -> None:
             continue
         try:
             if entry.is_dir(follow_symlinks=False):
-                _walk_directory(path, resolver, out)
+                _walk_directory(path, resolver, out, problems)
             elif settings.is_included(path) and entry.is_file():
                 out.append((path, settings))
-        except OSError:
-            continue
+        except OSError as error:
+            problems.append((path, _unreachable(error)))

@@ -9,14 +9,15 @@ findings point into cells.
 
 from __future__ import annotations
 
-import ast
 import codecs
 import io
 import multiprocessing
 import os
 import sys
+import threading
+import time
 import tokenize
-import warnings
+from stat import S_ISREG
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,6 +41,14 @@ from aliaslint.diagnostics import (
 )
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
 from aliaslint.rule import Context, Finding
+from aliaslint.screen import (
+    RUNNING,
+    Version,
+    compile_error,
+    deeply,
+    budget_error,
+    without_lone_backslashes,
+)
 from aliaslint.suppressions import parse_suppressions
 
 # Files that never mention torch cannot create a tensor: skip them unparsed.
@@ -106,21 +115,36 @@ def _text(source: str | bytes, filename: str) -> str | Diagnostic:
 def check_source(source: str | bytes, filename: str = "<string>",
                  rules: Iterable[str] | None = None, *,
                  report_unused_suppressions: bool = False,
-                 confidence: Confidence = "high") -> list[Diagnostic]:
+                 confidence: Confidence = "high",
+                 target_version: Version | None = None) -> list[Diagnostic]:
     """Check one module's source; the findings come back sorted.
 
-    ``rules`` are the codes to run (default: the default selection).
+    ``rules`` are the codes to run (default: the default selection); ``target_version``
+    the Python whose grammar the source is checked against (default: the running one).
     """
     enabled = _enabled(rules, report_unused_suppressions)
     text = _text(source, filename)
     if isinstance(text, Diagnostic):
         return [text]
-    if PREFILTER not in text or _compiles_without_rule_words(text, enabled):
+    if PREFILTER not in text:
         return []
-    module = _parse(text, filename)
-    if isinstance(module, Diagnostic):
-        return [module]
-    return _check_module(module, text, filename, enabled, confidence)
+    # A syntax error is reported even where no rule could fire.
+    error = compile_error(text, filename, target_version)
+    if error is not None:
+        return [error]
+    if not may_find(text, enabled):
+        return []
+    late = budget_error(text, filename)
+    if late is not None:
+        return [late]
+
+    def parse_and_check() -> list[Diagnostic]:
+        module = _parse(text, filename)
+        if isinstance(module, Diagnostic):
+            return [module]
+        return _check_module(module, text, filename, enabled, confidence)
+
+    return deeply(parse_and_check)
 
 
 def may_find(source: str, enabled: frozenset[str]) -> bool:
@@ -135,28 +159,16 @@ def may_find(source: str, enabled: frozenset[str]) -> bool:
     return any(rule.words(source) for rule in rules if rule.words is not None)
 
 
-def _compiles_without_rule_words(source: str, enabled: frozenset[str]) -> bool:
-    """True when no enabled rule can fire and the source compiles: nothing to report.
-    A file that does not compile goes on to the parser, which reports the error."""
-    if may_find(source, enabled):
-        return False
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(source, "<prefilter>", "exec", ast.PyCF_ONLY_AST)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return False
-    return True
-
-
 def check_notebook(source: str | bytes, filename: str = "<notebook>",
                    rules: Iterable[str] | None = None, *,
                    report_unused_suppressions: bool = False,
-                   confidence: Confidence = "high") -> list[Diagnostic]:
+                   confidence: Confidence = "high",
+                   target_version: Version | None = None) -> list[Diagnostic]:
     """Check a Jupyter notebook (its JSON text); findings carry the cell they are in.
 
-    A cell that does not parse is one AL902 finding and is left out; the
-    other cells are still checked.
+    Each code cell must compile alone, as IPython compiles it (top-level ``await``
+    allowed); a cell that does not is one AL902 finding and is left out, and the other
+    cells are still checked.
     """
     enabled = _enabled(rules, report_unused_suppressions)
     document = _text(source, filename)
@@ -169,18 +181,21 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
     if not is_python_notebook(document):
         return []
     text = notebook.module()
-    if PREFILTER not in text or _compiles_without_rule_words(text, enabled):
+    if PREFILTER not in text:
         return []
-    module = _parse(text, filename)
-    errors: list[Diagnostic] = []
-    if isinstance(module, Diagnostic):
-        errors, broken = _cell_syntax_errors(notebook, filename)
+    errors, broken = _cell_syntax_errors(notebook, filename, target_version)
+    diagnostics = errors
+    if may_find(text, enabled):
         text = notebook.module(broken)
-        module = _parse(text, filename)
-    if isinstance(module, Diagnostic):  # only the cells together fail: say where
-        diagnostics = [*errors, module]
-    else:
-        diagnostics = errors + _check_module(module, text, filename, enabled, confidence)
+        late = budget_error(text, filename, top_level_await=True)
+
+        def parse_and_check() -> list[Diagnostic]:
+            module = _parse(text, filename)
+            if isinstance(module, Diagnostic):  # only the cells together fail: say where
+                return [module]
+            return _check_module(module, text, filename, enabled, confidence)
+
+        diagnostics = errors + ([late] if late is not None else deeply(parse_and_check))
     return sorted((_in_cell(d, notebook) for d in diagnostics), key=lambda d: d.sort_key)
 
 
@@ -191,10 +206,17 @@ def _enabled(rules: Iterable[str] | None, report_unused_suppressions: bool) -> f
 
 
 def _parse(source: str, filename: str) -> cst.Module | Diagnostic:
+    """The CST of source the screen passed; libcst's own error where its parser differs."""
     try:
-        return cst.parse_module(source)
+        try:
+            return cst.parse_module(source)
+        except cst.ParserSyntaxError:
+            repaired = without_lone_backslashes(source)
+            if repaired == source:
+                raise
+            return cst.parse_module(repaired)
     except cst.ParserSyntaxError as error:
-        return _file_error(filename, f"syntax error: {error.message}",
+        return _file_error(filename, f"syntax error (libcst's parser): {error.message}",
                            error.raw_line, error.raw_column + 1)
     except RecursionError:
         return _file_error(filename, "file is nested too deeply to parse")
@@ -211,21 +233,23 @@ def _check_module(module: cst.Module, source: str, filename: str, enabled: froze
     return sorted(errors + diagnostics, key=lambda d: d.sort_key)
 
 
-def _cell_syntax_errors(notebook: Notebook, filename: str):
-    """An AL902 finding for each code cell that does not parse alone, with module rows,
+def _cell_syntax_errors(notebook: Notebook, filename: str, target: Version | None
+                        ) -> tuple[list[Diagnostic], frozenset[int]]:
+    """An AL902 finding for each code cell that does not compile alone, with module rows,
     and the numbers of those cells."""
     errors, broken = [], set()
     for cell in notebook.cells:
-        parsed = _parse(cell.masked, filename)
-        if isinstance(parsed, Diagnostic):
-            broken.add(cell.number)
-            shift = cell.first_row - 1
-            errors.append(replace(
-                parsed,
-                location=Position(parsed.location.row + shift, parsed.location.column),
-                end_location=Position(parsed.end_location.row + shift,
-                                      parsed.end_location.column),
-            ))
+        screened = compile_error(cell.masked, filename, target, top_level_await=True)
+        if screened is None:
+            continue
+        broken.add(cell.number)
+        shift = cell.first_row - 1
+        errors.append(replace(
+            screened,
+            location=Position(screened.location.row + shift, screened.location.column),
+            end_location=Position(screened.end_location.row + shift,
+                                  screened.end_location.column),
+        ))
     return errors, frozenset(broken)
 
 
@@ -365,15 +389,25 @@ def check_file(path: Path, filename: str, settings: Settings,
 
 def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None):
     """The findings, and the (size, mtime) stat and content hash the cache may remember."""
+    limit = settings.max_file_size
     try:
         stat = path.stat()
-        if stat.st_size > settings.max_file_size:
+        # A FIFO or process substitution named on the command line: read once, as a stream.
+        regular = S_ISREG(stat.st_mode)
+        if regular and stat.st_size <= limit:
+            data = path.read_bytes()
+        elif regular:
+            data = b""
+        else:
+            with path.open("rb") as stream:
+                data = stream.read(limit + 1)
+        if stat.st_size > limit or len(data) > limit:
+            size = f"{stat.st_size:,} bytes" if regular else "a stream"
             return [_file_error(
                 filename,
-                f"file is {stat.st_size:,} bytes, over the {settings.max_file_size:,}-byte "
-                "limit (raise `max-file-size` to check it)",
+                f"file is {size}, over the {limit:,}-byte limit (raise `max-file-size` to "
+                "check it)",
             )], None
-        data = path.read_bytes()
     except OSError as error:
         return [_file_error(filename, f"cannot read file: {error.strerror or error}")], None
     rules = settings.rules_for(path)
@@ -385,32 +419,62 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
                         _settings_key(rules, settings))
         cached = cache.load(key, filename)
         if cached is not None:
-            return cached, (stat, digest)
+            return cached, (stat, digest) if regular else None
     try:
         diagnostics = (check_notebook if notebook else check_source)(
             data, filename, rules,
             report_unused_suppressions=settings.report_unused_suppressions,
             confidence=settings.confidence,
+            target_version=settings.target_version,
         )
     except Exception as error:  # never let one file stop the run
         return [_file_error(filename, _internal("the engine", error), code=INTERNAL_ERROR)], None
     if cache is None or key is None:
         return diagnostics, None
     cache.store(key, diagnostics)
-    return diagnostics, (stat, digest)
+    # A stream's size and mtime say nothing about its next content.
+    return diagnostics, (stat, digest) if regular else None
 
 
 def _settings_key(rules: frozenset[str], settings: Settings) -> str:
-    return f"{','.join(sorted(rules))}|{settings.confidence}|{settings.report_unused_suppressions}"
+    return (f"{','.join(sorted(rules))}|{settings.confidence}|"
+            f"{settings.report_unused_suppressions}|{settings.target_version or RUNNING}")
 
 
 # Set in each worker process by the pool's initializer.
 _worker_cache: Cache | None = None
 
 
-def _start_worker(cache: Cache | None) -> None:
+def _start_worker(cache: Cache | None, parent: int | None = None) -> None:
     global _worker_cache
     _worker_cache = cache
+    if parent is not None:
+        _end_with_parent(parent)
+
+
+def _end_with_parent(parent: int) -> None:
+    """Make this worker end when the process that started it does (``kill -9`` included):
+    a forked worker keeps the pipe to itself open, so it would never see the parent go."""
+    if sys.platform == "linux":
+        import ctypes
+        import signal
+
+        PR_SET_PDEATHSIG = 1
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+        else:
+            if os.getppid() != parent:  # the parent was gone before the request
+                os._exit(1)
+            return
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="aliaslint-parent-watch", daemon=True).start()
 
 
 def _check_chunk(jobs) -> list:
@@ -427,11 +491,10 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     sensible to check against then.
     """
     resolver = Resolver(cli, cwd)
-    files, missing = walk(paths, resolver)
+    files, problems = walk(paths, resolver)
     jobs_list = [(path, display_path(path, resolver.cwd), settings) for path, settings in files]
-    diagnostics = [
-        _file_error(name, "no such file or directory", row=0, column=0) for name in missing
-    ]
+    diagnostics = [_file_error(display_path(path, resolver.cwd), reason, row=0, column=0)
+                   for path, reason in problems]
     store = None
     if cache is not False:
         store = Cache(cache_directory(resolver) if cache is True else Path(cache))
@@ -465,7 +528,7 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
         except OSError:
             remaining.append(job)
             continue
-        digest = store.known_digest(str(path), stat)
+        digest = store.known_digest(str(path), stat) if S_ISREG(stat.st_mode) else None
         cached = None
         if digest is not None and stat.st_size <= settings.max_file_size:
             kind = "notebook" if path.suffix == NOTEBOOK_SUFFIX else "python"
@@ -494,7 +557,7 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None) -> list:
     chunks = [order[i:i + chunk] for i in range(0, len(order), chunk)]
     results: list = [None] * len(jobs_list)
     with ProcessPoolExecutor(workers, mp_context=_context(), initializer=_start_worker,
-                             initargs=(store,)) as pool:
+                             initargs=(store, os.getpid())) as pool:
         for indexes, chunk_results in zip(chunks, pool.map(
                 _check_chunk, [[jobs_list[i] for i in indexes] for indexes in chunks])):
             for index, result in zip(indexes, chunk_results):

@@ -127,6 +127,9 @@ def test_nearest_config_wins(project, capsys):
     ("[tool.aliaslint]\nx = " + "{a = " * 50_000 + "1" + "}" * 50_000 + "\n",
      "nested too deeply"),
     ("[tool.aliaslint]\n# " + "x" * (1 << 20) + "\n", "larger than 1 MiB"),
+    ("[tool.aliaslint]\nx" + ".x" * 100_000 + " = 1\n",
+     "line 2: a dotted key of more than 1,000 parts"),
+    ("[tool.aliaslint" + ".x" * 100_000 + "]\n", "line 1: a dotted key of more than 1,000 parts"),
     ("[tool.aliaslint]\nselect = ['" + "Q" * 500_000 + "']\n", "unknown rule selector 'QQQ"),
 ])
 def test_broken_config_is_a_clear_error(project, capsys, config, message):
@@ -168,7 +171,7 @@ def test_default_excludes_and_force_exclude(project, capsys):
 
 
 BAD_INPUTS = {
-    "syntax.py": ("import torch\ndef f(:\n", "syntax error", 2),
+    "syntax.py": ("import torch\ndef f(:\n", "SyntaxError: invalid syntax", 2),
     "latin.py": (b"import torch\nname = '\xe9t\xe9'\n", "not valid utf-8", 2),
     "cookie.py": (b"# -*- coding: klingon -*-\nimport torch\n", "bad encoding declaration", 1),
     "nul.py": (b"import torch\n\x00\x00\n", "NUL bytes", 2),

@@ -1,0 +1,294 @@
+"""What a file must pass before libcst parses it: CPython's own compiler, and a time budget.
+
+CPython's compiler is the reference for what is Python: a file it rejects is
+reported with its message and location (libcst accepts much that CPython does
+not, such as ``def f(x, x):`` or ``break`` outside a loop, and words its own
+errors as a list of expected tokens).  It is also several times cheaper than
+the CST parse, so it screens every file first.
+
+libcst's parser takes time that grows with the square of an expression's depth
+(3,000 chained calls take minutes), and nothing can interrupt it once it has
+started.  So the depth of every expression is measured on CPython's tree, and
+a file whose total would take the parser longer than the budget is reported
+instead of parsed.  The analysis then runs on a thread with a large stack and
+recursion limit, so that every expression CPython compiles is deep enough to
+analyse.
+"""
+
+from __future__ import annotations
+
+import _thread
+import ast
+import gc
+import os
+import queue
+import re
+import sys
+import threading
+import warnings
+from dataclasses import dataclass
+from typing import Callable, TypeVar
+
+from aliaslint.diagnostics import FILE_NOT_CHECKED, Diagnostic, Position
+
+# Sum over the expression nodes of their depth within their statement.  The CST parse
+# costs at most about 0.55 µs per unit on the slowest shape measured (chained subscripts;
+# benchmarks/fuzz.md), so the budget bounds a file's parse near the time of a 2 MiB
+# file of ordinary code; one statement CPython compiles costs at most about 3,000,000.
+PARSE_BUDGET = 10_000_000
+
+# The deepest expression CPython compiles is about 3,000 nodes; the CST and the
+# analysis take a few frames per node.
+_RECURSION_LIMIT = 30_000
+_STACK_BYTES = 512 * 1024 * 1024
+
+Version = tuple[int, int]
+RUNNING: Version = (sys.version_info.major, sys.version_info.minor)
+_TARGET = re.compile(r"^py3(\d{1,2})$")
+
+
+def parse_target_version(value: object) -> Version | None:
+    """``"py311"`` → (3, 11); None when the value is not such a name (3.7 and later)."""
+    match = _TARGET.match(value) if isinstance(value, str) else None
+    if match is None or int(match.group(1)) < 7:
+        return None
+    return 3, int(match.group(1))
+
+
+@dataclass(frozen=True)
+class Work:
+    """The parse work a module needs, and where its deepest expression is."""
+
+    units: int = 0
+    deepest: int = 0
+    row: int = 1
+
+    def __add__(self, other: Work) -> Work:
+        deeper = other if other.deepest > self.deepest else self
+        return Work(self.units + other.units, deeper.deepest, deeper.row)
+
+
+# Not the file's name: CPython would read an error's line back from that file (for a
+# notebook, its JSON) to turn the column into characters.
+_NAME = "<aliaslint>"
+
+
+def compile_error(source: str, filename: str, target: Version | None = None, *,
+                  top_level_await: bool = False) -> Diagnostic | None:
+    """The AL902 finding for source CPython does not compile (nothing is executed).
+
+    ``target`` is the grammar to check against (default: the running interpreter's); a
+    target newer than the interpreter cannot be checked by its parser, so grammar errors
+    are then left to the CST parser.  ``top_level_await`` accepts ``await`` outside a
+    function (notebook cells: IPython runs them so).
+    """
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0
+    target = target or RUNNING
+    try:
+        with warnings.catch_warnings():  # invalid escapes and the like are not errors
+            warnings.simplefilter("ignore")
+            if target < RUNNING:  # only the parser knows older grammars
+                compile(source, _NAME, "exec", flags | ast.PyCF_ONLY_AST, dont_inherit=True,
+                        _feature_version=target[1])
+            try:
+                # Past the parser, the symbol table and code generation find the rest
+                # (duplicate arguments, `break` outside a loop, a late `from __future__`).
+                compile(source, _NAME, "exec", flags, dont_inherit=True)
+            except SyntaxError:
+                if target > RUNNING and not _parses(source, flags):
+                    return None  # perhaps newer syntax: the CST parser decides
+                raise
+    except SyntaxError as error:
+        return _syntax_error(error, filename)
+    except (RecursionError, MemoryError) as error:
+        return _error(filename, "Python cannot compile this file either: "
+                      f"{error or type(error).__name__} (it nests too deeply)")
+    except (ValueError, OverflowError) as error:
+        return _error(filename, f"Python cannot compile this file: {error}")
+    return None
+
+
+def _parses(source: str, flags: int) -> bool:
+    try:
+        compile(source, _NAME, "exec", flags | ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    return True
+
+
+def budget_error(source: str, filename: str, *, top_level_await: bool = False
+                 ) -> Diagnostic | None:
+    """The AL902 finding for a module whose parse would exceed the time budget."""
+    # Far too small to reach the budget: each expression node spans at least one character,
+    # so n characters hold at most n * (n + 1) / 2 units.
+    if len(source) * (len(source) + 1) // 2 <= PARSE_BUDGET:
+        return None
+    return over_budget(source_work(source, top_level_await=top_level_await), filename)
+
+
+def source_work(source: str, *, top_level_await: bool = False) -> Work:
+    """The parse work of source that compiles (none known for what this Python cannot parse)."""
+    flags = ast.PyCF_ONLY_AST | (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0)
+    collecting = gc.isenabled()
+    gc.disable()  # a tree is only made, never freed while it is made: a third faster
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = compile(source, _NAME, "exec", flags, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return Work()
+    finally:
+        if collecting:
+            gc.enable()
+    return parse_work(tree)
+
+
+def _syntax_error(error: SyntaxError, filename: str) -> Diagnostic:
+    row = error.lineno or 1
+    column = max(error.offset or 1, 1)
+    start = Position(row, column)
+    end = start
+    if error.end_lineno and error.end_offset and error.end_offset > 0:
+        end = max(start, Position(error.end_lineno, error.end_offset))
+    message = f"{type(error).__name__}: {error.msg}"
+    return Diagnostic(FILE_NOT_CHECKED, message, filename, start, end)
+
+
+def _error(filename: str, message: str, row: int = 1) -> Diagnostic:
+    return Diagnostic(FILE_NOT_CHECKED, message, filename, Position(row, 1), Position(row, 1))
+
+
+def parse_work(tree: ast.AST) -> Work:
+    """The sum over expression nodes of their depth within their statement (iteratively:
+    the tree may be thousands of nodes deep), and the first of the deepest."""
+    node_type, statement, context = ast.AST, ast.stmt, ast.expr_context
+    units = deepest = 0
+    row = 1
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        if isinstance(node, statement):
+            depth = 0
+        else:
+            depth += 1
+            units += depth
+            if depth >= deepest:
+                line = getattr(node, "lineno", row)
+                if depth > deepest or line < row:
+                    deepest, row = depth, line
+        for name in node._fields:  # ast.iter_child_nodes, without a generator per node
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, node_type):
+                        push((item, depth))
+            elif isinstance(value, node_type) and not isinstance(value, context):
+                push((value, depth))
+    return Work(units, deepest, row)
+
+
+def over_budget(work: Work, filename: str) -> Diagnostic | None:
+    """The AL902 finding for a module whose parse would exceed the time budget."""
+    if work.units <= PARSE_BUDGET:
+        return None
+    return _error(
+        filename,
+        f"too costly to parse within the time budget per file: its expressions nest too "
+        f"deeply (parse work {work.units:,}, budget {PARSE_BUDGET:,}; the work grows with "
+        f"the square of an expression's depth, and the deepest, {work.deepest:,} levels, "
+        f"is on line {work.row})",
+        work.row,
+    )
+
+
+# A line that is only a backslash: CPython joins it to the next line, libcst's tokenizer
+# rejects it (before a dedented `else:`, or last in a file with CRLF line ends).
+_LONE_BACKSLASH = re.compile(r"^([ \t\f]*)\\(?=\r\n|\r|\n|$)", re.MULTILINE)
+
+
+def without_lone_backslashes(source: str) -> str:
+    """``source`` with each line that is only a backslash made blank: for CPython the
+    same module (rows and columns unchanged), which libcst's tokenizer accepts.  (Inside a
+    triple-quoted string it changes the string; only the analysis reads it.)"""
+    return _LONE_BACKSLASH.sub(r"\1 ", source)
+
+
+T = TypeVar("T")
+
+
+class _DeepThread:
+    """One long-lived thread with a large stack that runs calls handed to it, one at a time.
+
+    Long-lived because a fresh stack this size per file costs about a tenth of the check in
+    page faults.  A bare ``_thread`` thread, so a trace function that ``threading.settrace``
+    installed (the tracer's, when ``check --trace`` analyses a file from inside it) is never
+    called there.  The recursion limit (process-wide) is raised while a call runs.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()  # one call at a time
+        self.requests: queue.SimpleQueue = queue.SimpleQueue()
+        self.ident: int | None = None
+        self.started = False
+
+    def run(self, function: Callable[[], T]) -> T:
+        if _thread.get_ident() == self.ident:  # a call from inside a call
+            return function()
+        with self.lock:
+            if not self.started:
+                previous = _thread.stack_size(_STACK_BYTES)
+                try:
+                    _thread.start_new_thread(self._serve, ())
+                finally:
+                    _thread.stack_size(previous)
+                self.started = True
+            outcome: list = []
+            done = _thread.allocate_lock()
+            done.acquire()
+            saved = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(saved, _RECURSION_LIMIT))
+            try:
+                self.requests.put((function, outcome, done))
+                done.acquire()
+            finally:
+                sys.setrecursionlimit(saved)
+        ok, value = outcome[0]
+        if not ok:
+            raise value
+        return value
+
+    def _serve(self) -> None:
+        self.ident = _thread.get_ident()
+        while True:
+            function, outcome, done = self.requests.get()
+            try:
+                outcome.append((True, function()))
+            except BaseException as error:  # handed to the caller, raised there
+                outcome.append((False, error))
+            finally:
+                del function
+                done.release()
+
+
+_deep = _DeepThread()
+
+
+def _after_fork() -> None:
+    global _deep
+    _deep = _DeepThread()  # the thread did not survive the fork
+
+
+os.register_at_fork(after_in_child=_after_fork)
+
+
+def deeply(function: Callable[[], T]) -> T:
+    """``function()`` on a thread with a large stack and a high recursion limit, so that the
+    deepest expression CPython compiles can be parsed and analysed; where no such thread can
+    be made, here, as it is."""
+    try:
+        return _deep.run(function)
+    except (ValueError, RuntimeError, MemoryError):
+        if _deep.started:  # raised by the call itself
+            raise
+    return function()

@@ -1,0 +1,216 @@
+"""What Python accepts is what is checked: CPython's compiler screens every file, and no file
+takes the parser longer than the budget per file."""
+
+import ast
+import json
+import sys
+import time
+
+import libcst
+import pytest
+
+from aliaslint import check_source
+from aliaslint.cli import main
+from aliaslint.engine import check_notebook
+from aliaslint.screen import PARSE_BUDGET, RUNNING, deeply, parse_work
+
+FINDING = "a = torch.ones(2)\nprint(id(a) == id(a))\n"
+
+
+def found(source, **options):
+    return [(d.code, d.location.row, d.location.column, d.message)
+            for d in check_source(source, "m.py", **options)]
+
+
+def cpython_error(source: str, flags: int = 0) -> tuple[str, int, int]:
+    try:
+        compile(source, "<test>", "exec", flags, dont_inherit=True)
+    except SyntaxError as error:
+        return f"{type(error).__name__}: {error.msg}", error.lineno or 0, error.offset or 0
+    raise AssertionError("compiles")
+
+
+@pytest.mark.parametrize(("body", "message", "row", "column"), [
+    ("def f(x, x):\n    pass\n", "SyntaxError: duplicate argument 'x' in function definition",
+     2, 10),
+    ("for a in b:\n    pass\nbreak\n", "SyntaxError: 'break' outside loop", 4, 1),
+    ("x = 1\nfrom __future__ import annotations\n",
+     "SyntaxError: from __future__ imports must occur at the beginning of the file", 3, 1),
+    ("return torch\n", "SyntaxError: 'return' outside function", 2, 1),
+    ("nonlocal x\n", "SyntaxError: nonlocal declaration not allowed at module level", 2, 1),
+    ("def f():\n    await x\n", "SyntaxError: 'await' outside async function", 3, 5),
+    ("await x\n", "SyntaxError: 'await' outside function", 2, 1),
+    ("x = " + "(" * 1000 + "1" + ")" * 1000 + "\n", "SyntaxError: too many nested parentheses",
+     2, 205),
+    ("x = 1\nx = = 1\n", "SyntaxError: invalid syntax", 3, 5),
+    ("if x:\n        a = 1\n\tb = 2\n",
+     "TabError: inconsistent use of tabs and spaces in indentation", 4, 1),
+])
+def test_what_python_rejects_is_an_error_with_its_message_and_location(body, message, row,
+                                                                      column):
+    source = "import torch\n" + body + FINDING
+    assert cpython_error(source) == (message, row, column)
+    assert found(source) == [("AL902", row, column, message)]
+
+
+def test_a_syntax_error_is_reported_even_where_no_rule_could_fire():
+    assert found("import torch\nbreak\n", rules=["AL402"]) == [
+        ("AL902", 2, 1, "SyntaxError: 'break' outside loop")]
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\nif torch:\n    pass\n\\\nelse:\n    pass\n" + FINDING,
+    "import torch\r\n" + FINDING.replace("\n", "\r\n") + "\\\r\n",
+])
+def test_what_python_accepts_and_libcst_tokenizes_differently_is_checked(source):
+    compile(source, "<test>", "exec", dont_inherit=True)
+    with pytest.raises(libcst.ParserSyntaxError):
+        libcst.parse_module(source)
+    rows = [(code, row) for code, row, _, _ in found(source)]
+    assert rows == [("AL401", source.replace("\r\n", "\n").count("\n", 0, source.find("id(")) + 1)]
+
+
+def test_exit_status_and_row_of_a_syntax_error(project, capsys):
+    (project / "m.py").write_text("import torch\nx = = 1\n")
+    assert main(["check", "--output-format", "concise", "--no-cache"]) == 2
+    assert capsys.readouterr().out.splitlines()[0] == (
+        "m.py:2:5: AL902 SyntaxError: invalid syntax")
+
+
+# --- the target version ---------------------------------------------------------------------
+
+def test_target_version_older_than_python_rejects_newer_syntax():
+    source = "import torch\nmatch x:\n    case 1:\n        pass\n" + FINDING
+    assert [code for code, *_ in found(source, target_version=(3, 10))] == ["AL401"]
+    with pytest.raises(SyntaxError) as error:
+        compile(source, "<test>", "exec", ast.PyCF_ONLY_AST, _feature_version=9)
+    assert found(source, target_version=(3, 9)) == [
+        ("AL902", error.value.lineno, max(error.value.offset or 1, 1),
+         "SyntaxError: Pattern matching is only supported in Python 3.10 and greater")]
+
+
+@pytest.mark.skipif(RUNNING >= (3, 12), reason="needs a Python older than 3.12")
+def test_target_version_newer_than_python_leaves_new_syntax_to_the_parser():
+    source = "import torch\ntype Pair = tuple[int, int]\n" + FINDING
+    assert found(source) == [("AL902", 2, 6, "SyntaxError: invalid syntax")]
+    assert [code for code, *_ in found(source, target_version=(3, 12))] == ["AL401"]
+    # what no Python accepts is still an error, in the parser's words
+    ((code, row, _, message),) = found("import torch\nx = = 1\n", target_version=(3, 12))
+    assert (code, row) == ("AL902", 2) and message.startswith("syntax error (libcst's parser)")
+
+
+def test_target_version_setting(project, capsys):
+    (project / "m.py").write_text("import torch\nmatch x:\n    case 1:\n        pass\n")
+    assert main(["check", "--no-cache", "--target-version", "py39"]) == 2
+    assert "Pattern matching is only supported" in capsys.readouterr().out
+    (project / "aliaslint.toml").write_text('target-version = "py39"\n')
+    assert main(["check", "--no-cache"]) == 2
+    assert main(["check", "--target-version", "py310"]) == 0  # cached under another key
+    (project / "aliaslint.toml").write_text('target-version = "3.9"\n')
+    assert main(["check", "--no-cache"]) == 2
+    assert "target-version: expected a Python version such as 'py311', got '3.9'" in (
+        capsys.readouterr().err)
+    with pytest.raises(SystemExit):
+        main(["check", "--target-version", "python3"])
+    assert "expected a Python version such as py311" in capsys.readouterr().err
+
+
+# --- notebooks --------------------------------------------------------------------------------
+
+def notebook(*cells: str) -> str:
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "source": cell, "metadata": {}, "outputs": [],
+         "execution_count": None} for cell in cells]})
+
+
+def test_notebook_cells_compile_alone_with_top_level_await():
+    text = notebook("import torch\na = torch.ones(2)", "await setup()\nprint(id(a) == id(a))",
+                    "x = 1\nx = = 1", "def f():\n    await x", "from __future__ import annotations")
+    assert [(d.cell, d.location.row, d.location.column, d.code, d.message)
+            for d in check_notebook(text, "n.ipynb")] == [
+        (2, 2, 7, "AL401", check_source("import torch\n" + FINDING, "m.py")[0].message),
+        (3, 2, 5, "AL902", "SyntaxError: invalid syntax"),
+        (4, 2, 5, "AL902", "SyntaxError: 'await' outside async function"),
+    ]
+
+
+# --- the time budget --------------------------------------------------------------------------
+
+CHAIN = "c = a" + ".add(1)" * 1000 + "\n"  # about as deep as CPython compiles
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ("c = a" + ".add(1)" * 3000 + "\n",
+     "maximum recursion depth exceeded"),
+    ("c = " + "+".join(["a"] * 5000) + "\n",
+     "maximum recursion depth exceeded"),
+    ("c = " + "f(" * 800 + "1" + ")" * 800 + "\n", "too many nested parentheses"),
+])
+def test_what_python_cannot_compile_is_answered_at_once(source, message):
+    source = "import torch\n" + source + FINDING
+    with pytest.raises((SyntaxError, RecursionError)) as error:
+        compile(source, "<test>", "exec", dont_inherit=True)
+    assert message in str(error.value)
+    start = time.process_time()
+    ((code, _, _, reported),) = found(source)
+    assert code == "AL902" and message in reported
+    screening = time.process_time() - start
+    start = time.process_time()
+    libcst.parse_module("c = a" + ".add(1)" * 200 + "\n")
+    # less than the parser spends on a chain a fifteenth as long
+    assert screening < time.process_time() - start
+
+
+def test_a_file_over_the_parse_budget_is_reported_not_parsed():
+    source = "import torch\n" + CHAIN * 4 + FINDING
+    compile(source, "<test>", "exec", dont_inherit=True)  # Python accepts it
+    work = parse_work(ast.parse(source))
+    assert (work.units, work.deepest, work.row) == (12_016_049, 2001, 2)
+    assert work.units > PARSE_BUDGET
+    start = time.process_time()
+    assert found(source) == [(
+        "AL902", 2, 1,
+        "too costly to parse within the time budget per file: its expressions nest too deeply "
+        "(parse work 12,016,049, budget 10,000,000; the work grows with the square of an "
+        "expression's depth, and the deepest, 2,001 levels, is on line 2)")]
+    screening = time.process_time() - start
+    start = time.process_time()
+    libcst.parse_module(CHAIN)
+    assert screening * 5 < time.process_time() - start  # less than a fifth of one statement
+
+
+def test_the_deepest_expression_python_compiles_is_analysed():
+    limit = sys.getrecursionlimit()
+    assert found("import torch\n" + CHAIN + FINDING)[0][:2] == ("AL401", 4)
+    assert sys.getrecursionlimit() == limit
+
+
+def test_deeply_returns_and_raises_as_the_call_would():
+    assert deeply(lambda: sys.getrecursionlimit()) >= 30_000
+    with pytest.raises(ZeroDivisionError):
+        deeply(lambda: 1 // 0)
+
+
+def test_a_notebook_over_the_parse_budget_in_all_its_cells():
+    cells = ["import torch\na = torch.ones(2)"] + ["c = a" + ".add(1)" * 700] * 7
+    ((cell, row, code, message),) = [(d.cell, d.location.row, d.code, d.message)
+                                     for d in check_notebook(notebook(*cells), "n.ipynb")]
+    assert (cell, row, code) == (2, 1, "AL902")
+    assert message.startswith("too costly to parse within the time budget per file") and (
+        "parse work 10,309,625" in message and "the deepest, 1,401 levels" in message)
+    assert [d.code for d in check_notebook(notebook(*cells[:4]), "n.ipynb")] == []
+
+
+def test_deeply_inside_deeply_and_after_a_fork():
+    import os
+
+    assert deeply(lambda: deeply(lambda: 7)) == 7
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the deep thread did not survive the fork: the child gets its own
+        os.write(write, str(deeply(lambda: 8)).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        assert pipe.read() == "8"
+    os.waitpid(pid, 0)
