@@ -268,6 +268,15 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
     listing.set_defaults(run=lambda args: _rules(args.output_format))
 
+    server = commands.add_parser(
+        "server", help="run the language server (LSP over stdio) for editors",
+        description="Serve diagnostics, code actions and rule documentation to an editor over "
+        "the Language Server Protocol on standard input and output. Needs the `server` extra: "
+        "pip install 'aliaslint[server]'.")
+    server.add_argument("--log-level", choices=("error", "warning", "info", "debug"),
+                        default="warning", help="what the server logs to standard error")
+    server.set_defaults(run=_server)
+
     clean = commands.add_parser("clean", help="remove the cache of earlier results")
     clean.add_argument("--config", type=Path, metavar="FILE",
                        help="the aliaslint.toml / pyproject.toml whose cache-dir to remove")
@@ -371,6 +380,13 @@ def _source_lines(cwd: Path):
         return re.split(r"\r\n|\r|\n", text)
 
     return read
+
+
+def _server(args) -> int:
+    # Imported here: only `server` needs pygls, and `check` must not pay for it.
+    from aliaslint.server import main as serve
+
+    return serve(args.log_level)
 
 
 def _clean(config: Path | None) -> int:

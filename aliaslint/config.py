@@ -378,7 +378,7 @@ def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[s
             # A file named on the command line is checked even if excluded,
             # unless --force-exclude (pre-commit passes every staged file).
             settings = resolver.for_file(absolute)
-            if not (resolver.cli.force_exclude and _excluded_anywhere(absolute, settings)):
+            if not (resolver.cli.force_exclude and excluded_anywhere(absolute, settings)):
                 files.append((absolute, settings))
         elif absolute.is_dir():
             _walk_directory(absolute, resolver, files)
@@ -390,7 +390,7 @@ def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[s
     return sorted(unique.values(), key=lambda item: str(item[0])), missing
 
 
-def _excluded_anywhere(path: Path, settings: Settings) -> bool:
+def excluded_anywhere(path: Path, settings: Settings) -> bool:
     """Is the file, or a directory between it and the config's root, excluded?"""
     try:
         parts = path.relative_to(settings.root).parts

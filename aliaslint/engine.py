@@ -372,18 +372,27 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
         cached = cache.load(key, filename)
         if cached is not None:
             return cached, (stat, digest)
-    try:
-        diagnostics = (check_notebook if notebook else check_source)(
-            data, filename, rules,
-            report_unused_suppressions=settings.report_unused_suppressions,
-            confidence=settings.confidence,
-        )
-    except Exception as error:  # never let one file stop the run
-        return [_file_error(filename, _internal("the engine", error), code=INTERNAL_ERROR)], None
+    diagnostics = check_buffer(data, path, filename, settings, rules)
+    if any(d.code == INTERNAL_ERROR for d in diagnostics):
+        return diagnostics, None  # a crash is not a result worth remembering: retry next time
     if cache is None or key is None:
         return diagnostics, None
     cache.store(key, diagnostics)
     return diagnostics, (stat, digest)
+
+
+def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,
+                 rules: frozenset[str] | None = None) -> list[Diagnostic]:
+    """Check text as if it were the file at ``path`` (a notebook's JSON for ``.ipynb``), with
+    the settings that apply there: what standard input and the language server check.
+    Every failure is a finding, never an exception."""
+    check = check_notebook if path.suffix == NOTEBOOK_SUFFIX else check_source
+    try:
+        return check(data, filename, settings.rules_for(path) if rules is None else rules,
+                     report_unused_suppressions=settings.report_unused_suppressions,
+                     confidence=settings.confidence)
+    except Exception as error:  # never let one file stop the run (or the server)
+        return [_file_error(filename, _internal("the engine", error), code=INTERNAL_ERROR)]
 
 
 def _settings_key(rules: frozenset[str], settings: Settings) -> str:

@@ -39,7 +39,7 @@ def options(help: str) -> set[str]:
 def test_top_level_help_lists_every_subcommand(capsys):
     out = help_text(capsys)
     listed = re.findall(r"^    (\w+) ", out, re.MULTILINE)
-    assert listed == ["check", "trace", "rule", "rules", "clean"]
+    assert listed == ["check", "trace", "rule", "rules", "server", "clean"]
 
 
 def test_check_help_shows_trace_and_its_options(capsys):
