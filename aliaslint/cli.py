@@ -30,6 +30,7 @@ from aliaslint.engine import (
     NOTEBOOK_SUFFIX,
     cache_directory,
     check_paths,
+    check_stdin,
     decode,
     display_path,
 )
@@ -206,7 +207,12 @@ def _add_check(commands) -> None:
     _config_options(config)
     static += [
         config.add_argument("--force-exclude", action="store_true",
-                            help="apply exclude patterns to files named on the command line too"),
+                            help="apply exclude patterns to files named on the command line "
+                            "(and to --stdin-filename) too"),
+        config.add_argument("--stdin-filename", type=Path, metavar="PATH",
+                            help="with PATH `-` (or none), check standard input as if it were "
+                            "PATH: its config, per-file-ignores and excludes apply, and a .ipynb "
+                            "name reads notebook JSON"),
         config.add_argument("--max-file-size", type=int, metavar="BYTES",
                             help=f"skip larger files with AL902 (default {DEFAULT_MAX_FILE_SIZE})"),
         config.add_argument("--jobs", "-j", type=int, metavar="N",
@@ -321,6 +327,12 @@ def _check(args) -> int:
         force_exclude=args.force_exclude,
     )
     cwd = Path.cwd()
+    if paths == ["-"] or args.stdin_filename is not None and not args.paths:
+        return _check_stdin(args, cli, cwd)
+    if "-" in paths:
+        print("aliaslint: error: `-` (standard input) cannot be checked with other paths",
+              file=sys.stderr)
+        return EXIT_ERROR
     if args.show_files:
         files, missing = walk(paths, Resolver(cli, cwd))
         for path, settings in files:
@@ -330,13 +342,31 @@ def _check(args) -> int:
             print(f"aliaslint: error: {name}: no such file or directory", file=sys.stderr)
         return EXIT_ERROR if missing else EXIT_CLEAN
     result = check_paths(paths, cli, jobs=args.jobs, cwd=cwd, cache=not args.no_cache)
+    return _report(args, result, _source_lines(cwd), cwd)
+
+
+def _check_stdin(args, cli: CliOptions, cwd: Path) -> int:
+    data = sys.stdin.buffer.read()
+    result = check_stdin(data, args.stdin_filename, cli, cwd=cwd)
+    read_disk = _source_lines(cwd)
+
+    def source_lines(filename: str, cell: int | None = None) -> list[str] | None:
+        # The code frames show what came in, not the file on disk of the same name.
+        if not any(d.filename == filename for d in result.diagnostics):
+            return read_disk(filename, cell)
+        return _lines(data, filename, cell)
+
+    return _report(args, result, source_lines, cwd)
+
+
+def _report(args, result, source_lines, cwd: Path) -> int:
     diagnostics = result.diagnostics
     color = _use_color(args.color, sys.stdout)
     if args.statistics:
         sys.stdout.write(render_statistics(diagnostics))
     else:
         sys.stdout.write(render(args.output_format, diagnostics,
-                                source_lines=_source_lines(cwd), color=color, cwd=cwd))
+                                source_lines=source_lines, color=color, cwd=cwd))
         if args.output_format in ("full", "concise"):
             print(_summary(len(result.files), diagnostics, result.could_not_check))
     if result.could_not_check:
@@ -371,15 +401,19 @@ def _source_lines(cwd: Path):
             data = (cwd / filename).read_bytes()
         except OSError:
             return None
-        text = decode(data, filename)
-        if not isinstance(text, str):
-            return None
-        if filename.endswith(NOTEBOOK_SUFFIX):
-            return cell_lines(text, cell) if cell is not None else None
-        # Only the line breaks Python itself counts, so rows match the parser's.
-        return re.split(r"\r\n|\r|\n", text)
+        return _lines(data, filename, cell)
 
     return read
+
+
+def _lines(data: bytes, filename: str, cell: int | None) -> list[str] | None:
+    text = decode(data, filename)
+    if not isinstance(text, str):
+        return None
+    if filename.endswith(NOTEBOOK_SUFFIX):
+        return cell_lines(text, cell) if cell is not None else None
+    # Only the line breaks Python itself counts, so rows match the parser's.
+    return re.split(r"\r\n|\r|\n", text)
 
 
 def _server(args) -> int:

@@ -27,7 +27,14 @@ import libcst as cst
 from aliaslint import registry
 from aliaslint.analysis import analyse
 from aliaslint.cache import DEFAULT_CACHE_DIR, Cache, content_hash
-from aliaslint.config import CliOptions, Resolver, Settings, resolve_rules, walk
+from aliaslint.config import (
+    CliOptions,
+    Resolver,
+    Settings,
+    excluded_anywhere,
+    resolve_rules,
+    walk,
+)
 from aliaslint.diagnostics import (
     FILE_NOT_CHECKED,
     INTERNAL_ERROR,
@@ -439,6 +446,25 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
         store.save_index()
     diagnostics.sort(key=lambda d: d.sort_key)
     return Result(diagnostics, [path for path, _ in files])
+
+
+def check_stdin(data: bytes, path: Path | None, cli: CliOptions = CliOptions(), *,
+                cwd: Path | None = None) -> Result:
+    """Check standard input as if it were the file at ``path`` (relative to ``cwd``): its
+    configuration, per-file-ignores and, with ``force_exclude``, excludes apply; a
+    ``.ipynb`` path reads notebook JSON.  Without a path: the working directory's
+    configuration, shown as ``-``."""
+    resolver = Resolver(cli, cwd)
+    if path is None:
+        settings = resolver.for_directory(resolver.cwd)
+        stdin = resolver.cwd / "-"
+        return Result(check_buffer(data, stdin, "-", settings), [stdin])
+    absolute = path if path.is_absolute() else resolver.cwd / path
+    settings = resolver.for_file(absolute)
+    if cli.force_exclude and excluded_anywhere(absolute, settings):
+        return Result([], [])
+    filename = display_path(absolute, resolver.cwd)
+    return Result(check_buffer(data, absolute, filename, settings), [absolute])
 
 
 def cache_directory(resolver: Resolver) -> Path:

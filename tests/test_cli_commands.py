@@ -51,7 +51,7 @@ def test_check_help_shows_trace_and_its_options(capsys):
         "--select", "--extend-select", "--ignore", "--confidence", "--report-unused-suppressions",
         "--output-format", "--color", "--statistics", "--show-files", "--exit-zero",
         "--config", "--isolated", "--force-exclude", "--max-file-size", "--jobs", "-j",
-        "--no-cache",
+        "--no-cache", "--stdin-filename",
         "--trace", "-m", "--output", "-o", "--fail-on",
     }
 
