@@ -22,6 +22,7 @@ from aliaslint.config import (
     ConfigError,
     Resolver,
     Selection,
+    close_match,
     validate_selectors,
     walk,
 )
@@ -35,6 +36,7 @@ from aliaslint.engine import (
     display_path,
 )
 from aliaslint.notebooks import cell_lines
+from aliaslint.registry import rule_url
 from aliaslint.report import FORMATS, render, render_statistics
 from aliaslint.rule import Rule
 
@@ -161,13 +163,18 @@ def _config_options(group) -> list[argparse.Action]:
     ]
 
 
-def _run_options(group) -> list[argparse.Action]:
-    """How to run the traced program and where its report goes."""
+def _output_file(group, default: str) -> argparse.Action:
+    # One name in every command, as ruff spells it; --output stays for existing scripts.
+    return group.add_argument("--output-file", "-o", "--output", dest="output", type=Path,
+                              metavar="FILE", help=f"write the report to FILE instead of {default}")
+
+
+def _run_options(group, output: bool = True) -> list[argparse.Action]:
+    """How to run the traced program (and, for `trace`, where its report goes)."""
     return [
         group.add_argument("-m", dest="module", action="store_true",
                            help="the program is a MODULE, run like `python -m MODULE`"),
-        group.add_argument("--output", "-o", type=Path, metavar="FILE",
-                           help="write the report to FILE instead of standard error"),
+        *([_output_file(group, "standard error")] if output else []),
         group.add_argument("--fail-on", choices=("any", "confirmed", "never"), default="any",
                            help="when the program exits 0, exit 1 anyway if a finding was not "
                            "refuted ('any', the default) or only if one was confirmed or seen at "
@@ -194,6 +201,7 @@ def _add_check(commands) -> None:
         help="report noqa / aliaslint: ignore comments that silence nothing (AL901)")]
     output = check.add_argument_group("output")
     _output_options(output)
+    _output_file(output, "standard output (with --trace: standard error)")
     static += [
         output.add_argument("--statistics", action="store_true",
                             help="print a count per rule instead of the findings"),
@@ -202,6 +210,8 @@ def _add_check(commands) -> None:
                             "and exit"),
         output.add_argument("--exit-zero", action="store_true",
                             help="exit 0 even when there are findings (errors still exit 2)"),
+        output.add_argument("--quiet", "-q", action="store_true",
+                            help="print the findings only, without the summary line"),
     ]
     config = check.add_argument_group("configuration")
     _config_options(config)
@@ -224,7 +234,8 @@ def _add_check(commands) -> None:
     trace = run.add_argument("--trace", action="store_true",
                              help="run SCRIPT or -m MODULE with its arguments under the tracer "
                              "and confirm or refute the findings in the files it executes")
-    check.add_argument("paths", action=_Operands, mode=trace, needs_mode=_run_options(run),
+    check.add_argument("paths", action=_Operands, mode=trace,
+                       needs_mode=_run_options(run, output=False),
                        not_with_mode=static, metavar="PATH",
                        help="files and directories to check (default: .); with --trace, "
                        "SCRIPT (MODULE with -m) and its arguments")
@@ -260,15 +271,18 @@ def _parser() -> argparse.ArgumentParser:
         description="Find PyTorch memory-aliasing bugs: in-place writes autograd needs, "
         "writes through views, lost copies, NumPy-shared memory, snapshot references.",
     )
-    parser.add_argument("--version", action="version", version=f"aliaslint {__version__}")
+    parser.add_argument("--version", "-V", action="version", version=f"aliaslint {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                      parser_class=_Command)
     _add_check(commands)
     _add_trace(commands)
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
-    rule.add_argument("code", metavar="CODE", help="a rule code such as AL101")
-    rule.set_defaults(run=lambda args: _rule(args.code))
+    rule.add_argument("code", metavar="CODE",
+                      help="a rule code such as AL101, or its name (inplace-on-leaf)")
+    rule.add_argument("--output-format", choices=("text", "json"), default="text",
+                      help="json: the code, name, summary, defaults and documentation")
+    rule.set_defaults(run=lambda args: _rule(args.code, args.output_format))
 
     listing = commands.add_parser("rules", help="list every rule")
     listing.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
@@ -361,14 +375,20 @@ def _check_stdin(args, cli: CliOptions, cwd: Path) -> int:
 
 def _report(args, result, source_lines, cwd: Path) -> int:
     diagnostics = result.diagnostics
-    color = _use_color(args.color, sys.stdout)
-    if args.statistics:
-        sys.stdout.write(render_statistics(diagnostics))
-    else:
-        sys.stdout.write(render(args.output_format, diagnostics,
+    stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        color = _use_color(args.color, stream)
+        if args.statistics:
+            stream.write(render_statistics(diagnostics, args.output_format))
+        else:
+            stream.write(render(args.output_format, diagnostics,
                                 source_lines=source_lines, color=color, cwd=cwd))
-        if args.output_format in ("full", "concise"):
-            print(_summary(len(result.files), diagnostics, result.could_not_check))
+            if args.output_format in ("full", "concise") and not args.quiet:
+                stream.write(_summary(len(result.files), diagnostics, result.could_not_check)
+                             + "\n")
+    finally:
+        if args.output:
+            stream.close()
     if result.could_not_check:
         return EXIT_ERROR
     if diagnostics and not args.exit_zero:
@@ -435,13 +455,21 @@ def _clean(config: Path | None) -> int:
     return EXIT_CLEAN
 
 
-def _rule(code: str) -> int:
+def _rule(given: str, fmt: str = "text") -> int:
     """The rule's spec, with what its module declares after the summary."""
-    code = code.strip().upper()
+    by_name = {rule.name: code for code, rule in registry.rules().items()}
+    code = by_name.get(given.strip().lower(), given.strip().upper())
     rule, doc = registry.get(code), load_docs().get(code)
     if rule is None or doc is None:
-        print(f"aliaslint: error: unknown rule {code!r} (see `aliaslint rules`)", file=sys.stderr)
+        hint = close_match(given, [*registry.rules(), *by_name])
+        print(f"aliaslint: error: unknown rule {given!r}"
+              + (f" (did you mean {hint!r}?)" if hint else " (see `aliaslint rules`)"),
+              file=sys.stderr)
         return EXIT_ERROR
+    if fmt == "json":
+        print(json.dumps({**_rule_json(rule), "explanation": doc.text, "url": rule_url(code)},
+                         indent=2))
+        return EXIT_CLEAN
     head, summary, rest = doc.text.partition(doc.summary)
     facts = (f"- Default: {'on' if rule.default else 'off'}\n"
              f"- Confidence: {_confidence(rule)}\n"
@@ -457,16 +485,16 @@ def _confidence(rule: Rule) -> str:
     return f"high, and low with `--confidence low` when it assumes {rule.assumption}"
 
 
+def _rule_json(rule: Rule) -> dict:
+    return {"code": rule.code, "name": rule.name, "summary": rule.summary,
+            "default": "on" if rule.default else "off",
+            "confidence": ["high", "low"] if rule.assumption else ["high"], "fix": "none"}
+
+
 def _rules(fmt: str) -> int:
     rules = registry.rules().values()
     if fmt == "json":
-        data = [
-            {"code": r.code, "name": r.name, "summary": r.summary,
-             "default": "on" if r.default else "off",
-             "confidence": ["high", "low"] if r.assumption else ["high"], "fix": "none"}
-            for r in rules
-        ]
-        print(json.dumps(data, indent=2))
+        print(json.dumps([_rule_json(r) for r in rules], indent=2))
         return EXIT_CLEAN
     if fmt == "markdown":
         sys.stdout.write(markdown_table())

@@ -146,7 +146,9 @@ def validate_selectors(selectors, where: str) -> tuple[str, ...]:
         if not _SELECTOR.match(selector) or not any(
             selector == "ALL" or code.startswith(selector) for code in rules
         ):
-            raise ConfigError(f"{where}: unknown rule selector {selector!r}")
+            hint = close_match(selector, [*rules, *{code[:4] for code in rules}, "ALL"])
+            raise ConfigError(f"{where}: unknown rule selector {selector!r}"
+                              + (f" (did you mean {hint!r}?)" if hint else ""))
         result.append(selector)
     return tuple(result)
 
@@ -232,9 +234,14 @@ def load_config(path: Path) -> dict:
 
 
 def _closest(key: str) -> str | None:
+    return close_match(key, _KEYS)
+
+
+def close_match(given: str, choices) -> str | None:
+    """The choice ``given`` was most likely meant to be, if one is close enough."""
     import difflib
 
-    matches = difflib.get_close_matches(key, sorted(_KEYS), n=1)
+    matches = difflib.get_close_matches(given, sorted(choices), n=1)
     return matches[0] if matches else None
 
 
