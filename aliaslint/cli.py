@@ -23,6 +23,7 @@ from aliaslint.config import (
     ConfigError,
     Resolver,
     Selection,
+    close_match,
     validate_selectors,
     walk,
 )
@@ -32,11 +33,13 @@ from aliaslint.engine import (
     cache_directory,
     check_paths,
     check_source,
+    check_stdin,
     decode,
     display_path,
 )
 from aliaslint.fixes import fix_file
 from aliaslint.notebooks import cell_lines
+from aliaslint.registry import rule_url
 from aliaslint.report import FORMATS, render, render_statistics
 from aliaslint.rule import Rule
 from aliaslint.screen import Version, parse_target_version
@@ -171,13 +174,18 @@ def _config_options(group) -> list[argparse.Action]:
     ]
 
 
-def _run_options(group) -> list[argparse.Action]:
-    """How to run the traced program and where its report goes."""
+def _output_file(group, default: str) -> argparse.Action:
+    # One name in every command, as ruff spells it; --output stays for existing scripts.
+    return group.add_argument("--output-file", "-o", "--output", dest="output", type=Path,
+                              metavar="FILE", help=f"write the report to FILE instead of {default}")
+
+
+def _run_options(group, output: bool = True) -> list[argparse.Action]:
+    """How to run the traced program (and, for `trace`, where its report goes)."""
     return [
         group.add_argument("-m", dest="module", action="store_true",
                            help="the program is a MODULE, run like `python -m MODULE`"),
-        group.add_argument("--output", "-o", type=Path, metavar="FILE",
-                           help="write the report to FILE instead of standard error"),
+        *([_output_file(group, "standard error")] if output else []),
         group.add_argument("--fail-on", choices=("any", "confirmed", "never"), default="any",
                            help="when the program exits 0, exit 1 anyway if a finding was not "
                            "refuted ('any', the default) or only if one was confirmed or seen at "
@@ -204,6 +212,7 @@ def _add_check(commands) -> None:
         help="report noqa / aliaslint: ignore comments that silence nothing (AL901)")]
     output = check.add_argument_group("output")
     _output_options(output)
+    _output_file(output, "standard output (with --trace: standard error)")
     static += [
         output.add_argument("--statistics", action="store_true",
                             help="print a count per rule instead of the findings"),
@@ -212,6 +221,8 @@ def _add_check(commands) -> None:
                             "and exit"),
         output.add_argument("--exit-zero", action="store_true",
                             help="exit 0 even when there are findings (errors still exit 2)"),
+        output.add_argument("--quiet", "-q", action="store_true",
+                            help="print the findings only, without the summary line"),
     ]
     fixing = check.add_argument_group("fixes")
     unsafe = fixing.add_mutually_exclusive_group()
@@ -238,10 +249,15 @@ def _add_check(commands) -> None:
     _config_options(config)
     static += [
         config.add_argument("--force-exclude", action="store_true",
-                            help="apply exclude patterns to files named on the command line too"),
+                            help="apply exclude patterns to files named on the command line "
+                            "(and to --stdin-filename) too"),
         config.add_argument("--target-version", type=_target_version, metavar="pyXY",
                             help="the Python whose grammar files must follow, e.g. py310 "
                             "(default: the Python running aliaslint)"),
+        config.add_argument("--stdin-filename", type=Path, metavar="PATH",
+                            help="with PATH `-` (or none), check standard input as if it were "
+                            "PATH: its config, per-file-ignores and excludes apply, and a .ipynb "
+                            "name reads notebook JSON"),
         config.add_argument("--max-file-size", type=int, metavar="BYTES",
                             help=f"skip larger files with AL902 (default {DEFAULT_MAX_FILE_SIZE})"),
         config.add_argument("--jobs", "-j", type=int, metavar="N",
@@ -253,7 +269,8 @@ def _add_check(commands) -> None:
     trace = run.add_argument("--trace", action="store_true",
                              help="run SCRIPT or -m MODULE with its arguments under the tracer "
                              "and confirm or refute the findings in the files it executes")
-    check.add_argument("paths", action=_Operands, mode=trace, needs_mode=_run_options(run),
+    check.add_argument("paths", action=_Operands, mode=trace,
+                       needs_mode=_run_options(run, output=False),
                        not_with_mode=static, metavar="PATH",
                        help="files and directories to check (default: .); with --trace, "
                        "SCRIPT (MODULE with -m) and its arguments")
@@ -289,19 +306,31 @@ def _parser() -> argparse.ArgumentParser:
         description="Find PyTorch memory-aliasing bugs: in-place writes autograd needs, "
         "writes through views, lost copies, NumPy-shared memory, snapshot references.",
     )
-    parser.add_argument("--version", action="version", version=f"aliaslint {__version__}")
+    parser.add_argument("--version", "-V", action="version", version=f"aliaslint {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                      parser_class=_Command)
     _add_check(commands)
     _add_trace(commands)
 
     rule = commands.add_parser("rule", help="print a rule's documentation")
-    rule.add_argument("code", metavar="CODE", help="a rule code such as AL101")
-    rule.set_defaults(run=lambda args: _rule(args.code))
+    rule.add_argument("code", metavar="CODE",
+                      help="a rule code such as AL101, or its name (inplace-on-leaf)")
+    rule.add_argument("--output-format", choices=("text", "json"), default="text",
+                      help="json: the code, name, summary, defaults and documentation")
+    rule.set_defaults(run=lambda args: _rule(args.code, args.output_format))
 
     listing = commands.add_parser("rules", help="list every rule")
     listing.add_argument("--output-format", choices=("text", "json", "markdown"), default="text")
     listing.set_defaults(run=lambda args: _rules(args.output_format))
+
+    server = commands.add_parser(
+        "server", help="run the language server (LSP over stdio) for editors",
+        description="Serve diagnostics, code actions and rule documentation to an editor over "
+        "the Language Server Protocol on standard input and output. Needs the `server` extra: "
+        "pip install 'aliaslint[server]'.")
+    server.add_argument("--log-level", choices=("error", "warning", "info", "debug"),
+                        default="warning", help="what the server logs to standard error")
+    server.set_defaults(run=_server)
 
     clean = commands.add_parser("clean", help="remove the cache of earlier results")
     clean.add_argument("--config", type=Path, metavar="FILE",
@@ -348,6 +377,12 @@ def _check(args) -> int:
         force_exclude=args.force_exclude,
     )
     cwd = Path.cwd()
+    if paths == ["-"] or args.stdin_filename is not None and not args.paths:
+        return _check_stdin(args, cli, cwd)
+    if "-" in paths:
+        print("aliaslint: error: `-` (standard input) cannot be checked with other paths",
+              file=sys.stderr)
+        return EXIT_ERROR
     if args.show_files:
         files, problems = walk(paths, Resolver(cli, cwd))
         for path, settings in files:
@@ -359,15 +394,39 @@ def _check(args) -> int:
     result = check_paths(paths, cli, jobs=args.jobs, cwd=cwd, cache=not args.no_cache)
     if args.fix or args.fix_only or args.diff:
         return _fix(args, paths, cli, cwd, result)
+    return _report(args, result, _source_lines(cwd), cwd)
+
+
+def _check_stdin(args, cli: CliOptions, cwd: Path) -> int:
+    data = sys.stdin.buffer.read()
+    result = check_stdin(data, args.stdin_filename, cli, cwd=cwd)
+    read_disk = _source_lines(cwd)
+
+    def source_lines(filename: str, cell: int | None = None) -> list[str] | None:
+        # The code frames show what came in, not the file on disk of the same name.
+        if not any(d.filename == filename for d in result.diagnostics):
+            return read_disk(filename, cell)
+        return _lines(data, filename, cell)
+
+    return _report(args, result, source_lines, cwd)
+
+
+def _report(args, result, source_lines, cwd: Path) -> int:
     diagnostics = result.diagnostics
-    color = _use_color(args.color, sys.stdout)
-    if args.statistics:
-        sys.stdout.write(render_statistics(diagnostics))
-    else:
-        sys.stdout.write(render(args.output_format, diagnostics,
-                                source_lines=_source_lines(cwd), color=color, cwd=cwd))
-        if args.output_format in ("full", "concise"):
-            print(_summary(len(result.files), diagnostics, result.could_not_check))
+    stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    try:
+        color = _use_color(args.color, stream)
+        if args.statistics:
+            stream.write(render_statistics(diagnostics, args.output_format))
+        else:
+            stream.write(render(args.output_format, diagnostics,
+                                source_lines=source_lines, color=color, cwd=cwd))
+            if args.output_format in ("full", "concise") and not args.quiet:
+                stream.write(_summary(len(result.files), diagnostics, result.could_not_check)
+                             + "\n")
+    finally:
+        if args.output:
+            stream.close()
     if result.could_not_check:
         return EXIT_ERROR
     if diagnostics and not args.exit_zero:
@@ -400,6 +459,7 @@ def _fix(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int:
 
         def check(text: str, filename=filename, rules=rules, settings=settings):
             return check_source(text, filename, rules, confidence=settings.confidence,
+                                target_version=settings.target_version,
                                 report_unused_suppressions=settings.report_unused_suppressions)
 
         done = fix_file(path, filename, check, applicable, write=not args.diff)
@@ -486,15 +546,26 @@ def _source_lines(cwd: Path):
             data = path.read_bytes()
         except OSError:
             return None
-        text = decode(data, filename)
-        if not isinstance(text, str):
-            return None
-        if filename.endswith(NOTEBOOK_SUFFIX):
-            return cell_lines(text, cell) if cell is not None else None
-        # Only the line breaks Python itself counts, so rows match the parser's.
-        return re.split(r"\r\n|\r|\n", text)
+        return _lines(data, filename, cell)
 
     return read
+
+
+def _lines(data: bytes, filename: str, cell: int | None) -> list[str] | None:
+    text = decode(data, filename)
+    if not isinstance(text, str):
+        return None
+    if filename.endswith(NOTEBOOK_SUFFIX):
+        return cell_lines(text, cell) if cell is not None else None
+    # Only the line breaks Python itself counts, so rows match the parser's.
+    return re.split(r"\r\n|\r|\n", text)
+
+
+def _server(args) -> int:
+    # Imported here: only `server` needs pygls, and `check` must not pay for it.
+    from aliaslint.server import main as serve
+
+    return serve(args.log_level)
 
 
 def _clean(config: Path | None) -> int:
@@ -509,13 +580,21 @@ def _clean(config: Path | None) -> int:
     return EXIT_CLEAN
 
 
-def _rule(code: str) -> int:
+def _rule(given: str, fmt: str = "text") -> int:
     """The rule's spec, with what its module declares after the summary."""
-    code = code.strip().upper()
+    by_name = {rule.name: code for code, rule in registry.rules().items()}
+    code = by_name.get(given.strip().lower(), given.strip().upper())
     rule, doc = registry.get(code), load_docs().get(code)
     if rule is None or doc is None:
-        print(f"aliaslint: error: unknown rule {code!r} (see `aliaslint rules`)", file=sys.stderr)
+        hint = close_match(given, [*registry.rules(), *by_name])
+        print(f"aliaslint: error: unknown rule {given!r}"
+              + (f" (did you mean {hint!r}?)" if hint else " (see `aliaslint rules`)"),
+              file=sys.stderr)
         return EXIT_ERROR
+    if fmt == "json":
+        print(json.dumps({**_rule_json(rule), "explanation": doc.text, "url": rule_url(code)},
+                         indent=2))
+        return EXIT_CLEAN
     head, summary, rest = doc.text.partition(doc.summary)
     facts = (f"- Default: {'on' if rule.default else 'off'}\n"
              f"- Confidence: {_confidence(rule)}\n"
@@ -531,16 +610,16 @@ def _confidence(rule: Rule) -> str:
     return f"high, and low with `--confidence low` when it assumes {rule.assumption}"
 
 
+def _rule_json(rule: Rule) -> dict:
+    return {"code": rule.code, "name": rule.name, "summary": rule.summary,
+            "default": "on" if rule.default else "off",
+            "confidence": ["high", "low"] if rule.assumption else ["high"], "fix": rule.fix}
+
+
 def _rules(fmt: str) -> int:
     rules = registry.rules().values()
     if fmt == "json":
-        data = [
-            {"code": r.code, "name": r.name, "summary": r.summary,
-             "default": "on" if r.default else "off",
-             "confidence": ["high", "low"] if r.assumption else ["high"], "fix": r.fix}
-            for r in rules
-        ]
-        print(json.dumps(data, indent=2))
+        print(json.dumps([_rule_json(r) for r in rules], indent=2))
         return EXIT_CLEAN
     if fmt == "markdown":
         sys.stdout.write(markdown_table())

@@ -150,7 +150,9 @@ def validate_selectors(selectors, where: str) -> tuple[str, ...]:
         if not _SELECTOR.match(selector) or not any(
             selector == "ALL" or code.startswith(selector) for code in rules
         ):
-            raise ConfigError(f"{where}: unknown rule selector {selector!r}")
+            hint = close_match(selector, [*rules, *{code[:4] for code in rules}, "ALL"])
+            raise ConfigError(f"{where}: unknown rule selector {selector!r}"
+                              + (f" (did you mean {hint!r}?)" if hint else ""))
         result.append(selector)
     return tuple(result)
 
@@ -261,9 +263,14 @@ def load_config(path: Path) -> dict:
 
 
 def _closest(key: str) -> str | None:
+    return close_match(key, _KEYS)
+
+
+def close_match(given: str, choices) -> str | None:
+    """The choice ``given`` was most likely meant to be, if one is close enough."""
     import difflib
 
-    matches = difflib.get_close_matches(key, sorted(_KEYS), n=1)
+    matches = difflib.get_close_matches(given, sorted(choices), n=1)
     return matches[0] if matches else None
 
 
@@ -427,7 +434,7 @@ def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[t
         # A file named on the command line is checked even if excluded,
         # unless --force-exclude (pre-commit passes every staged file).
         settings = resolver.for_file(absolute)
-        if not (resolver.cli.force_exclude and _excluded_anywhere(absolute, settings)):
+        if not (resolver.cli.force_exclude and excluded_anywhere(absolute, settings)):
             files.append((absolute, settings))
     unique: dict[str, tuple[Path, Settings]] = {}
     for path, settings in files:
@@ -441,7 +448,7 @@ def _unreachable(error: OSError) -> str:
     return f"cannot access: {error.strerror or error}"
 
 
-def _excluded_anywhere(path: Path, settings: Settings) -> bool:
+def excluded_anywhere(path: Path, settings: Settings) -> bool:
     """Is the file, or a directory between it and the config's root, excluded?"""
     try:
         parts = path.relative_to(settings.root).parts

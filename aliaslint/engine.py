@@ -28,7 +28,14 @@ import libcst as cst
 from aliaslint import fixes, registry
 from aliaslint.analysis import analyse
 from aliaslint.cache import DEFAULT_CACHE_DIR, Cache, content_hash
-from aliaslint.config import CliOptions, Resolver, Settings, resolve_rules, walk
+from aliaslint.config import (
+    CliOptions,
+    Resolver,
+    Settings,
+    excluded_anywhere,
+    resolve_rules,
+    walk,
+)
 from aliaslint.diagnostics import (
     FILE_NOT_CHECKED,
     INTERNAL_ERROR,
@@ -420,20 +427,28 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
         cached = cache.load(key, filename)
         if cached is not None:
             return cached, (stat, digest) if regular else None
-    try:
-        diagnostics = (check_notebook if notebook else check_source)(
-            data, filename, rules,
-            report_unused_suppressions=settings.report_unused_suppressions,
-            confidence=settings.confidence,
-            target_version=settings.target_version,
-        )
-    except Exception as error:  # never let one file stop the run
-        return [_file_error(filename, _internal("the engine", error), code=INTERNAL_ERROR)], None
+    diagnostics = check_buffer(data, path, filename, settings, rules)
+    if any(d.code == INTERNAL_ERROR for d in diagnostics):
+        return diagnostics, None  # a crash is not a result worth remembering: retry next time
     if cache is None or key is None:
         return diagnostics, None
     cache.store(key, diagnostics)
     # A stream's size and mtime say nothing about its next content.
     return diagnostics, (stat, digest) if regular else None
+
+
+def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,
+                 rules: frozenset[str] | None = None) -> list[Diagnostic]:
+    """Check text as if it were the file at ``path`` (a notebook's JSON for ``.ipynb``), with
+    the settings that apply there: what standard input and the language server check.
+    Every failure is a finding, never an exception."""
+    check = check_notebook if path.suffix == NOTEBOOK_SUFFIX else check_source
+    try:
+        return check(data, filename, settings.rules_for(path) if rules is None else rules,
+                     report_unused_suppressions=settings.report_unused_suppressions,
+                     confidence=settings.confidence, target_version=settings.target_version)
+    except Exception as error:  # never let one file stop the run (or the server)
+        return [_file_error(filename, _internal("the engine", error), code=INTERNAL_ERROR)]
 
 
 def _settings_key(rules: frozenset[str], settings: Settings) -> str:
@@ -507,6 +522,25 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
         store.save_index()
     diagnostics.sort(key=lambda d: d.sort_key)
     return Result(diagnostics, [path for path, _ in files])
+
+
+def check_stdin(data: bytes, path: Path | None, cli: CliOptions = CliOptions(), *,
+                cwd: Path | None = None) -> Result:
+    """Check standard input as if it were the file at ``path`` (relative to ``cwd``): its
+    configuration, per-file-ignores and, with ``force_exclude``, excludes apply; a
+    ``.ipynb`` path reads notebook JSON.  Without a path: the working directory's
+    configuration, shown as ``-``."""
+    resolver = Resolver(cli, cwd)
+    if path is None:
+        settings = resolver.for_directory(resolver.cwd)
+        stdin = resolver.cwd / "-"
+        return Result(check_buffer(data, stdin, "-", settings), [stdin])
+    absolute = path if path.is_absolute() else resolver.cwd / path
+    settings = resolver.for_file(absolute)
+    if cli.force_exclude and excluded_anywhere(absolute, settings):
+        return Result([], [])
+    filename = display_path(absolute, resolver.cwd)
+    return Result(check_buffer(data, absolute, filename, settings), [absolute])
 
 
 def cache_directory(resolver: Resolver) -> Path:

@@ -68,13 +68,18 @@ def render(
     raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
-def render_statistics(diagnostics: Sequence[Diagnostic]) -> str:
-    """A table of how often each code fired, most frequent first (like ``ruff --statistics``)."""
+def render_statistics(diagnostics: Sequence[Diagnostic], fmt: str = "full") -> str:
+    """How often each code fired, most frequent first (like ``ruff --statistics``): a table,
+    or with ``fmt`` ``json`` a list of ``{code, name, count, fixable}`` objects."""
     counts = Counter(d.code for d in diagnostics)
-    if not counts:
-        return ""
     names = {d.code: d.name for d in diagnostics}
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    if fmt == "json":
+        fixable = {d.code for d in diagnostics if d.fix is not None}
+        return json.dumps([{"code": code, "name": names[code], "count": count,
+                            "fixable": code in fixable} for code, count in rows], indent=2) + "\n"
+    if not counts:
+        return ""
     count_width = len(str(rows[0][1]))
     code_width = max(len(code) for code in counts)
     return "".join(

@@ -73,7 +73,13 @@ class Context:
         """Node → CodeRange, computed on first use: only files with findings pay for it."""
         if self._positions is None:
             wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
+            try:
+                # The provider alone: `wrapper.resolve` also walks the whole tree once for
+                # the batchable providers it has none of, which doubles the cost (and the
+                # language server's re-check time).
+                self._positions = PositionProvider()._gen(wrapper)
+            except (AttributeError, TypeError):  # a libcst whose internals differ
+                self._positions = wrapper.resolve(PositionProvider)
         return self._positions
 
     def span(self, node: cst.CSTNode) -> CodeRange:

@@ -101,3 +101,52 @@ def parse_suppressions(source: str) -> Suppressions:
             )
             break
     return Suppressions(by_row, whole_file)
+
+
+@dataclass(frozen=True)
+class LineEdit:
+    """Replace columns ``start``..``end`` (0-based code points) of one row with ``text``."""
+
+    row: int
+    start: int
+    end: int
+    text: str
+
+
+_STRING_PARTS = frozenset(
+    getattr(tokenize, name) for name in ("STRING", "FSTRING_MIDDLE", "TSTRING_MIDDLE")
+    if hasattr(tokenize, name)
+)
+
+
+def noqa_edit(source: str, row: int, code: str) -> LineEdit | None:
+    """The edit that silences ``code`` on ``row``: ``# noqa: CODE`` at the end of the line,
+    or the code added to a ``# noqa: ...`` list already there.  None when no comment can go
+    at the end of that line (it ends inside a string, or in a backslash continuation)."""
+    lines = re.split(r"\r\n|\r|\n", source)
+    if not 1 <= row <= len(lines):
+        return None
+    line = lines[row - 1]
+    comment = None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT and token.start[0] == row:
+                comment = token
+            elif token.type in _STRING_PARTS and token.start[0] <= row < token.end[0]:
+                return None
+            elif token.start[0] > row:
+                break
+    except (tokenize.TokenError, SyntaxError):
+        # The reported rows parsed, so this is rare (IPython syntax in a notebook cell):
+        # fall back to the raw line.
+        if "#" in line or "'" in line or '"' in line:
+            return None
+    if comment is not None:
+        match = _NOQA.search(comment.string)
+        if match is not None and match.group("codes"):
+            at = comment.start[1] + match.end("codes")
+            return LineEdit(row, at, at, f", {code}")
+    content = len(line.rstrip())
+    if comment is None and line.rstrip().endswith("\\"):
+        return None
+    return LineEdit(row, content, len(line), f"  # noqa: {code}")

@@ -310,3 +310,31 @@ def test_check_never_imports_torch_or_the_checked_code(tmp_path):
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.stdout.strip().endswith("exit 0"), result.stderr
     assert list(tmp_path.iterdir()) == [tmp_path / "boom.py"]  # nothing written
+
+
+def test_output_file_quiet_and_statistics_as_json(project, capsys):
+    write(project / "bad.py", BAD)
+    code, out, _ = run(capsys, "--output-format", "concise", "--quiet", "-o", "report.txt")
+    assert (code, out) == (1, "")
+    assert (project / "report.txt").read_text(encoding="utf-8").startswith("bad.py:3:7: AL401 ")
+    assert "Found" not in (project / "report.txt").read_text(encoding="utf-8")
+    code, out, _ = run(capsys, "--statistics", "--output-format", "json")
+    assert json.loads(out) == [
+        {"code": "AL401", "name": "id-sharing-check", "count": 1, "fixable": True}]
+
+
+def test_rule_by_name_as_json_and_did_you_mean(capsys):
+    assert main(["rule", "id-sharing-check", "--output-format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["code"], data["name"]) == ("AL401", "id-sharing-check")
+    assert data["explanation"].startswith("# AL401 id-sharing-check")
+    assert main(["rule", "AL4O1"]) == 2
+    assert "did you mean 'AL401'?" in capsys.readouterr().err
+    assert main(["check", "--select", "AL4O1"]) == 2
+    assert "did you mean 'AL401'?" in capsys.readouterr().err
+
+
+def test_version_short_flag(capsys):
+    with pytest.raises(SystemExit):
+        main(["-V"])
+    assert capsys.readouterr().out.startswith("aliaslint ")

@@ -1,0 +1,375 @@
+"""The protocol handlers: documents in, diagnostics, code actions and hovers out.
+
+Diagnostics are pushed (``textDocument/publishDiagnostics``) on open, on save and, a moment
+after the last keystroke, on change, and cleared on close; a client that pulls
+(``textDocument/diagnostic``) gets them when it asks instead, so it never sees them twice.
+A notebook is checked as one module and its diagnostics go to each cell's document.  One
+process serves the whole session: every handler turns a failure into a log line, never into
+the end of the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path, uri_scheme
+
+from aliaslint import __version__
+from aliaslint.engine import NOTEBOOK_SUFFIX
+from aliaslint.server.convert import (
+    CODE_ACTION_KINDS,
+    FIX_ALL,
+    Converter,
+    Entry,
+    Text,
+    hover,
+    touches,
+)
+from aliaslint.server.workspace import (
+    CONFIG_NAMES,
+    ClientSettings,
+    NotebookCell,
+    Workspace,
+    client_settings,
+    notebook_json,
+)
+
+logger = logging.getLogger(__name__)
+
+# Seconds without a change before a changed buffer is checked again: typing stays smooth
+# and a burst of keystrokes costs one check.
+DEBOUNCE = 0.2
+SECTION = "aliaslint"
+
+
+class AliaslintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "aliaslint", __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            notebook_document_sync=types.NotebookDocumentSyncOptions(
+                # "*": every notebook type (the spec's wildcard; some clients cannot read
+                # a selector without one), its Python cells.
+                notebook_selector=[types.NotebookDocumentFilterWithCells(
+                    notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
+                save=True,
+            ),
+        )
+        self.project = Workspace(warn=self.warn)
+        self.converter = Converter()
+        self.pull = False  # the client asks for diagnostics (textDocument/diagnostic)
+        # The latest findings of each document (a notebook cell's under the cell's URI),
+        # and the documents (a notebook's URI for its cells) changed since.
+        self.entries: dict[str, list[Entry]] = {}
+        self.stale: set[str] = set()
+        self.cells_of: dict[str, list[str]] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+
+    def warn(self, message: str) -> None:
+        logger.warning("%s", message)
+        try:
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Warning,
+                                                             f"aliaslint: {message}"))
+        except Exception:  # not connected yet (the settings came with initialize)
+            logger.debug("could not show the message to the client", exc_info=True)
+
+    # --- documents ----------------------------------------------------------------------------
+
+    def notebook_of(self, uri: str) -> types.NotebookDocument | None:
+        return (self.workspace.get_notebook_document(notebook_uri=uri)
+                or self.workspace.get_notebook_document(cell_uri=uri))
+
+    def key(self, uri: str) -> str:
+        """The document a check is about: the notebook for one of its cells."""
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
+        return notebook.uri if notebook is not None else uri
+
+    def path_of(self, uri: str, notebook: bool = False) -> tuple[Path, bool]:
+        """The file a document is, and whether it is one on disk (not an untitled buffer)."""
+        if uri_scheme(uri) == "file":
+            path = to_fs_path(uri)
+            if path is not None:
+                return Path(path), True
+        return self.project.untitled_path(uri.split(":", 1)[-1], notebook), False
+
+    def check(self, key: str) -> dict[str, list[Entry]]:
+        """Check a text document or a notebook: the entries of each document it is made of."""
+        self.stale.discard(key)
+        try:
+            notebook = self.workspace.get_notebook_document(notebook_uri=key)
+            if notebook is not None:
+                return self._check_notebook(notebook)
+            document = self.workspace.get_text_document(key)
+            path, on_disk = self.path_of(key)
+            if path.suffix == NOTEBOOK_SUFFIX:  # notebook JSON opened as text: rows differ
+                return {key: []}
+            text = Text.of(key, document.source)
+            return {key: self.converter.entries(
+                self.project.check(document.source, path, on_disk), text)}
+        except Exception:  # a bug: say so in the log, keep serving
+            logger.exception("checking %s failed", key)
+            return {key: []}
+
+    def _check_notebook(self, notebook: types.NotebookDocument) -> dict[str, list[Entry]]:
+        cells = []
+        for cell in notebook.cells:
+            document = self.workspace.get_text_document(cell.document)
+            python = document.language_id in (None, "python")
+            cells.append(NotebookCell(cell.document, document.source,
+                                      cell.kind == types.NotebookCellKind.Code and python))
+        self.cells_of[notebook.uri] = [cell.uri for cell in cells]
+        texts = [Text.of(cell.uri, cell.text) for cell in cells]
+        first_code = next((text for text, cell in zip(texts, cells) if cell.code), None)
+
+        def text_of_cell(number: int | None) -> Text:
+            if number is not None and 1 <= number <= len(texts):
+                return texts[number - 1]
+            return first_code or texts[0]  # a finding about the whole notebook
+
+        path, on_disk = self.path_of(notebook.uri, notebook=True)
+        findings = self.project.check(notebook_json(cells, notebook.metadata), path, on_disk)
+        by_cell: dict[str, list[Entry]] = {cell.uri: [] for cell in cells}
+        for finding in findings:
+            text = text_of_cell(finding.cell)
+            by_cell[text.uri] += self.converter.entries([finding], text, text_of_cell)
+        return by_cell
+
+    def refresh(self, key: str) -> None:
+        """Check a document now and push its diagnostics (unless the client pulls)."""
+        timer = self._timers.pop(key, None)
+        if timer is not None:
+            timer.cancel()
+        results = self.check(key)
+        self.entries.update(results)
+        if not self.pull:
+            for uri, entries in results.items():
+                self.publish(uri, [entry.diagnostic for entry in entries])
+
+    def refresh_later(self, key: str) -> None:
+        self.stale.add(key)
+        timer = self._timers.pop(key, None)
+        if timer is not None:
+            timer.cancel()
+        if not self.pull:
+            self._timers[key] = asyncio.get_running_loop().call_later(
+                DEBOUNCE, self.refresh, key)
+
+    def refresh_all(self) -> None:
+        """Settings changed: check every open document again."""
+        self.entries.clear()
+        open_cells = {uri for uris in self.cells_of.values() for uri in uris}
+        keys = [*self.cells_of,
+                *(uri for uri in self.workspace.text_documents if uri not in open_cells)]
+        if self.pull:
+            self.stale.update(keys)
+            if _capability(self.client_capabilities, "workspace", "diagnostics",
+                           "refresh_support"):
+                self.workspace_diagnostic_refresh(None)
+            return
+        for key in keys:
+            self.refresh(key)
+
+    def forget(self, uris: Iterable[str]) -> None:
+        for uri in uris:
+            timer = self._timers.pop(uri, None)
+            if timer is not None:
+                timer.cancel()
+            self.stale.discard(uri)
+            self.entries.pop(uri, None)
+            if not self.pull:
+                self.publish(uri, [])
+
+    def publish(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+
+    def entries_for(self, uri: str) -> list[Entry]:
+        """The findings of a document as it is now (checked again if it changed since)."""
+        key = self.key(uri)
+        if key in self.stale or uri not in self.entries:
+            self.entries.update(self.check(key))
+        return self.entries.get(uri, [])
+
+    # --- settings -----------------------------------------------------------------------------
+
+    def folders(self) -> list[Path]:
+        uris = [folder.uri for folder in self.workspace.folders.values()]
+        if not uris and self.workspace.root_uri:
+            uris = [self.workspace.root_uri]
+        paths = [to_fs_path(uri) for uri in uris if uri_scheme(uri) == "file"]
+        return [Path(path) for path in paths if path]
+
+    async def pull_settings(self) -> None:
+        """The client's ``aliaslint`` section, when it offers ``workspace/configuration``."""
+        if not _capability(self.client_capabilities, "workspace", "configuration"):
+            return
+        try:
+            answer = await self.workspace_configuration_async(types.ConfigurationParams(
+                items=[types.ConfigurationItem(section=SECTION)]))
+        except Exception:
+            logger.warning("workspace/configuration failed; keeping the settings", exc_info=True)
+            return
+        if answer and answer[0] is not None:
+            self.project.configure(settings=client_settings(answer[0], self.project.client,
+                                                            self.warn))
+
+
+def _capability(capabilities: Any, *path: str) -> Any:
+    for name in path:
+        capabilities = getattr(capabilities, name, None)
+        if capabilities is None:
+            return None
+    return capabilities
+
+
+def build_server() -> AliaslintServer:
+    server = AliaslintServer()
+    _register(server)
+    return server
+
+
+def _register(server: AliaslintServer) -> None:
+    feature: Callable[..., Callable[[Callable], Callable]] = server.feature
+
+    @feature(types.INITIALIZE)
+    def initialize(ls: AliaslintServer, params: types.InitializeParams) -> None:
+        ls.pull = _capability(params.capabilities, "text_document", "diagnostic") is not None
+        ls.converter = Converter(ls.workspace.position_encoding)
+        ls.project.configure(ls.folders(),
+                             client_settings(params.initialization_options, warn=ls.warn))
+
+    @feature(types.INITIALIZED)
+    async def initialized(ls: AliaslintServer, params: types.InitializedParams) -> None:
+        if _capability(ls.client_capabilities, "workspace", "did_change_watched_files",
+                       "dynamic_registration"):
+            watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}")
+                        for name in CONFIG_NAMES]
+            try:
+                await ls.client_register_capability_async(types.RegistrationParams([
+                    types.Registration(
+                        id="aliaslint-config-files",
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                            watchers)),
+                ]))
+            except Exception:
+                logger.warning("could not watch the configuration files", exc_info=True)
+        await ls.pull_settings()
+        ls.refresh_all()
+
+    @feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: AliaslintServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.refresh(params.text_document.uri)
+
+    @feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(ls: AliaslintServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.refresh_later(params.text_document.uri)
+
+    @feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: AliaslintServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.refresh(params.text_document.uri)
+
+    @feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: AliaslintServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.forget([params.text_document.uri])
+
+    @feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_open(ls: AliaslintServer, params: types.DidOpenNotebookDocumentParams) -> None:
+        ls.refresh(params.notebook_document.uri)
+
+    @feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    async def notebook_change(ls: AliaslintServer,
+                              params: types.DidChangeNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        notebook = ls.notebook_of(uri)
+        current = {cell.document for cell in notebook.cells} if notebook else set()
+        ls.forget([cell for cell in ls.cells_of.get(uri, []) if cell not in current])
+        ls.refresh_later(uri)
+
+    @feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    def notebook_save(ls: AliaslintServer, params: types.DidSaveNotebookDocumentParams) -> None:
+        ls.refresh(params.notebook_document.uri)
+
+    @feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_close(ls: AliaslintServer, params: types.DidCloseNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        ls.forget([*ls.cells_of.pop(uri, []), uri])
+
+    @feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
+             types.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=False,
+                                     workspace_diagnostics=False))
+    def diagnostic(ls: AliaslintServer,
+                   params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosticReport:
+        entries = ls.entries_for(params.text_document.uri)
+        return types.FullDocumentDiagnosticReport(items=[entry.diagnostic for entry in entries])
+
+    @feature(types.TEXT_DOCUMENT_CODE_ACTION,
+             types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS))
+    def code_action(ls: AliaslintServer,
+                    params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        entries = ls.entries_for(uri)
+        only = params.context.only
+        actions: list[types.CodeAction] = []
+        if _wants(only, types.CodeActionKind.QuickFix):
+            for entry in entries:
+                if touches(entry.diagnostic.range, params.range):
+                    actions += ls.converter.quick_fixes(entry)
+        if _wants(only, FIX_ALL):
+            actions.append(ls.converter.fix_all(uri, entries))
+        return _unique(actions)
+
+    @feature(types.TEXT_DOCUMENT_HOVER)
+    def on_hover(ls: AliaslintServer, params: types.HoverParams) -> types.Hover | None:
+        return hover(ls.entries_for(params.text_document.uri), params.position)
+
+    @feature(types.TEXT_DOCUMENT_WILL_SAVE_WAIT_UNTIL)
+    def will_save(ls: AliaslintServer,
+                  params: types.WillSaveTextDocumentParams) -> list[types.TextEdit]:
+        if not ls.project.client.fix_on_save:
+            return []
+        return ls.converter.fix_all_edits(ls.entries_for(params.text_document.uri))
+
+    @feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def configuration_changed(ls: AliaslintServer,
+                                    params: types.DidChangeConfigurationParams) -> None:
+        settings = params.settings
+        if isinstance(settings, dict) and SECTION in settings:
+            ls.project.configure(settings=client_settings(settings[SECTION],
+                                                          ls.project.client, ls.warn))
+        else:
+            await ls.pull_settings()
+        ls.refresh_all()
+
+    @feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def files_changed(ls: AliaslintServer, params: types.DidChangeWatchedFilesParams) -> None:
+        if any(change.uri.rsplit("/", 1)[-1] in CONFIG_NAMES for change in params.changes):
+            logger.info("a configuration file changed: reading the settings again")
+            ls.project.reload()
+            ls.refresh_all()
+
+    @feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(ls: AliaslintServer,
+                        params: types.DidChangeWorkspaceFoldersParams) -> None:
+        ls.project.configure(folders=ls.folders())
+        ls.refresh_all()
+
+
+def _wants(only: Sequence[str] | None, kind: str) -> bool:
+    """Does a request limited to the kinds ``only`` (None: all) include ``kind``?
+    A kind includes its sub-kinds: ``source`` asks for ``source.fixAll.aliaslint``."""
+    return only is None or any(kind == given or kind.startswith(f"{given}.") for given in only)
+
+
+def _unique(actions: list[types.CodeAction]) -> list[types.CodeAction]:
+    """Each action once: two findings of one code on a line share their suppression."""
+    seen: dict[str, types.CodeAction] = {}
+    for action in actions:
+        seen.setdefault(f"{action.title}\0{action.edit!r}", action)
+    return list(seen.values())

@@ -1,0 +1,182 @@
+"""Which settings apply to an editor's document, and checking its unsaved text.
+
+The project's configuration is found as ``aliaslint check`` finds it: the nearest
+``aliaslint.toml`` or ``pyproject.toml`` with ``[tool.aliaslint]`` above a file on disk, and
+the first workspace folder's for an untitled buffer.  The client's settings (select,
+ignore, confidence) apply on top of every config file, as command-line options do.
+Nothing here knows the protocol: the handlers hand in text and paths.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from aliaslint.config import (
+    CliOptions,
+    ConfigError,
+    Resolver,
+    Selection,
+    Settings,
+    excluded_anywhere,
+    settings_from_options,
+    validate_selectors,
+)
+from aliaslint.diagnostics import Confidence, Diagnostic
+from aliaslint.engine import NOTEBOOK_SUFFIX, check_buffer
+
+logger = logging.getLogger(__name__)
+
+# The file names whose change means a document's settings may have changed.
+CONFIG_NAMES = ("pyproject.toml", "aliaslint.toml")
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """What the editor's settings say, in ``initializationOptions`` or
+    ``workspace/configuration`` (section ``aliaslint``)."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    confidence: Confidence | None = None
+    fix_on_save: bool = False
+
+    def cli_options(self) -> CliOptions:
+        selection = Selection(self.select, self.extend_select, self.ignore)
+        return CliOptions(selection=selection, confidence=self.confidence)
+
+
+def client_settings(raw: object, base: ClientSettings = ClientSettings(),
+                    warn: Callable[[str], None] = logger.warning) -> ClientSettings:
+    """``raw`` (a JSON object; a ``settings`` member, as ruff's clients send it, is
+    unwrapped) read over ``base``.  A value that is wrong is reported through ``warn``
+    and left out, never fatal: the editor keeps its diagnostics."""
+    if isinstance(raw, Mapping) and isinstance(raw.get("settings"), Mapping):
+        raw = raw["settings"]
+    if not isinstance(raw, Mapping):
+        if raw is not None:
+            warn(f"settings: expected an object, got {_show(raw)}; using the defaults")
+        return base
+    values: dict[str, Any] = {}
+    for key, field_name in (("select", "select"), ("extendSelect", "extend_select"),
+                            ("ignore", "ignore")):
+        if raw.get(key) is None:
+            continue
+        given = raw[key]
+        if isinstance(given, str):  # "AL401,AL402", as on the command line
+            given = [part for part in given.split(",") if part.strip()]
+        try:
+            values[field_name] = validate_selectors(given, f"setting aliaslint.{key}")
+        except ConfigError as error:
+            warn(str(error))
+    confidence = raw.get("confidence")
+    if confidence in ("high", "low"):
+        values["confidence"] = confidence
+    elif confidence is not None:
+        warn(f"setting aliaslint.confidence: expected 'high' or 'low', got {_show(confidence)}")
+    fix_on_save = raw.get("fixOnSave")
+    if isinstance(fix_on_save, bool):
+        values["fix_on_save"] = fix_on_save
+    elif fix_on_save is not None:
+        warn(f"setting aliaslint.fixOnSave: expected true or false, got {_show(fix_on_save)}")
+    return replace(base, **values)
+
+
+def _show(value: object) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 80 else text[:80] + " …"
+
+
+class Workspace:
+    """The settings for each document, from the folders the editor opened."""
+
+    def __init__(self, folders: Sequence[Path] = (), settings: ClientSettings = ClientSettings(),
+                 warn: Callable[[str], None] = logger.warning):
+        self.folders = list(folders)
+        self.client = settings
+        self._warn = warn
+        self._reported: set[str] = set()
+        self._resolver: Resolver | None = None
+
+    def configure(self, folders: Sequence[Path] | None = None,
+                  settings: ClientSettings | None = None) -> None:
+        """New folders or client settings; configuration files are read again on next use."""
+        if folders is not None:
+            self.folders = list(folders)
+        if settings is not None:
+            self.client = settings
+        logger.info("folders %s, client settings %s", [str(f) for f in self.folders], self.client)
+        self.reload()
+
+    def reload(self) -> None:
+        """Forget every configuration file read so far (one of them changed)."""
+        self._resolver = None
+        self._reported.clear()
+
+    @property
+    def home(self) -> Path:
+        """Where an untitled buffer's settings come from: the first workspace folder."""
+        return self.folders[0] if self.folders else Path.cwd()
+
+    def _resolve(self) -> Resolver:
+        if self._resolver is None:
+            self._resolver = Resolver(self.client.cli_options(), self.home)
+        return self._resolver
+
+    def settings_for(self, path: Path, on_disk: bool) -> Settings:
+        """The settings that apply to ``path`` (the workspace's for an untitled buffer); a
+        broken configuration is reported once and the defaults are used."""
+        resolver = self._resolve()
+        try:
+            if on_disk:
+                return resolver.for_file(path)
+            return resolver.for_directory(self.home)
+        except ConfigError as error:
+            self._report(f"configuration error, using the defaults: {error}")
+            return settings_from_options({}, None, self.home, self.client.cli_options())
+
+    def _report(self, message: str) -> None:
+        if message not in self._reported:  # once per file version, not at every keystroke
+            self._reported.add(message)
+            self._warn(message)
+
+    def untitled_path(self, name: str, notebook: bool = False) -> Path:
+        """A path for an untitled buffer, in the home folder (per-file-ignores match it)."""
+        name = name.rsplit("/", 1)[-1] or "untitled"
+        if notebook and not name.endswith(NOTEBOOK_SUFFIX):
+            name += NOTEBOOK_SUFFIX
+        return self.home / name
+
+    def check(self, text: str, path: Path, on_disk: bool = True) -> list[Diagnostic]:
+        """The findings for ``text`` as if it were the file at ``path`` (notebook JSON for
+        ``.ipynb``); none for a file the configuration excludes."""
+        settings = self.settings_for(path, on_disk)
+        if on_disk and excluded_anywhere(path, settings):
+            return []
+        return check_buffer(text, path, str(path), settings)
+
+
+@dataclass(frozen=True)
+class NotebookCell:
+    """One cell as the editor has it: only code cells in Python are checked."""
+
+    uri: str
+    text: str
+    code: bool
+
+
+def notebook_json(cells: Sequence[NotebookCell], metadata: object = None) -> str:
+    """The cells as nbformat 4 JSON, which the engine reads like a notebook file: cells are
+    numbered from 1 in this order, so finding ``cell`` N belongs to ``cells[N - 1]``."""
+    return json.dumps({
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": metadata if isinstance(metadata, dict) else {},
+        "cells": [{"cell_type": "code" if cell.code else "markdown", "source": cell.text,
+                   "metadata": {}} for cell in cells],
+    })
