@@ -340,13 +340,7 @@ def _locate(context: Context, findings: list[Finding], filename: str,
     """Each finding as a Diagnostic, with the first row of its statement."""
     if not findings:
         return []
-    positions = context.positions
-
-    def span(node):
-        code_range = positions[node]
-        return (Position(code_range.start.line, code_range.start.column + 1),
-                Position(code_range.end.line, code_range.end.column + 1))
-
+    span = context.location
     located = []
     for finding in findings:
         start, end = span(finding.node)

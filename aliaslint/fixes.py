@@ -21,6 +21,7 @@ import libcst as cst
 
 from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position
 from aliaslint.rule import Context, Finding
+from aliaslint.screen import compile_error
 
 # Passes over one file before giving up on fixes that keep producing new ones.
 MAX_PASSES = 10
@@ -32,19 +33,13 @@ def located(finding: Finding, context: Context) -> Fix | None:
     plan = finding.fix
     if plan is None:
         return None
-    edits = [Edit(text, *_span(context, node)) for node, text in plan.replacements]
+    edits = [Edit(text, *context.location(node)) for node, text in plan.replacements]
     for module in plan.imports:
         insertion = _import_edit(context.module, context, module)
         if insertion is not None:
             edits.append(insertion)
     applicability = plan.applicability if finding.confidence == "high" else "display-only"
     return Fix(plan.message, applicability, tuple(sorted(edits, key=lambda e: e.location)))
-
-
-def _span(context: Context, node: cst.CSTNode) -> tuple[Position, Position]:
-    code_range = context.span(node)
-    return (Position(code_range.start.line, code_range.start.column + 1),
-            Position(code_range.end.line, code_range.end.column + 1))
 
 
 def _import_edit(module: cst.Module, context: Context, name: str) -> Edit | None:
@@ -103,12 +98,12 @@ def fix_text(text: str, filename: str, check: Callable[[str], list[Diagnostic]],
         chosen = _non_overlapping(candidates)
         if not chosen:
             break
-        new = apply_edits(outcome.text, [e for d in chosen for e in d.fix.edits])  # type: ignore[union-attr]
+        new = apply_edits(outcome.text, _edits(chosen))
         if not compiles(new, filename):
             # Keep the fixes that compile on their own; the rest are reported, not written.
             kept = []
             for diagnostic in chosen:
-                alone = apply_edits(outcome.text, diagnostic.fix.edits)  # type: ignore[union-attr]
+                alone = apply_edits(outcome.text, _edits([diagnostic]))
                 if compiles(alone, filename):
                     kept.append(diagnostic)
                 else:
@@ -120,7 +115,7 @@ def fix_text(text: str, filename: str, check: Callable[[str], list[Diagnostic]],
             chosen = _non_overlapping(kept)
             if not chosen:
                 continue
-            new = apply_edits(outcome.text, [e for d in chosen for e in d.fix.edits])  # type: ignore[union-attr]
+            new = apply_edits(outcome.text, _edits(chosen))
             if not compiles(new, filename):
                 break
         if new == outcome.text:
@@ -128,6 +123,10 @@ def fix_text(text: str, filename: str, check: Callable[[str], list[Diagnostic]],
         outcome.text = new
         outcome.fixed.update(d.code for d in chosen)
     return outcome
+
+
+def _edits(diagnostics: Iterable[Diagnostic]) -> list[Edit]:
+    return [edit for d in diagnostics if d.fix is not None for edit in d.fix.edits]
 
 
 def _key(diagnostic: Diagnostic) -> tuple:
@@ -140,8 +139,7 @@ def _non_overlapping(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     taken: list[tuple[Position, Position]] = []
     chosen = []
     for diagnostic in sorted(diagnostics, key=lambda d: d.sort_key):
-        edits = diagnostic.fix.edits  # type: ignore[union-attr]
-        spans = [(e.location, e.end_location) for e in edits]
+        spans = [(e.location, e.end_location) for e in _edits([diagnostic])]
         if any(_touch(a, b) for a in spans for b in taken) or any(
                 _touch(a, b) for i, a in enumerate(spans) for b in spans[i + 1:]):
             continue
@@ -181,11 +179,8 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
 
 
 def compiles(text: str, filename: str) -> bool:
-    try:
-        compile(text, filename, "exec", dont_inherit=True, flags=0x400)  # PyCF_ONLY_AST
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    """Would the checker accept the fixed text (CPython's own verdict, as for any file)?"""
+    return compile_error(text, filename) is None
 
 
 

@@ -26,7 +26,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from aliaslint import ops
-from aliaslint.diagnostics import Applicability, Confidence, Operand, Witness
+from aliaslint.diagnostics import Applicability, Confidence, Operand, Position, Witness
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,12 @@ class Context:
         span: CodeRange = self.positions[node]
         return span
 
+    def location(self, node: cst.CSTNode) -> tuple[Position, Position]:
+        """The node's start and end as findings count them: 1-based rows and columns."""
+        span = self.span(node)
+        return (Position(span.start.line, span.start.column + 1),
+                Position(span.end.line, span.end.column + 1))
+
     def line(self, node: cst.CSTNode) -> int:
         return self.span(node).start.line
 
@@ -102,6 +108,7 @@ class Context:
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The node that contains ``node``, computed on first use."""
         if self._parents is None:
+            # A batchable provider: only `resolve` runs its visitor.
             wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
             self._parents = wrapper.resolve(ParentNodeProvider)
         parent: cst.CSTNode | None = self._parents.get(node)

@@ -47,7 +47,7 @@ from aliaslint.analysis.loops import Loops
 from aliaslint.analysis.modules import Modules
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.statements import Statements
-from aliaslint.analysis.syntax import attr_key, discards, reads
+from aliaslint.analysis.syntax import attr_key, discards, reads, walk
 from aliaslint.analysis.values import (
     OTHER,
     UNKNOWN,
@@ -70,7 +70,7 @@ __all__ = [
     "ContainerValue", "Event", "FunctionValue", "GradModeValue", "InplaceWrite", "Kind",
     "LostWrite", "ModuleValue", "NonContiguousView", "ObjectValue", "PackHookWrite", "DataOnTemporary", "ParamsValue", "RefValue",
     "Reference", "Save", "SavedWrite", "StaleRead", "TensorValue", "Value", "Write", "analyse",
-    "attr_key", "discards", "indexes_overlap", "reads", "regions_overlap",
+    "attr_key", "discards", "indexes_overlap", "reads", "regions_overlap", "walk",
 ]
 
 

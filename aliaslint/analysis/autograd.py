@@ -38,7 +38,6 @@ from aliaslint.analysis.values import (
     Value,
     Written,
     grad_of,
-    is_grad_token,
     refers_to,
 )
 
@@ -270,7 +269,7 @@ class Autograd(Interpreter):
         """The `.grad` tensors of ``params`` (None: of every parameter) written in place: by
         a backward pass that accumulates, or by `zero_grad(set_to_none=False)`."""
         tokens = {value.storage for value in env.names.values()
-                  if isinstance(value, TensorValue) and is_grad_token(value.storage) and
+                  if isinstance(value, TensorValue) and grad_of(value.storage) is not None and
                   (params is None or grad_of(value.storage) in params)}
         write = Write(node=node, stmt=self._stmt, target=None, grad_enabled=env.flow.grad)
         self._mark_stale(tokens, write, set(), env)

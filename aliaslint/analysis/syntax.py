@@ -77,7 +77,7 @@ def expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
 def names_bound_in(node: cst.CSTNode) -> Iterator[str]:
     for child in node.children:
         if isinstance(child, (cst.AssignTarget, cst.AsName, cst.MatchAs, cst.MatchStar)):
-            for sub in _walk(child):
+            for sub in walk(child):
                 if isinstance(sub, cst.Name):
                     yield sub.value
         else:
@@ -86,13 +86,14 @@ def names_bound_in(node: cst.CSTNode) -> Iterator[str]:
 
 def reads(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
     """Does ``stmt`` contain an expression written exactly as ``node`` (`s`, `self.buf`)?"""
-    return any(type(sub) is type(node) and sub.deep_equals(node) for sub in _walk(stmt))
+    return any(type(sub) is type(node) and sub.deep_equals(node) for sub in walk(stmt))
 
 
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The node and every node below it, in source order."""
     yield node
     for child in node.children:
-        yield from _walk(child)
+        yield from walk(child)
 
 
 def discards(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
@@ -143,12 +144,18 @@ def names_assigned_by(stmt: cst.CSTNode) -> set[str]:
 
 def is_alias_expression(node: cst.BaseExpression) -> bool:
     """`w`, `self.w`, `w.data`, `w.detach()`: another name for the same memory."""
+    node = _under_alias(node)
+    return isinstance(node, cst.Name) or attr_key(node) is not None
+
+
+def _under_alias(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`w` for `w.detach()` and `w.data`, which hold w's memory; else the node itself."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args \
             and node.func.attr.value == "detach":
-        node = node.func.value
-    elif isinstance(node, cst.Attribute) and node.attr.value == "data":
-        node = node.value
-    return isinstance(node, cst.Name) or attr_key(node) is not None
+        return node.func.value
+    if isinstance(node, cst.Attribute) and node.attr.value == "data":
+        return node.value
+    return node
 
 
 def zeroes_grads(call: cst.Call) -> bool:
@@ -162,11 +169,7 @@ def zeroes_grads(call: cst.Call) -> bool:
 def yields_loop_element(element: cst.BaseExpression, target: cst.BaseExpression) -> bool:
     """A comprehension's element that is one of its loop variables, or another name for its
     memory (`p`, `v.detach()`, `p.data`): the comprehension collects the iterated objects."""
-    if isinstance(element, cst.Call) and isinstance(element.func, cst.Attribute) and \
-            not element.args and element.func.attr.value == "detach":
-        element = element.func.value
-    elif isinstance(element, cst.Attribute) and element.attr.value == "data":
-        element = element.value
+    element = _under_alias(element)
     return isinstance(element, cst.Name) and element.value in names_in_target(target)
 
 

@@ -430,10 +430,6 @@ def grad_token(storage: object) -> tuple:
     return ("grad", storage)
 
 
-def is_grad_token(storage: object) -> bool:
-    return grad_of(storage) is not None
-
-
 def grad_of(storage: object) -> object | None:
     """The parameter whose `.grad` has this storage, or None."""
     if isinstance(storage, tuple) and len(storage) == 2 and storage[0] == "grad":
@@ -447,7 +443,7 @@ def kept_attribute(node: cst.BaseExpression, value: Value) -> bool:
     tensor, so AL207 reports it only where the code reads it beside the source itself."""
     return isinstance(node, cst.Attribute) and isinstance(value, TensorValue) and \
         value.storage is not None and value.via is None and \
-        (value.leaf is True or is_grad_token(value.storage))
+        (value.leaf is True or grad_of(value.storage) is not None)
 
 
 def kept_as_copy(value: Value, node: cst.CSTNode, origin: cst.CSTNode | None = None) -> Value:

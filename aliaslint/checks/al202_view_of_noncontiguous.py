@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from aliaslint.analysis import NonContiguousView
+from aliaslint.analysis import NonContiguousView, walk
 from aliaslint.rule import Context, FixPlan, Rule
 
 RULE = Rule(
@@ -60,7 +60,7 @@ def _written(name: str, module: cst.Module) -> bool:
     def is_name(node: cst.CSTNode | None) -> bool:
         return isinstance(node, cst.Name) and node.value == name
 
-    for node in _walk(module):
+    for node in walk(module):
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
                 is_name(node.func.value) and node.func.attr.value.endswith("_") and \
                 not node.func.attr.value.endswith("__"):
@@ -77,8 +77,3 @@ def _written(name: str, module: cst.Module) -> bool:
             return True
     return False
 
-
-def _walk(node: cst.CSTNode):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
