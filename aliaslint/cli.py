@@ -31,13 +31,14 @@ from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR
 from aliaslint.engine import (
     NOTEBOOK_SUFFIX,
     cache_directory,
+    check_buffer,
     check_paths,
-    check_source,
     check_stdin,
     decode,
     display_path,
+    stdin_target,
 )
-from aliaslint.fixes import fix_file
+from aliaslint.fixes import fix_bytes, fix_file
 from aliaslint.notebooks import cell_lines
 from aliaslint.registry import rule_url
 from aliaslint.report import FORMATS, render, render_statistics
@@ -244,6 +245,12 @@ def _add_check(commands) -> None:
                             help="list the fixes applied, per file and rule"),
         fixing.add_argument("--exit-non-zero-on-fix", action="store_true",
                             help="exit 1 when a fix was applied, even if nothing is left"),
+        fixing.add_argument("--fixable", action="append", metavar="CODES",
+                            help="only these rules' fixes may be applied (replaces `fixable`)"),
+        fixing.add_argument("--extend-fixable", action="append", metavar="CODES",
+                            help="rules whose fixes may be applied, added to `fixable`"),
+        fixing.add_argument("--unfixable", action="append", metavar="CODES",
+                            help="rules whose fixes are only shown, never applied"),
     ]
     config = check.add_argument_group("configuration")
     _config_options(config)
@@ -375,6 +382,12 @@ def _check(args) -> int:
         target_version=args.target_version,
         isolated=args.isolated,
         force_exclude=args.force_exclude,
+        unsafe_fixes=args.unsafe_fixes,
+        fixable=validate_selectors(_selectors(args.fixable), "--fixable")
+        if args.fixable else None,
+        extend_fixable=validate_selectors(_selectors(args.extend_fixable) or [],
+                                          "--extend-fixable"),
+        unfixable=validate_selectors(_selectors(args.unfixable) or [], "--unfixable"),
     )
     cwd = Path.cwd()
     if paths == ["-"] or args.stdin_filename is not None and not args.paths:
@@ -399,6 +412,8 @@ def _check(args) -> int:
 
 def _check_stdin(args, cli: CliOptions, cwd: Path) -> int:
     data = sys.stdin.buffer.read()
+    if args.fix or args.fix_only or args.diff:
+        return _fix_stdin(args, cli, cwd, data)
     result = check_stdin(data, args.stdin_filename, cli, cwd=cwd)
     read_disk = _source_lines(cwd)
 
@@ -409,6 +424,51 @@ def _check_stdin(args, cli: CliOptions, cwd: Path) -> int:
         return _lines(data, filename, cell)
 
     return _report(args, result, source_lines, cwd)
+
+
+def _fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
+    """`--fix` on standard input, as ruff does: the fixed text goes to standard output
+    (with `--diff`, the diff), and what is left to standard error."""
+    target = stdin_target(args.stdin_filename, cli, cwd)
+    done = None
+    if target is not None:
+        path, filename, settings = target
+        unsafe = settings.fixes.unsafe_fixes
+        done = fix_bytes(
+            data, path.suffix or ".py", filename,
+            lambda text: check_buffer(text, path, filename, settings),
+            lambda d: d.fix is not None and (d.fix.applicability == "safe" or
+                                             d.fix.applicability == "unsafe" and unsafe))
+    if args.diff:
+        sys.stdout.write(done.diff if done is not None else "")
+    else:
+        sys.stdout.buffer.write(done.data if done is not None and done.data is not None
+                                else data)
+        sys.stdout.flush()
+    if done is None:
+        result = check_stdin(data, args.stdin_filename, cli, cwd=cwd)
+        remaining, count = result.diagnostics, 0
+    else:
+        remaining = done.remaining
+        count = sum(done.outcome.fixed.values()) if done.outcome is not None else 0
+        if done.not_written:
+            print(f"aliaslint: error: {done.filename}: not fixed: {done.not_written}",
+                  file=sys.stderr)
+    if args.diff:
+        if count:
+            print(f"Would fix {count} finding{'s' if count != 1 else ''}.", file=sys.stderr)
+        return EXIT_FINDINGS if count else EXIT_CLEAN
+    if not args.fix_only and remaining:
+        final = done.data if done is not None and done.data is not None else data
+        sys.stderr.write(render(args.output_format, remaining, cwd=cwd,
+                                source_lines=lambda name, cell=None: _lines(final, name, cell),
+                                color=_use_color(args.color, sys.stderr)))
+    if any(d.code in (FILE_NOT_CHECKED, INTERNAL_ERROR) for d in remaining):
+        return EXIT_ERROR
+    if count and args.exit_non_zero_on_fix:
+        return EXIT_FINDINGS
+    return EXIT_FINDINGS if remaining and not args.fix_only and not args.exit_zero \
+        else EXIT_CLEAN
 
 
 def _report(args, result, source_lines, cwd: Path) -> int:
@@ -437,17 +497,18 @@ def _report(args, result, source_lines, cwd: Path) -> int:
 def _fix(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int:
     """`--fix`, `--fix-only`, `--diff`: fix each file that has an applicable fix, then report
     what is left the way `check` does (ruff's exit codes: findings left → 1)."""
-    unsafe = bool(args.unsafe_fixes)
-    allowed = {"safe", "unsafe"} if unsafe else {"safe"}
-
-    def applicable(d) -> bool:
-        return d.fix is not None and d.fix.applicability in allowed
-
     by_file: dict[str, list] = {}
     for d in result.diagnostics:
         by_file.setdefault(d.filename, []).append(d)
     files, _ = walk(paths, Resolver(cli, cwd))
-    remaining = [d for d in result.diagnostics if not any(
+    # `unsafe-fixes` may differ between configs: each file's own (the command line wins).
+    unsafe = {display_path(path, cwd): settings.fixes.unsafe_fixes for path, settings in files}
+
+    def applicable(d) -> bool:
+        return d.fix is not None and (d.fix.applicability == "safe" or
+                                      d.fix.applicability == "unsafe" and unsafe[d.filename])
+
+    remaining = [d for d in result.diagnostics if d.filename not in unsafe or not any(
         applicable(x) for x in by_file.get(d.filename, ()))]
     fixed: dict[str, Counter] = {}
     diffs: list[str] = []
@@ -455,12 +516,9 @@ def _fix(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int:
         filename = display_path(path, cwd)
         if not any(applicable(d) for d in by_file.get(filename, ())):
             continue
-        rules = settings.rules_for(path)
 
-        def check(text: str, filename=filename, rules=rules, settings=settings):
-            return check_source(text, filename, rules, confidence=settings.confidence,
-                                target_version=settings.target_version,
-                                report_unused_suppressions=settings.report_unused_suppressions)
+        def check(text: str, path=path, filename=filename, settings=settings):
+            return check_buffer(text, path, filename, settings)
 
         done = fix_file(path, filename, check, applicable, write=not args.diff)
         if done is None:
@@ -493,7 +551,7 @@ def _fix(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int:
                                 color=_use_color(args.color, sys.stdout), cwd=cwd))
         if args.output_format in ("full", "concise"):
             hidden = sum(1 for d in remaining if d.fix is not None and
-                         d.fix.applicability == "unsafe" and not unsafe)
+                         d.fix.applicability == "unsafe" and not unsafe.get(d.filename))
             print(_fix_summary(len(result.files), remaining, count, hidden,
                                result.could_not_check))
     if result.could_not_check:

@@ -23,7 +23,7 @@ else:  # pragma: no cover - exercised on older Pythons only
     import tomli as tomllib
 
 from aliaslint import registry
-from aliaslint.diagnostics import UNUSED_SUPPRESSION, Confidence
+from aliaslint.diagnostics import UNUSED_SUPPRESSION, Applicability, Confidence
 from aliaslint.screen import Version, parse_target_version
 
 DEFAULT_EXCLUDE = (
@@ -58,6 +58,31 @@ class Selection:
 
 
 @dataclass(frozen=True)
+class FixPolicy:
+    """Which rules' fixes may be applied, and how safe each counts: ruff's ``fixable``,
+    ``unfixable``, ``extend-safe-fixes``, ``extend-unsafe-fixes`` and ``unsafe-fixes``."""
+
+    unsafe_fixes: bool = False  # `--fix` applies unsafe fixes too
+    fixable: tuple[str, ...] = ("ALL",)
+    unfixable: tuple[str, ...] = ()
+    extend_safe: tuple[str, ...] = ()
+    extend_unsafe: tuple[str, ...] = ()
+
+    def applicability(self, code: str, given: Applicability) -> Applicability:
+        """A rule's fix class once the settings apply: an unfixable rule's fix is only
+        shown; a listed rule's unsafe fix counts as safe or its safe fix as unsafe (the
+        more specific selector wins, and unsafe a tie). A fix shown only stays so."""
+        if given == "display-only":
+            return given
+        if _specificity(code, self.fixable) < 0 or _specificity(code, self.unfixable) >= 0:
+            return "display-only"
+        safe, unsafe = _specificity(code, self.extend_safe), _specificity(code, self.extend_unsafe)
+        if safe < 0 and unsafe < 0:
+            return given
+        return "safe" if safe > unsafe else "unsafe"
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything that decides how one file is checked."""
 
@@ -75,6 +100,7 @@ class Settings:
     report_unused_suppressions: bool = False
     # The Python whose grammar files are checked against; None: the running interpreter.
     target_version: Version | None = None
+    fixes: FixPolicy = FixPolicy()
     rules: frozenset[str] = field(default=frozenset(), compare=False)
 
     def rules_for(self, path: Path) -> frozenset[str]:
@@ -163,7 +189,8 @@ def validate_selectors(selectors, where: str) -> tuple[str, ...]:
 _KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
     "include", "extend-include", "cache-dir", "max-file-size", "confidence",
-    "report-unused-suppressions", "target-version",
+    "report-unused-suppressions", "target-version", "unsafe-fixes", "fixable", "unfixable",
+    "extend-fixable", "extend-safe-fixes", "extend-unsafe-fixes",
 }
 
 
@@ -317,6 +344,17 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
     if target is not None and target_version is None:
         raise ConfigError(f"{where} target-version: expected a Python version such as "
                           f"'py311', got {target!r}")
+    unsafe_fixes = options.get("unsafe-fixes", False)
+    if not isinstance(unsafe_fixes, bool):
+        raise ConfigError(f"{where} unsafe-fixes: expected true or false")
+    fixable = cli.fixable if cli.fixable is not None else selectors("fixable") or ("ALL",)
+    policy = FixPolicy(
+        unsafe_fixes=cli.unsafe_fixes if cli.unsafe_fixes is not None else unsafe_fixes,
+        fixable=(*fixable, *(selectors("extend-fixable") or ()), *cli.extend_fixable),
+        unfixable=(*(selectors("unfixable") or ()), *cli.unfixable),
+        extend_safe=selectors("extend-safe-fixes") or (),
+        extend_unsafe=selectors("extend-unsafe-fixes") or (),
+    )
     settings = Settings(
         root=root,
         source=source,
@@ -331,6 +369,7 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
         confidence=cli.confidence or confidence,
         report_unused_suppressions=cli.report_unused_suppressions or unused,
         target_version=cli.target_version or target_version,
+        fixes=policy,
     )
     return replace(
         settings,
@@ -350,6 +389,10 @@ class CliOptions:
     isolated: bool = False
     force_exclude: bool = False
     target_version: Version | None = None
+    unsafe_fixes: bool | None = None
+    fixable: tuple[str, ...] | None = None  # replaces the configured list
+    unfixable: tuple[str, ...] = ()  # added to it, as is extend_fixable
+    extend_fixable: tuple[str, ...] = ()
 
 
 class Resolver:

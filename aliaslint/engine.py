@@ -13,6 +13,7 @@ import codecs
 import io
 import multiprocessing
 import os
+import re
 import sys
 import threading
 import time
@@ -42,6 +43,7 @@ from aliaslint.diagnostics import (
     UNUSED_SUPPRESSION,
     Confidence,
     Diagnostic,
+    Edit,
     Position,
     Related,
     display_path,
@@ -273,18 +275,46 @@ def _in_cell(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
     ) + tuple(r for r in diagnostic.related if r.location.row < 1)
     fix = diagnostic.fix
     if fix is not None:
-        edits = []
-        for edit in fix.edits:
-            edit_cell, edit_start, edit_end = _cell_span(notebook, edit.location,
-                                                         edit.end_location)
-            edits.append(replace(edit, location=edit_start, end_location=edit_end))
-            if edit_cell != cell:  # a fix must stay in its finding's cell to be applied
-                fix = None
-                break
-        else:
-            fix = replace(fix, edits=tuple(edits))
-    return replace(diagnostic, location=start, end_location=end, related=related, cell=cell,
-                   fix=fix)
+        edits = [_edit_in_cell(notebook, edit, cell) for edit in fix.edits]
+        fix = replace(fix, edits=tuple(e for e in edits if e is not None)) \
+            if None not in edits else None
+    return replace(diagnostic, message=_cell_lines(diagnostic.message, notebook, cell),
+                   location=start, end_location=end, related=related, cell=cell, fix=fix)
+
+
+_LINE = re.compile(r"\bline (\d+)\b")
+
+
+def _cell_lines(message: str, notebook: Notebook, cell: int) -> str:
+    """A message's "line N" (a row of the cells joined) as the notebook shows it: the row
+    in the finding's cell, or "cell C, line N" in another.  Quoted code is left alone."""
+    def local(match: re.Match) -> str:
+        where, row = notebook.cell_at(int(match.group(1)))
+        return f"line {row}" if where == cell else f"cell {where}, line {row}"
+
+    parts = message.split("`")
+    return "`".join(_LINE.sub(local, part) if index % 2 == 0 else part
+                    for index, part in enumerate(parts))
+
+
+def _edit_in_cell(notebook: Notebook, edit: Edit, cell: int) -> Edit | None:
+    """A fix's edit in rows of the finding's cell, where fixing edits the cell's source;
+    None when it cannot stay there.  An `import` the fix adds at the top of the module
+    goes to the top of the cell instead (after a cell magic's line)."""
+    edit_cell, start, end = _cell_span(notebook, edit.location, edit.end_location)
+    where = next(c for c in notebook.cells if c.number == edit_cell)
+    if edit_cell != cell:
+        if start != end or not edit.content.startswith("import "):
+            return None
+        where = next(c for c in notebook.cells if c.number == cell)
+        row = 2 if where.source.startswith("%%") else 1
+        return replace(edit, location=Position(row, 1), end_location=Position(row, 1))
+    # The checker read IPython lines masked; an edit there would not meet the text written.
+    source, masked = where.source.split("\n"), where.masked.split("\n")
+    if any(source[row - 1] != masked[row - 1] for row in range(start.row, end.row + 1)
+           if row <= len(source)):
+        return None
+    return replace(edit, location=start, end_location=end)
 
 
 def _cell_span(notebook: Notebook, start: Position, end: Position):
@@ -438,16 +468,18 @@ def check_buffer(data: str | bytes, path: Path, filename: str, settings: Setting
     Every failure is a finding, never an exception."""
     check = check_notebook if path.suffix == NOTEBOOK_SUFFIX else check_source
     try:
-        return check(data, filename, settings.rules_for(path) if rules is None else rules,
-                     report_unused_suppressions=settings.report_unused_suppressions,
-                     confidence=settings.confidence, target_version=settings.target_version)
+        found = check(data, filename, settings.rules_for(path) if rules is None else rules,
+                      report_unused_suppressions=settings.report_unused_suppressions,
+                      confidence=settings.confidence, target_version=settings.target_version)
     except Exception as error:  # never let one file stop the run (or the server)
         return [_file_error(filename, _internal("the engine", error), code=INTERNAL_ERROR)]
+    return fixes.under(settings.fixes, found)
 
 
 def _settings_key(rules: frozenset[str], settings: Settings) -> str:
     return (f"{','.join(sorted(rules))}|{settings.confidence}|"
-            f"{settings.report_unused_suppressions}|{settings.target_version or RUNNING}")
+            f"{settings.report_unused_suppressions}|{settings.target_version or RUNNING}|"
+            f"{settings.fixes}")
 
 
 # Set in each worker process by the pool's initializer.
@@ -524,17 +556,25 @@ def check_stdin(data: bytes, path: Path | None, cli: CliOptions = CliOptions(), 
     configuration, per-file-ignores and, with ``force_exclude``, excludes apply; a
     ``.ipynb`` path reads notebook JSON.  Without a path: the working directory's
     configuration, shown as ``-``."""
+    target = stdin_target(path, cli, cwd)
+    if target is None:
+        return Result([], [])
+    absolute, filename, settings = target
+    return Result(check_buffer(data, absolute, filename, settings), [absolute])
+
+
+def stdin_target(path: Path | None, cli: CliOptions = CliOptions(), cwd: Path | None = None
+                 ) -> tuple[Path, str, Settings] | None:
+    """What standard input is checked as: (path, name shown, settings); None when
+    ``force_exclude`` excludes that path."""
     resolver = Resolver(cli, cwd)
     if path is None:
-        settings = resolver.for_directory(resolver.cwd)
-        stdin = resolver.cwd / "-"
-        return Result(check_buffer(data, stdin, "-", settings), [stdin])
+        return resolver.cwd / "-", "-", resolver.for_directory(resolver.cwd)
     absolute = path if path.is_absolute() else resolver.cwd / path
     settings = resolver.for_file(absolute)
     if cli.force_exclude and excluded_anywhere(absolute, settings):
-        return Result([], [])
-    filename = display_path(absolute, resolver.cwd)
-    return Result(check_buffer(data, absolute, filename, settings), [absolute])
+        return None
+    return absolute, display_path(absolute, resolver.cwd), settings
 
 
 def cache_directory(resolver: Resolver) -> Path:

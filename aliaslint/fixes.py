@@ -9,8 +9,11 @@ result does not compile is undone fix by fix, and the file is checked again afte
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import io
+import json
+import re
 import tokenize
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -19,7 +22,9 @@ from pathlib import Path
 
 import libcst as cst
 
+from aliaslint.config import FixPolicy
 from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position
+from aliaslint.notebooks import load_notebook
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import compile_error
 
@@ -34,20 +39,36 @@ def located(finding: Finding, context: Context) -> Fix | None:
     if plan is None:
         return None
     edits = [Edit(text, *context.location(node)) for node, text in plan.replacements]
+    first = min((edit.location for edit in edits), default=Position(1, 1))
     for module in plan.imports:
-        insertion = _import_edit(context.module, context, module)
+        insertion = _import_edit(context.module, context, module, first)
         if insertion is not None:
             edits.append(insertion)
     applicability = plan.applicability if finding.confidence == "high" else "display-only"
     return Fix(plan.message, applicability, tuple(sorted(edits, key=lambda e: e.location)))
 
 
-def _import_edit(module: cst.Module, context: Context, name: str) -> Edit | None:
+def under(policy: FixPolicy, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The findings with each fix's class as the fix settings make it."""
+    result = []
+    for d in diagnostics:
+        if d.fix is not None:
+            applicability = policy.applicability(d.code, d.fix.applicability)
+            if applicability != d.fix.applicability:
+                d = replace(d, fix=replace(d.fix, applicability=applicability))
+        result.append(d)
+    return result
+
+
+def _import_edit(module: cst.Module, context: Context, name: str,
+                 use: Position) -> Edit | None:
     """`import name` above the first statement that is not the docstring or a
-    `from __future__` import; None when the module already imports it at top level."""
+    `from __future__` import; None when the module imports it at top level before ``use``
+    (a notebook's cells run in order: an import in a later cell comes too late)."""
     body = list(module.body)
     for statement in body:
-        if isinstance(statement, cst.SimpleStatementLine):
+        if isinstance(statement, cst.SimpleStatementLine) and \
+                context.span(statement).start.line < use.row:
             for small in statement.body:
                 if isinstance(small, cst.Import) and any(
                         alias.asname is None and isinstance(alias.name, cst.Name)
@@ -86,9 +107,95 @@ class Outcome:
     dropped: list[str] = field(default_factory=list)
 
 
+class Document:
+    """How fixes reach one kind of file: a Python file's text."""
+
+    def __init__(self, filename: str):
+        self.filename = filename
+
+    def apply(self, text: str, diagnostics: list[Diagnostic]) -> str:
+        return apply_edits(text, _edits(diagnostics))
+
+    def valid(self, text: str) -> bool:
+        """Would the checker accept the fixed text (CPython's own verdict, as for any file)?"""
+        return compile_error(text, self.filename) is None
+
+
+class NotebookLayoutError(ValueError):
+    """A notebook whose JSON would not be written back byte for byte where unchanged."""
+
+
+class NotebookDocument(Document):
+    """A notebook's JSON: each fix edits the source of its finding's cell, and the JSON is
+    written back in the layout it was read in (indentation, key order, escaping), so
+    outputs, metadata and every untouched cell stay byte for byte as they were."""
+
+    def __init__(self, filename: str, text: str):
+        super().__init__(filename)
+        self._dump = _json_layout(text)
+        self._broken = self._broken_cells(text)
+
+    def apply(self, text: str, diagnostics: list[Diagnostic]) -> str:
+        data = json.loads(text)
+        by_cell: dict[int, list[Edit]] = {}
+        for diagnostic in diagnostics:
+            if diagnostic.cell is not None:
+                by_cell.setdefault(diagnostic.cell, []).extend(_edits([diagnostic]))
+        for number, edits in by_cell.items():
+            cell = data["cells"][number - 1]
+            cell["source"] = _edited_cell(cell["source"], edits)
+        return self._dump(data)
+
+    def valid(self, text: str) -> bool:
+        # A cell that did not compile before is left out of the check, as in any run;
+        # only a cell that compiled and no longer does refuses the fix.
+        return self._broken_cells(text) <= self._broken
+
+    def _broken_cells(self, text: str) -> set[int]:
+        return {cell.number for cell in load_notebook(text).cells
+                if compile_error(cell.masked, self.filename, top_level_await=True)}
+
+
+def _json_layout(text: str) -> Callable[[object], str]:
+    """The function that writes a notebook's JSON the way ``text`` is written: the
+    indentation and escaping of the file, keys in the order read, its final newline."""
+    data = json.loads(text)
+    indent = re.match(r"\{\r?\n( +)\"", text)
+    # JSON strings escape their control characters: a raw CR is the file's line ending.
+    newline = "\r\n" if "\r\n" in text else "\n"
+    body = text.rstrip("\r\n")
+    ending = text[len(body):]
+    for ensure_ascii in (False, True):
+        def dump(value: object, ensure_ascii: bool = ensure_ascii) -> str:
+            return json.dumps(value, indent=len(indent.group(1)) if indent else None,
+                              ensure_ascii=ensure_ascii).replace("\n", newline) + ending
+        if dump(data) == text:
+            return dump
+    raise NotebookLayoutError("its JSON is not laid out the way notebook editors write it "
+                              "(indentation or escaping), so it cannot be written back "
+                              "unchanged around the fixes")
+
+
+def _edited_cell(source: str | list[str], edits: list[Edit]) -> str | list[str]:
+    """A cell's ``source`` (text or list of lines, as stored) with edits made on the
+    text the checker read: newlines normalised, a final newline added."""
+    text = "".join(source) if isinstance(source, list) else source
+    crlf = "\r\n" in text
+    read = text.replace("\r\n", "\n").replace("\r", "\n")
+    final = read.endswith("\n")
+    new = apply_edits(read if final else read + "\n", edits)
+    if not final and new.endswith("\n"):
+        new = new[:-1]
+    if crlf:
+        new = new.replace("\n", "\r\n")
+    return new.splitlines(keepends=True) if isinstance(source, list) else new
+
+
 def fix_text(text: str, filename: str, check: Callable[[str], list[Diagnostic]],
-             allowed: Callable[[Diagnostic], bool]) -> Outcome:
+             allowed: Callable[[Diagnostic], bool],
+             document: Document | None = None) -> Outcome:
     """Apply every allowed fix to ``text`` (``check`` re-checks a text), pass by pass."""
+    document = document or Document(filename)
     outcome = Outcome(text)
     refused: set[tuple] = set()
     for _ in range(MAX_PASSES):
@@ -98,25 +205,27 @@ def fix_text(text: str, filename: str, check: Callable[[str], list[Diagnostic]],
         chosen = _non_overlapping(candidates)
         if not chosen:
             break
-        new = apply_edits(outcome.text, _edits(chosen))
-        if not compiles(new, filename):
+        new = document.apply(outcome.text, chosen)
+        if not document.valid(new):
             # Keep the fixes that compile on their own; the rest are reported, not written.
             kept = []
             for diagnostic in chosen:
-                alone = apply_edits(outcome.text, _edits([diagnostic]))
-                if compiles(alone, filename):
+                if document.valid(document.apply(outcome.text, [diagnostic])):
                     kept.append(diagnostic)
                 else:
                     refused.add(_key(diagnostic))
+                    where = f"{diagnostic.location.row}:{diagnostic.location.column}"
+                    if diagnostic.cell is not None:
+                        where = f"cell {diagnostic.cell}, {where}"
                     outcome.dropped.append(
-                        f"{diagnostic.code} at {diagnostic.location.row}:"
-                        f"{diagnostic.location.column}: {diagnostic.fix.message}"  # type: ignore[union-attr]
+                        f"{diagnostic.code} at {where}: "
+                        f"{diagnostic.fix.message}"  # type: ignore[union-attr]
                         " (the result would not compile)")
             chosen = _non_overlapping(kept)
             if not chosen:
                 continue
-            new = apply_edits(outcome.text, _edits(chosen))
-            if not compiles(new, filename):
+            new = document.apply(outcome.text, chosen)
+            if not document.valid(new):
                 break
         if new == outcome.text:
             break
@@ -136,10 +245,12 @@ def _key(diagnostic: Diagnostic) -> tuple:
 def _non_overlapping(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     """The fixes to apply in this pass: in file order, each one whose edits touch none
     already taken (an insertion at one point counts as touching it)."""
-    taken: list[tuple[Position, Position]] = []
+    taken: list[tuple[tuple[int, Position], tuple[int, Position]]] = []
     chosen = []
     for diagnostic in sorted(diagnostics, key=lambda d: d.sort_key):
-        spans = [(e.location, e.end_location) for e in _edits([diagnostic])]
+        # A notebook's cells count rows from 1 each: a cell's edits meet only its own.
+        cell = diagnostic.cell or 0
+        spans = [((cell, e.location), (cell, e.end_location)) for e in _edits([diagnostic])]
         if any(_touch(a, b) for a in spans for b in taken) or any(
                 _touch(a, b) for i, a in enumerate(spans) for b in spans[i + 1:]):
             continue
@@ -148,7 +259,7 @@ def _non_overlapping(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return chosen
 
 
-def _touch(a: tuple[Position, Position], b: tuple[Position, Position]) -> bool:
+def _touch(a: tuple, b: tuple) -> bool:
     if a[0] == a[1] and b[0] == b[1]:
         return a[0] == b[0]
     return a[0] < b[1] and b[0] < a[1] or a[0] == b[0]
@@ -178,11 +289,6 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     return "".join(reversed(pieces))
 
 
-def compiles(text: str, filename: str) -> bool:
-    """Would the checker accept the fixed text (CPython's own verdict, as for any file)?"""
-    return compile_error(text, filename) is None
-
-
 
 @dataclass
 class FileFix:
@@ -194,23 +300,35 @@ class FileFix:
     diff: str = ""
     # Why the fixed text was not written (the file changed on disk meanwhile), or None.
     not_written: str | None = None
+    data: bytes | None = None  # the fixed file's bytes, when they differ
 
 
-def fix_file(path: Path, filename: str, check: Callable[[str], list[Diagnostic]],
-             allowed: Callable[[Diagnostic], bool], *, write: bool) -> FileFix | None:
-    """Fix the file at ``path`` (a Python file; None for anything else, or a file that cannot
-    be read or decoded, whose findings the plain check already has). The text is written back
-    in its own encoding, byte-order mark and line endings, and only if the file still holds
-    what was read."""
-    if path.suffix != ".py":
+def fix_bytes(data: bytes, suffix: str, filename: str,
+              check: Callable[[str], list[Diagnostic]],
+              allowed: Callable[[Diagnostic], bool]) -> FileFix | None:
+    """Fix a file's content (a Python file, or a notebook's JSON for ``.ipynb``); None for
+    anything else, or content that cannot be decoded, whose findings the plain check
+    already has.  The result keeps the encoding, byte-order mark and line endings."""
+    if suffix not in (".py", ".ipynb"):
         return None
     try:
-        data = path.read_bytes()
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        if suffix == ".ipynb":
+            encoding = "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8"
+        else:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
-    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+    except (SyntaxError, UnicodeDecodeError, LookupError):
         return None
-    newline = "\r\n" if "\r\n" in text else "\n"
+    document = Document(filename)
+    if suffix == ".ipynb":
+        try:
+            document = NotebookDocument(filename, text)
+        except (ValueError, RecursionError) as error:
+            reason = str(error) if isinstance(error, NotebookLayoutError) else \
+                "it is not a notebook that can be read"
+            return FileFix(filename, check(text), not_written=reason)
+    # A notebook's JSON escapes its newlines: only a Python file's own line endings show.
+    newline = "\r\n" if "\r\n" in text and suffix == ".py" else "\n"
 
     def check_text(candidate: str) -> list[Diagnostic]:
         found = check(candidate)
@@ -221,19 +339,32 @@ def fix_file(path: Path, filename: str, check: Callable[[str], list[Diagnostic]]
             replace(e, content=e.content.replace("\n", newline)) for e in d.fix.edits)))
             if d.fix is not None else d for d in found]
 
-    outcome = fix_text(text, filename, check_text, allowed)
+    outcome = fix_text(text, filename, check_text, allowed, document)
     if outcome.text == text:
         return FileFix(filename, check(text), outcome)
     diff = "".join(difflib.unified_diff(
         text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
         fromfile=filename, tofile=filename))
-    result = FileFix(filename, check(outcome.text), outcome, diff)
-    if write:
-        try:
-            if path.read_bytes() != data:
-                result.not_written = "the file changed on disk while it was being fixed"
-            else:
-                path.write_bytes(outcome.text.encode(encoding))
-        except OSError as error:
-            result.not_written = f"cannot write the file: {error.strerror or error}"
+    return FileFix(filename, check(outcome.text), outcome, diff,
+                   data=outcome.text.encode(encoding))
+
+
+def fix_file(path: Path, filename: str, check: Callable[[str], list[Diagnostic]],
+             allowed: Callable[[Diagnostic], bool], *, write: bool) -> FileFix | None:
+    """Fix the file at ``path`` (see :func:`fix_bytes`); with ``write``, the fixed content is
+    written back only if the file still holds what was read."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    result = fix_bytes(data, path.suffix, filename, check, allowed)
+    if result is None or result.data is None or not write:
+        return result
+    try:
+        if path.read_bytes() != data:
+            result.not_written = "the file changed on disk while it was being fixed"
+        else:
+            path.write_bytes(result.data)
+    except OSError as error:
+        result.not_written = f"cannot write the file: {error.strerror or error}"
     return result

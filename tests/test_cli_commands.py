@@ -54,7 +54,7 @@ def test_check_help_shows_trace_and_its_options(capsys):
         "--config", "--isolated", "--force-exclude", "--target-version", "--max-file-size",
         "--jobs", "-j", "--no-cache", "--stdin-filename",
         "--fix", "--unsafe-fixes", "--no-unsafe-fixes", "--diff", "--fix-only", "--show-fixes",
-        "--exit-non-zero-on-fix",
+        "--exit-non-zero-on-fix", "--fixable", "--extend-fixable", "--unfixable",
         "--trace", "-m", "--fail-on",
     }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from aliaslint import registry
 from aliaslint.cli import main
 from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position
-from aliaslint.engine import check_source
+from aliaslint.engine import check_notebook, check_source
 from aliaslint.fixes import apply_edits, fix_file, fix_text
 
 ALL = sorted(registry.rules())
@@ -180,3 +181,128 @@ def test_low_confidence_fixes_are_only_shown():
               "a /= 2\nprint(e)\n")
     (finding,) = check_source(source, "t.py", ["AL301"], confidence="low")
     assert finding.fix is None or finding.fix.applicability == "display-only"
+
+
+# --- What the settings allow: ruff's `fixable`, `unfixable`, `extend-(un)safe-fixes`.
+
+def test_fix_settings_reclassify_and_withhold_fixes(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("m.py").write_text(TRAIN)
+    Path("aliaslint.toml").write_text(
+        'unsafe-fixes = true\nunfixable = ["AL2"]\nextend-unsafe-fixes = ["AL404"]\n'
+        'extend-safe-fixes = ["AL104"]\n')
+    code = main(["check", "--no-cache", "--output-format", "json", "m.py"])
+    findings = {d["code"]: d["fix"]["applicability"] for d in json.loads(capsys.readouterr().out)}
+    assert findings == {"AL104": "safe", "AL202": "display-only", "AL207": "display-only",
+                        "AL404": "unsafe"}
+    # `unsafe-fixes = true` lets --fix apply AL404's (now unsafe) fixes; AL2xx stay.
+    code = main(["check", "--no-cache", "--fix", "--output-format", "concise", "m.py"])
+    out = capsys.readouterr().out
+    assert code == 1 and "Found 5 findings (3 fixed, 2 remaining)." in out
+    fixed_text = Path("m.py").read_text()
+    assert "target = target.pow(2)" in fixed_text and "untyped_storage" in fixed_text
+    assert ".view(-1)" in fixed_text and "copy.deepcopy" not in fixed_text
+    # The command line wins over the file (`unfixable` still applies, as in ruff).
+    Path("m.py").write_text(TRAIN)
+    main(["check", "--no-cache", "--fix", "--no-unsafe-fixes", "--fixable", "AL1,AL2", "m.py"])
+    capsys.readouterr()
+    assert Path("m.py").read_text() == TRAIN.replace("target.pow_(2)", "target = target.pow(2)")
+
+
+def test_fix_settings_are_validated(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("m.py").write_text(TRAIN)
+    Path("aliaslint.toml").write_text('unfixable = ["AL2O2"]\n')
+    assert main(["check", "--no-cache", "m.py"]) == 2
+    assert "unfixable: unknown rule selector 'AL2O2'" in capsys.readouterr().err
+    Path("aliaslint.toml").write_text('unsafe-fixes = "yes"\n')
+    assert main(["check", "--no-cache", "m.py"]) == 2
+    assert "unsafe-fixes: expected true or false" in capsys.readouterr().err
+
+
+# --- Standard input: the fixed text to standard output, what is left to standard error.
+
+def _stdin(*args: str, source: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "aliaslint", "check", "--isolated", *args],
+                          input=source.encode(), capture_output=True, cwd=cwd)
+
+
+def test_fix_on_standard_input_prints_the_fixed_text(tmp_path):
+    done = _stdin("--fix", "--stdin-filename", "train.py", "-", source=TRAIN, cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout.decode() == fixed(TRAIN, unsafe=False)
+    assert done.stderr.decode().count("train.py:") == 2  # AL101 and AL207 are unsafe
+    done = _stdin("--fix", "--unsafe-fixes", "--stdin-filename", "train.py", "-",
+                  source=TRAIN, cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.decode() == fixed(TRAIN, unsafe=True)
+    assert done.stderr == b""
+    done = _stdin("--diff", "--stdin-filename", "train.py", "-", source=TRAIN, cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout.startswith(b"--- train.py\n+++ train.py\n")
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+# --- Notebooks: cell by cell, the JSON otherwise byte for byte as it was.
+
+def _notebook(cells: list[dict], indent: int | None = 1, ascii_only: bool = False) -> str:
+    document = {"cells": cells, "metadata": {"kernelspec": {
+        "display_name": "Python 3", "language": "python", "name": "python3"}},
+        "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(document, indent=indent, ensure_ascii=ascii_only) + "\n"
+
+
+def _code(source: list[str] | str, outputs: list | None = None) -> dict:
+    return {"cell_type": "code", "execution_count": 1, "metadata": {"collapsed": False},
+            "outputs": outputs or [], "source": source}
+
+
+NOTEBOOK_CELLS = [
+    {"cell_type": "markdown", "metadata": {}, "source": ["# Fine-tuning — résumé"]},
+    _code(["%matplotlib inline\n", "import torch\n", "from torch import nn\n",
+           "model = nn.Linear(4, 3)\n", "x = torch.randn(3, 4)"]),
+    _code(["%%time\n", "best = model.state_dict()\n", "with torch.no_grad():\n",
+           "    model.weight.mul_(2)\n", "print(best['weight'])\n", "flat = x.t().view(-1)"],
+          outputs=[{"name": "stdout", "output_type": "stream", "text": ["CPU times: 1 ms\n"]}]),
+    _code("g = torch.zeros(3, 4)\r\nsame = g.storage().data_ptr() == g[1:].storage().data_ptr()"),
+]
+
+
+@pytest.mark.parametrize("indent,ascii_only", [(1, False), (2, True)])
+def test_notebook_fixed_cell_by_cell(tmp_path, capsys, monkeypatch, indent, ascii_only):
+    monkeypatch.chdir(tmp_path)
+    text = _notebook(NOTEBOOK_CELLS, indent, ascii_only)
+    Path("nb.ipynb").write_text(text, encoding="utf-8")
+    code, out, _ = run(capsys, "--fix", "--unsafe-fixes", "--output-format", "concise",
+                       "nb.ipynb")
+    assert code == 0 and "(4 fixed, 0 remaining)" in out
+    after = Path("nb.ipynb").read_text(encoding="utf-8")
+    cells = json.loads(after)["cells"]
+    assert cells[2]["source"] == [
+        "%%time\n", "import copy\n", "best = copy.deepcopy(model.state_dict())\n",
+        "with torch.no_grad():\n", "    model.weight.mul_(2)\n", "print(best['weight'])\n",
+        "flat = x.t().reshape(-1)"]
+    assert cells[3]["source"] == ("g = torch.zeros(3, 4)\r\nsame = g.untyped_storage()"
+                                  ".data_ptr() == g[1:].untyped_storage().data_ptr()")
+    # Outside the edited sources nothing moved: same layout, keys, outputs, metadata.
+    expected = json.loads(text)
+    expected["cells"][2]["source"], expected["cells"][3]["source"] = cells[2]["source"], \
+        cells[3]["source"]
+    assert after == json.dumps(expected, indent=indent, ensure_ascii=ascii_only) + "\n"
+    assert run(capsys, "--fix", "--unsafe-fixes", "nb.ipynb")[0] == 0
+    assert Path("nb.ipynb").read_text(encoding="utf-8") == after
+
+
+def test_notebook_fix_leaves_ipython_lines_and_refuses_a_layout_it_cannot_keep(
+        tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    # The edit would fall on a masked shell line: that fix is not offered.
+    cells = [_code(["import torch\n", "x = torch.randn(3, 4)\n",
+                    "!echo {x.t().view(-1)}\n", "y = x.t().view(-1)"])]
+    found = check_notebook(_notebook(cells), "nb.ipynb", ALL)
+    assert [(d.code, d.location.row, d.fix is not None) for d in found] == [
+        ("AL202", 4, True)]
+    # A hand-written layout would not survive a rewrite: reported, not written.
+    odd = _notebook(cells).replace('"nbformat": 4', '"nbformat":    4')
+    Path("nb.ipynb").write_text(odd)
+    code, _, err = run(capsys, "--fix", "nb.ipynb")
+    assert code == 1 and "not fixed: its JSON is not laid out" in err
+    assert Path("nb.ipynb").read_text() == odd
