@@ -137,13 +137,13 @@ class NotebookDocument(Document):
 
     def apply(self, text: str, diagnostics: list[Diagnostic]) -> str:
         data = json.loads(text)
-        by_cell: dict[int, list[Edit]] = {}
+        by_cell: dict[int, list[Diagnostic]] = {}
         for diagnostic in diagnostics:
             if diagnostic.cell is not None:
-                by_cell.setdefault(diagnostic.cell, []).extend(_edits([diagnostic]))
-        for number, edits in by_cell.items():
+                by_cell.setdefault(diagnostic.cell, []).append(diagnostic)
+        for number, found in by_cell.items():
             cell = data["cells"][number - 1]
-            cell["source"] = _edited_cell(cell["source"], edits)
+            cell["source"] = _edited_cell(cell["source"], _edits(found))
         return self._dump(data)
 
     def valid(self, text: str) -> bool:
@@ -176,7 +176,7 @@ def _json_layout(text: str) -> Callable[[object], str]:
                               "unchanged around the fixes")
 
 
-def _edited_cell(source: str | list[str], edits: list[Edit]) -> str | list[str]:
+def _edited_cell(source: str | list[str], edits: Iterable[Edit]) -> str | list[str]:
     """A cell's ``source`` (text or list of lines, as stored) with edits made on the
     text the checker read: newlines normalised, a final newline added."""
     text = "".join(source) if isinstance(source, list) else source
@@ -234,8 +234,10 @@ def fix_text(text: str, filename: str, check: Callable[[str], list[Diagnostic]],
     return outcome
 
 
-def _edits(diagnostics: Iterable[Diagnostic]) -> list[Edit]:
-    return [edit for d in diagnostics if d.fix is not None for edit in d.fix.edits]
+def _edits(diagnostics: Iterable[Diagnostic]) -> tuple[Edit, ...]:
+    """Their edits, each once (findings that one rewrite fixes share its edits)."""
+    return tuple(dict.fromkeys(edit for d in diagnostics if d.fix is not None
+                               for edit in d.fix.edits))
 
 
 def _key(diagnostic: Diagnostic) -> tuple:
@@ -247,7 +249,12 @@ def _non_overlapping(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     already taken (an insertion at one point counts as touching it)."""
     taken: list[tuple[tuple[int, Position], tuple[int, Position]]] = []
     chosen = []
+    applied: set[tuple] = set()
     for diagnostic in sorted(diagnostics, key=lambda d: d.sort_key):
+        edits = (diagnostic.cell, _edits([diagnostic]))
+        if edits in applied:  # the same rewrite fixes several findings (one container)
+            chosen.append(diagnostic)
+            continue
         # A notebook's cells count rows from 1 each: a cell's edits meet only its own.
         cell = diagnostic.cell or 0
         spans = [((cell, e.location), (cell, e.end_location)) for e in _edits([diagnostic])]
@@ -256,6 +263,7 @@ def _non_overlapping(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
             continue
         taken.extend(spans)
         chosen.append(diagnostic)
+        applied.add(edits)
     return chosen
 
 

@@ -1,6 +1,10 @@
 """The registry and the rule specs in rules/ match one to one, and the specs' examples are tests."""
 
+import io
 import re
+import subprocess
+import sys
+import tokenize
 from pathlib import Path
 
 import libcst
@@ -9,6 +13,8 @@ import pytest
 from aliaslint import registry
 from aliaslint.catalog import load_docs, markdown_table, parse_doc
 from aliaslint.diagnostics import META_CODES
+from aliaslint.engine import check_source
+from aliaslint.fixes import fix_text
 from aliaslint.runtime.predicates import PREDICATES
 from conftest import lint
 
@@ -87,3 +93,56 @@ def test_parse_doc_reports_a_bad_header():
 def test_marks_are_read_per_line():
     doc = parse_doc("# AL999 demo\n\nDemo.\n\n```python bad\nx = 1\ny = 2  # error: AL401, AL404\n```\n")
     assert doc.examples[0].expected == ((2, "AL401"), (2, "AL404"))
+
+
+FIXED = [code for code in sorted(RULES) if RULES[code].fix not in (None, "none")]
+
+
+def _code_only(source: str) -> list[str]:
+    """The lines of ``source`` without comments (a fixed example says what now holds where
+    the bad one said what fails) and without the blank lines they leave."""
+    comments = {(token.start[0], token.start[1]) for token in tokenize.generate_tokens(
+        io.StringIO(source).readline) if token.type == tokenize.COMMENT}
+    lines = []
+    for row, line in enumerate(source.splitlines(), start=1):
+        column = next((c for r, c in comments if r == row), None)
+        kept = (line if column is None else line[:column]).rstrip()
+        if kept or column is None:
+            lines.append(kept)
+    return lines
+
+
+@pytest.mark.parametrize("code", FIXED)
+def test_fixed_example_is_what_the_fixes_make_of_the_bad_one(code):
+    examples = DOCS[code].examples
+    bad = next(e for e in examples if e.kind == "bad")
+    outcome = fix_text(bad.source, "example.py", lambda text: check_source(text, "x.py"),
+                       lambda d: d.fix is not None and d.fix.applicability != "display-only")
+    fixed = [e for e in examples if e.kind == "fixed"]
+    if outcome.text == bad.source:
+        assert not fixed, "the fixes leave the bad example as it is: drop the fixed block"
+        return
+    assert len(fixed) == 1, "a rule whose fixes change its bad example shows the result"
+    assert _code_only(fixed[0].source) == _code_only(outcome.text)
+    again = fix_text(outcome.text, "example.py", lambda text: check_source(text, "x.py"),
+                     lambda d: d.fix is not None and d.fix.applicability != "display-only")
+    assert again.text == outcome.text and not again.fixed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code", [c for c in FIXED if any(
+    e.kind == "fixed" for e in DOCS[c].examples)])
+def test_fixed_example_runs_without_the_hazard(code, tmp_path):
+    """The bad example fails under torch (its assert, or the error PyTorch raises); the
+    fixed one runs to the end."""
+    pytest.importorskip("torch")
+    (bad,) = [e for e in DOCS[code].examples if e.kind == "bad"]
+    (fixed,) = [e for e in DOCS[code].examples if e.kind == "fixed"]
+    results = []
+    for example in (bad, fixed):
+        script = tmp_path / "example.py"
+        script.write_text(example.source)
+        results.append(subprocess.run([sys.executable, str(script)], capture_output=True,
+                                      text=True, cwd=tmp_path, timeout=120))
+    assert results[0].returncode != 0, "the bad example should fail under torch"
+    assert results[1].returncode == 0, results[1].stderr

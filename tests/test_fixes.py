@@ -306,3 +306,104 @@ def test_notebook_fix_leaves_ipython_lines_and_refuses_a_layout_it_cannot_keep(
     code, _, err = run(capsys, "--fix", "nb.ipynb")
     assert code == 1 and "not fixed: its JSON is not laid out" in err
     assert Path("nb.ipynb").read_text() == odd
+
+
+# --- Where a rule's rewrite is right, and where it is only shown or not offered.
+
+def _fixes(source: str, code: str) -> list[tuple[int, str, str]]:
+    return [(d.location.row, d.fix.applicability, d.fix.edits[0].content)
+            for d in check_source(source, "t.py", [code]) if d.fix is not None]
+
+
+def test_replicated_tensor_fix_rebuilds_only_fresh_tensors():
+    source = '''\
+import torch
+base = torch.ones(8)
+sums = [torch.zeros(8, dtype=torch.float32)] * 3
+again = 3 * [base]
+slots = dict.fromkeys(["a", "key"], torch.zeros(2))
+moments = [torch.zeros(len(slots))] * 2
+for c in range(3):
+    sums[c].add_(1)
+    again[c].add_(1)
+slots["a"].add_(1)
+moments[0].add_(1)
+'''
+    assert _fixes(source, "AL206") == [
+        (8, "unsafe", "[torch.zeros(8, dtype=torch.float32) for _ in range(3)]"),
+        (9, "display-only", "[base.clone() for _ in range(3)]"),
+        (10, "unsafe", '{key: torch.zeros(2) for key in ["a", "key"]}'),
+        # `len(slots)` is a call: evaluated once per element it might differ, so shown only.
+        (11, "display-only", "[torch.zeros(len(slots)) for _ in range(2)]"),
+    ]
+
+
+def test_lost_write_fix_indexes_the_source_once():
+    source = '''\
+import torch
+logits = torch.randn(4, 10)
+done = torch.tensor([True, False, True, False])
+logits[done][:, 1:] = float("-inf")
+logits[done].fill_(0)
+logits[done].add_(1)
+grid = logits > 0
+logits[grid][:2] = 0
+rows = torch.zeros(5, 3)
+rows[[1, 3]][:, 0] = 1
+rows[[1, 3]].zero_()
+rows.index_select(0, torch.tensor([1])).zero_()
+'''
+    assert _fixes(source, "AL204") == [
+        (4, "unsafe", "logits[done, 1:]"),
+        (5, "unsafe", "logits[done] = 0"),
+        (6, "unsafe", "logits[done] += 1"),
+        # `grid` has two dims: `logits[grid, :2]` would index other elements; no fix.
+        (10, "unsafe", "rows[[1, 3], 0]"),
+        (11, "unsafe", "rows[[1, 3]] = 0"),
+    ]
+
+
+def test_data_write_fix_only_for_a_computed_tensor():
+    source = '''\
+import torch
+from torch import nn
+w = nn.Parameter(torch.randn(3, 3))
+y = torch.sin(w)
+w.data.mul_(2)
+y.sum().backward()
+a = torch.randn(3, requires_grad=True)
+b = a.exp()
+b.data.clamp_(max=1)
+b.sum().backward()
+'''
+    assert _fixes(source, "AL103") == [(9, "unsafe", "b = b.clamp(max=1)")]
+
+
+def test_a_parameter_update_is_not_rewritten_out_of_place():
+    source = '''\
+import torch
+from torch import nn
+p = nn.Parameter(torch.randn(3))
+z = torch.sin(p)
+with torch.no_grad():
+    p.add_(1)
+z.sum().backward()
+'''
+    assert _fixes(source, "AL101") == [(6, "display-only", "p = p.add(1)")]
+
+
+def test_numpy_sharing_fix_copies_the_side_the_call_makes():
+    source = '''\
+import numpy as np
+import torch
+frame = np.zeros((4, 4), dtype=np.float32)
+pixels = torch.from_numpy(frame)
+pixels.mul_(2)
+print(frame.sum())
+t = torch.ones(3)
+view = t.numpy()
+view[0] = 5
+print(t)
+'''
+    assert _fixes(source, "AL301") == [(5, "unsafe", "torch.from_numpy(frame).clone()"),
+                                       (9, "unsafe", "t.numpy().copy()")]

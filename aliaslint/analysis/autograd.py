@@ -70,12 +70,26 @@ class Autograd(Interpreter):
         if target.copied_at is not None and target.copied_at is target_node and \
                 (fill and node is self._stmt or discards(self._stmt, node)):
             # `x[idx][m] = v`, a bare `x[mask].add_(1)`: the copy is dropped at once.
-            self._emit(LostWrite(node, self._stmt, write))
+            self._emit(LostWrite(node, self._stmt, write, self._leading_index(target_node)))
         exclude = names_assigned_by(self._stmt)
         if visible:
             exclude |= names_of(target_node)
         self._mark_stale({target.storage, target.maybe_of}, write, exclude, env)
         return target
+
+    def _leading_index(self, copy: cst.CSTNode) -> bool:
+        """Is ``copy`` `x[i]` with ``i`` proven one-dimensional (see LostWrite)?"""
+        if not isinstance(copy, cst.Subscript) or len(copy.slice) != 1 or \
+                not isinstance(copy.slice[0].slice, cst.Index):
+            return False
+        index = copy.slice[0].slice.value
+        if isinstance(index, cst.List):
+            return bool(index.elements) and all(
+                isinstance(e, cst.Element) and isinstance(e.value, cst.Integer)
+                for e in index.elements)
+        value = self._index_values.get(id(index))
+        return isinstance(value, TensorValue) and value.layout is not None and \
+            len(value.layout.shape) == 1
 
     def _absorb(self, target: TensorValue, result: TensorValue, env: Env) -> None:
         """After an in-place write (`t.copy_(v)`, `t[i] = v`, `t.mul_(w)`) whose result

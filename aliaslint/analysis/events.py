@@ -206,4 +206,7 @@ class LostWrite(Event):
     """An in-place write into a temporary copy whose result nobody keeps."""
 
     write: Write
+    # The copy was made by one index proven one-dimensional (a tensor of one dim, a flat
+    # list of ints) over the source's first dim: its dims are the source's, dim 0 picked.
+    leading_index: bool = False
 

@@ -19,7 +19,8 @@ RULE = Rule(
     "to come.",
     fix="unsafe: the write made out of place (`inplace=False`, `x = x.mul(2)`), so what "
         "autograd saved keeps its values, which is the fix; shown only where another name may "
-        "hold the written tensor",
+        "hold the written tensor or it is a leaf such as a parameter (its update belongs "
+        "after the backward pass)",
     confirm="saved",
 )
 
@@ -38,8 +39,10 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
                    f"written in place by {actor(write.label, write.node, ctx)} at line "
                    f"{ctx.line(write.node)} · {outcome(event, ctx, 'will raise')} · use the "
                    "out-of-place op, or `.clone()` before writing")
-    fix = out_of_place(write.node, write.target_node, ctx,
-                       proven_alone=write.via is None) \
+    # A leaf (a parameter) written in place is an update meant to stay on that tensor:
+    # rebinding its name to a new one would drop it, so that rewrite is only shown.
+    alone = write.via is None and not getattr(write.target, "leaf", False)
+    fix = out_of_place(write.node, write.target_node, ctx, proven_alone=alone) \
         if write.target is not None else None
     yield RULE.finding(write.node, write.stmt, message, saved_write_related(event), fix=fix)
 

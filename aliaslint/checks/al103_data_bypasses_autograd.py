@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from aliaslint.analysis import SavedWrite
-from aliaslint.checks.common import outcome, saved, saved_write_related, written
+from aliaslint.analysis import SavedWrite, TensorValue
+from aliaslint.checks.common import (
+    out_of_place,
+    outcome,
+    saved,
+    saved_write_related,
+    written,
+)
 from aliaslint.rule import Context, Rule
 
 RULE = Rule(
     "AL103", "data-bypasses-autograd",
     "An in-place write through `.data` changes a tensor that a pending backward pass will read,"
     " and autograd cannot notice.",
+    fix="unsafe: the write made out of place on the tensor itself (`x.data.clamp_(max=1)` → "
+        "`x = x.clamp(max=1)`), so the op enters the graph and backward sees it; gradients "
+        "change, which is the fix. The same write under `torch.no_grad()` would only turn the "
+        "silent error into AL101's RuntimeError",
     confirm="saved",
 )
 
@@ -27,5 +37,15 @@ def data_bypasses_autograd(event: SavedWrite, ctx: Context):
         "write after the backward pass, or under `torch.no_grad()` without `.data` so autograd "
         "can check it",
         saved_write_related(event),
+        fix=out_of_place(write.node, write.target_node, ctx, proven_alone=True)
+        if _computed(write.target) else None,
     )
+
+
+def _computed(data: object) -> bool:
+    """Is this `.data` of a tensor the graph computed (not a leaf such as a parameter,
+    whose `.data` write is an update the code means to keep on the parameter)?"""
+    derived = getattr(data, "derived", None)
+    base = derived[1] if isinstance(derived, tuple) and derived[:1] == ("data",) else None
+    return isinstance(base, TensorValue) and not base.leaf and base.requires_grad is True
 

@@ -9,9 +9,9 @@ from aliaslint.rule import Context, Rule
 RULE = Rule(
     "AL104", "detached-alias-write",
     "An in-place write through a `.detach()` alias changes a tensor that autograd still needs.",
-    fix="unsafe: the write made out of place (`inplace=False`, `x = x.mul(2)`), so what "
-        "autograd saved keeps its values, which is the fix; shown only where another name may "
-        "hold the written tensor",
+    fix="unsafe: the write through the detached alias made out of place (`codes.clamp_(0)` → "
+        "`codes = codes.clamp(0)`), so the alias gets a tensor of its own and what autograd "
+        "saved keeps its values, which is the fix",
     confirm="saved",
 )
 

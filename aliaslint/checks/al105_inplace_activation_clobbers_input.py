@@ -19,9 +19,11 @@ from aliaslint.rule import Context, Finding, FixPlan, Rule
 RULE = Rule(
     "AL105", "inplace-activation-clobbers-input",
     "An in-place activation overwrites its input while that input is still needed.",
-    fix="unsafe: the write made out of place (`inplace=False`, `x = x.mul(2)`), so what "
-        "autograd saved keeps its values, which is the fix; shown only where another name may "
-        "hold the written tensor",
+    fix="unsafe: the activation made out of place, at the module's constructor "
+        "(`nn.ReLU(inplace=True)` → `inplace=False`) or at the call (`F.relu(x, inplace=True)` "
+        "→ `inplace=False`, `F.relu_(x)` → `F.relu(x)`, a statement `F.relu_(x)` → "
+        "`x = F.relu(x)`), so the input a later read or backward needs keeps its values, which "
+        "is the fix; it costs one more activation-sized tensor",
     confirm="clobbered",
 )
 

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import libcst as cst
+
 from aliaslint.analysis import ArrayValue, Kind, StaleRead
 from aliaslint.checks.common import read_related, sees, writer, written
-from aliaslint.rule import Context, Rule
+from aliaslint.rule import Context, FixPlan, Rule
 
 RULE = Rule(
     "AL301", "numpy-shared-write",
     "A tensor and a NumPy array share one buffer, and one side is written while the other is "
     "still read.",
+    fix="unsafe: a copy where the sharing starts (`torch.from_numpy(a).clone()`, "
+        "`t.numpy().copy()`), so the write no longer reaches the other side, which is the fix; "
+        "it costs a second buffer and undoes sharing that was meant (filling a pinned buffer "
+        "from NumPy)",
     confirm="numpy",
     assumption="the tensor behind `t.cpu().numpy()` is on the CPU already, so `.cpu()` "
                "returned it and the array shares its memory",
@@ -33,6 +39,13 @@ def numpy_shared_write(event: StaleRead, ctx: Context):
         return
     side = "the tensor" if target.kind is Kind.TENSOR else "the NumPy array"
     assumed = any(isinstance(v, ArrayValue) and v.device_assumed for v in (target, value))
+    # The side the sharing call made gets its own buffer: a tensor by `.clone()`, an
+    # array by `.copy()`.
+    made = target if shared is target.view_origin else value
+    fix = FixPlan(
+        "copy where the sharing starts", "unsafe",
+        ((shared, f"{ctx.exact(shared)}.{'clone' if made.kind is Kind.TENSOR else 'copy'}()"),),
+    ) if isinstance(shared, cst.Call) else None
     finding = RULE.finding(
         write.node, write.stmt,
         f"{written(write, ctx)} and `{event.name}` share one buffer ({ctx.code(shared)} at "
@@ -41,6 +54,7 @@ def numpy_shared_write(event: StaleRead, ctx: Context):
         f" at line {ctx.line(write.node)} · {sees(event, ctx)} · copy at the boundary: "
         "`torch.tensor(a)`, `torch.from_numpy(a.copy())` or `t.numpy().copy()`",
         (("memory is shared from here", shared), read_related(event)),
+        fix=fix,
     )
     yield replace(finding, confidence="low") if assumed else finding
 

@@ -203,15 +203,23 @@ def out_of_place(call: cst.CSTNode, target: cst.CSTNode | None, ctx: Context, *,
         return None
     twin = name.value[:-1]
     statement = isinstance(ctx.parent(call), cst.Expr)
+    through_data = isinstance(target, cst.Attribute) and target.attr.value == "data"
     if statement:
+        if isinstance(target, cst.Attribute) and isinstance(func, cst.Attribute) and \
+                through_data:
+            # `x.data.clamp_(...)` → `x = x.clamp(...)`: the op now enters the graph.
+            receiver = target.value
+            target, func = receiver, func.with_changes(value=receiver)
         # Only a plain name (the one written) can take the result: `x = x.mul(2)`.
         if not isinstance(target, cst.Name):
             return None
         text = f"{target.value} = {ctx.exact(call.with_changes(func=_renamed(func, twin)))}"
         return FixPlan(f"assign the out-of-place `{twin}` instead", applicability,
                        ((call, text),))
-    if isinstance(ctx.parent(call), cst.Attribute):
-        return None  # `x.mul_(a).add_(b)`: the next in-place call would write a temporary
+    if through_data or isinstance(ctx.parent(call), cst.Attribute):
+        # `x.mul_(a).add_(b)`: the next in-place call would write a temporary; an
+        # out-of-place op on `x.data` in an expression would drop the write altogether.
+        return None
     return FixPlan(f"use the out-of-place `{twin}`", applicability, ((name, twin),))
 
 
