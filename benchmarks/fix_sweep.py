@@ -22,10 +22,10 @@ from collections import Counter
 from pathlib import Path
 
 
-def _check(path: Path, *extra: str) -> list[dict]:
+def _check(*args: Path | str) -> list[dict]:
     out = subprocess.run(
         [sys.executable, "-m", "aliaslint", "check", "--isolated", "--no-cache", "--select", "ALL",
-         "--output-format", "json", *extra, str(path)],
+         "--output-format", "json", *map(str, args)],
         capture_output=True, text=True, check=False).stdout
     try:
         return json.loads(out) if out.strip().startswith("[") else []
@@ -43,11 +43,14 @@ def main() -> int:
     parser.add_argument("inputs", nargs="+", type=Path)
     parser.add_argument("--run", action="store_true", help="run each program before and after")
     args = parser.parse_args()
-    files = sorted(p for i in args.inputs for p in ([i] if i.is_file() else i.rglob("*.py")))
+    # One run over everything first: only files with an applicable fix are copied and swept.
+    candidates = sorted({Path(d["filename"]).resolve() for d in _check(*args.inputs)
+                         if d.get("fix") and d["fix"]["applicability"] in ("safe", "unsafe")
+                         and d["filename"].endswith(".py")})
     totals: Counter[str] = Counter()
     problems: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for source in files:
+        for source in candidates:
             work = Path(tmp) / source.name
             shutil.copyfile(source, work)
             before = _check(work)
