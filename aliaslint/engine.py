@@ -21,11 +21,11 @@ from stat import S_ISREG
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 
-from aliaslint import fixes, registry
+from aliaslint import fixes, registry, verbose
 from aliaslint.analysis import analyse
 from aliaslint.cache import DEFAULT_CACHE_DIR, Cache, content_hash
 from aliaslint.config import (
@@ -34,7 +34,6 @@ from aliaslint.config import (
     Settings,
     excluded_anywhere,
     resolve_rules,
-    walk,
 )
 from aliaslint.diagnostics import (
     FILE_NOT_CHECKED,
@@ -57,6 +56,10 @@ from aliaslint.screen import (
     without_lone_backslashes,
 )
 from aliaslint.suppressions import parse_suppressions
+from aliaslint.walk import walk
+
+# Told (files done, files in all) as a run goes.
+Progress = Callable[[int, int], None]
 
 # Files that never mention torch cannot create a tensor: skip them unparsed.
 PREFILTER = "torch"
@@ -420,6 +423,7 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
                         _settings_key(rules, settings))
         cached = cache.load(key, filename)
         if cached is not None:
+            verbose.note(f"cache hit {filename} (same content)")
             return cached, (stat, digest) if regular else None
     diagnostics = check_buffer(data, path, filename, settings, rules)
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
@@ -492,10 +496,12 @@ def _check_chunk(jobs) -> list:
 
 
 def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | None = None,
-                cwd: Path | None = None, cache: bool | Path = False) -> Result:
+                cwd: Path | None = None, cache: bool | Path = False,
+                progress: Progress | None = None) -> Result:
     """Check files and directories; findings come back sorted whatever ``jobs`` is.
 
     ``cache``: True to use the configured cache directory, or a directory.
+    ``progress(done, total)`` is called as files are done (cached ones at once).
     Raises ``ConfigError`` for a broken configuration: there is nothing
     sensible to check against then.
     """
@@ -508,7 +514,14 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     if cache is not False:
         store = Cache(cache_directory(resolver) if cache is True else Path(cache))
         jobs_list = _from_cache(store, jobs_list, diagnostics)
-    for job, (found, seen) in zip(jobs_list, _run(jobs_list, jobs, store)):
+    if progress is not None:
+        total, cached = len(files), len(files) - len(jobs_list)
+        progress(cached, total)
+        done = progress
+
+        def progress(count: int, total: int = total) -> None:
+            done(cached + count, total)
+    for job, (found, seen) in zip(jobs_list, _run(jobs_list, jobs, store, progress)):
         diagnostics.extend(found)
         if seen is not None and store is not None:
             store.remember(str(job[0]), *seen)
@@ -565,17 +578,26 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
         if cached is None:
             remaining.append(job)
         else:
+            verbose.note(f"cache hit {filename} (same size and modification time)")
             diagnostics.extend(cached)
     return remaining
 
 
-def _run(jobs_list: list, jobs: int | None, store: Cache | None) -> list:
-    """Each job's result, in order, from worker processes when that pays."""
+def _run(jobs_list: list, jobs: int | None, store: Cache | None,
+         progress: Callable[[int], None] | None = None) -> list:
+    """Each job's result, in order, from worker processes when that pays; ``progress`` is
+    told how many are done."""
     workers = min(jobs or os.cpu_count() or 1, len(jobs_list))
     if workers <= 1 or len(jobs_list) < 4:
         _start_worker(store)
         try:
-            return _check_chunk(jobs_list)
+            if progress is None:
+                return _check_chunk(jobs_list)
+            checked: list = []
+            for job in jobs_list:
+                checked += _check_chunk([job])
+                progress(len(checked))
+            return checked
         finally:
             _start_worker(None)
     # Largest files first, in small chunks, so no worker is left with a big file at the
@@ -586,10 +608,14 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None) -> list:
     results: list = [None] * len(jobs_list)
     with ProcessPoolExecutor(workers, mp_context=_context(), initializer=_start_worker,
                              initargs=(store, os.getpid())) as pool:
+        done = 0
         for indexes, chunk_results in zip(chunks, pool.map(
                 _check_chunk, [[jobs_list[i] for i in indexes] for indexes in chunks])):
             for index, result in zip(indexes, chunk_results):
                 results[index] = result
+            done += len(indexes)
+            if progress is not None:
+                progress(done)
     return results
 
 

@@ -56,6 +56,8 @@ def test_check_help_shows_trace_and_its_options(capsys):
         "--fix", "--unsafe-fixes", "--no-unsafe-fixes", "--diff", "--fix-only", "--show-fixes",
         "--exit-non-zero-on-fix",
         "--trace", "-m", "--fail-on",
+        "--extend-ignore", "--per-file-ignores", "--extend-per-file-ignores", "--show-settings",
+        "--verbose", "-v", "--respect-gitignore", "--no-respect-gitignore",
     }
 
 
@@ -65,7 +67,8 @@ def test_trace_help_shows_its_options(capsys):
     assert options(out) == {
         "-h", "--help", "--confirm", "-m", "--output-file", "--output", "-o", "--fail-on",
         "--output-format", "--color",
-        "--select", "--extend-select", "--ignore", "--confidence", "--config", "--isolated",
+        "--select", "--extend-select", "--ignore", "--extend-ignore", "--confidence", "--config",
+        "--isolated",
     }
     assert "rule selection (--confirm):" in out
 
