@@ -580,11 +580,17 @@ def _use_color(choice: str, stream) -> bool:
 
 
 def _summary(files: int, diagnostics, could_not_check: int) -> str:
-    findings = sum(1 for d in diagnostics if d.code not in (FILE_NOT_CHECKED, INTERNAL_ERROR))
-    checked = f"{files} file{'s' if files != 1 else ''}"
+    """"Found 4 findings in 1 of 2 files.": every finding printed (a notebook cell that does
+    not parse, a file that could not be checked included), and the files they are in of
+    those checked; a path that could not be reached counts as one of them."""
+    unreached = {d.filename for d in diagnostics
+                 if d.code == FILE_NOT_CHECKED and d.location.row == 0}
+    total = files + len(unreached)
+    checked = f"{total} file{'s' if total != 1 else ''}"
     if not diagnostics:
         return f"All checks passed! ({checked} checked)"
-    parts = [f"Found {findings} finding{'s' if findings != 1 else ''} in {checked}"]
+    count, where = len(diagnostics), len({d.filename for d in diagnostics})
+    parts = [f"Found {count} finding{'s' if count != 1 else ''} in {where} of {checked}"]
     if could_not_check:
         parts.append(f"{could_not_check} file{'s' if could_not_check != 1 else ''} "
                      "could not be checked")
