@@ -20,6 +20,7 @@ import tokenize
 from stat import S_ISREG
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -45,6 +46,7 @@ from aliaslint.diagnostics import (
     Related,
     display_path,
 )
+from aliaslint.incremental import ChunkPositions, StatementCache
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import (
@@ -126,11 +128,14 @@ def check_source(source: str | bytes, filename: str = "<string>",
                  rules: Iterable[str] | None = None, *,
                  report_unused_suppressions: bool = False,
                  confidence: Confidence = "high",
-                 target_version: Version | None = None) -> list[Diagnostic]:
+                 target_version: Version | None = None,
+                 statements: StatementCache | None = None) -> list[Diagnostic]:
     """Check one module's source; the findings come back sorted.
 
     ``rules`` are the codes to run (default: the default selection); ``target_version``
-    the Python whose grammar the source is checked against (default: the running one).
+    the Python whose grammar the source is checked against (default: the running one);
+    ``statements`` the statements parsed in earlier checks of the same buffer, to parse
+    only what an edit changed.
     """
     enabled = _enabled(rules, report_unused_suppressions)
     text = _text(source, filename)
@@ -149,12 +154,27 @@ def check_source(source: str | bytes, filename: str = "<string>",
         return [late]
 
     def parse_and_check() -> list[Diagnostic]:
+        parsed = _parse_again(statements, text)
+        if parsed is not None:
+            return _check_module(parsed[0], text, filename, enabled, confidence,
+                                 ChunkPositions(*parsed))
         module = _parse(text, filename)
         if isinstance(module, Diagnostic):
             return [module]
         return _check_module(module, text, filename, enabled, confidence)
 
     return deeply(parse_and_check)
+
+
+def _parse_again(statements: StatementCache | None, text: str):
+    """The module from the statements parsed before and those an edit changed; None when
+    there is no cache or libcst's parser rejects a part (the full parse says where)."""
+    if statements is None:
+        return None
+    try:
+        return statements.parse(text)
+    except (cst.ParserSyntaxError, RecursionError):
+        return None
 
 
 def may_find(source: str, enabled: frozenset[str]) -> bool:
@@ -233,8 +253,9 @@ def _parse(source: str, filename: str) -> cst.Module | Diagnostic:
 
 
 def _check_module(module: cst.Module, source: str, filename: str, enabled: frozenset[str],
-                  confidence: Confidence) -> list[Diagnostic]:
-    context = Context(module)
+                  confidence: Confidence, positions: ChunkPositions | None = None
+                  ) -> list[Diagnostic]:
+    context = Context(module, positions)
     findings, errors = _run_checks(context, enabled, filename, source)
     located = _locate(context, findings, filename, confidence)
     diagnostics = [diagnostic for diagnostic, _ in located]
@@ -436,11 +457,13 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
 
 
 def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,
-                 rules: frozenset[str] | None = None) -> list[Diagnostic]:
+                 rules: frozenset[str] | None = None,
+                 statements: StatementCache | None = None) -> list[Diagnostic]:
     """Check text as if it were the file at ``path`` (a notebook's JSON for ``.ipynb``), with
     the settings that apply there: what standard input and the language server check.
     Every failure is a finding, never an exception."""
-    check = check_notebook if path.suffix == NOTEBOOK_SUFFIX else check_source
+    check = check_notebook if path.suffix == NOTEBOOK_SUFFIX else \
+        partial(check_source, statements=statements)
     try:
         return check(data, filename, settings.rules_for(path) if rules is None else rules,
                      report_unused_suppressions=settings.report_unused_suppressions,

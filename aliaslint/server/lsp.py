@@ -22,6 +22,7 @@ from pygls.uris import to_fs_path, uri_scheme
 
 from aliaslint import __version__
 from aliaslint.engine import NOTEBOOK_SUFFIX
+from aliaslint.incremental import StatementCache
 from aliaslint.server.convert import (
     CODE_ACTION_KINDS,
     FIX_ALL,
@@ -69,6 +70,9 @@ class AliaslintServer(LanguageServer):
         self.entries: dict[str, list[Entry]] = {}
         self.stale: set[str] = set()
         self.cells_of: dict[str, list[str]] = {}
+        # What the checks of each open text document parsed, so a re-check after an edit
+        # parses only the statements it changed.
+        self.parsed: dict[str, StatementCache] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
 
     def warn(self, message: str) -> None:
@@ -111,7 +115,8 @@ class AliaslintServer(LanguageServer):
                 return {key: []}
             text = Text.of(key, document.source)
             return {key: self.converter.entries(
-                self.project.check(document.source, path, on_disk), text)}
+                self.project.check(document.source, path, on_disk,
+                                   self.parsed.setdefault(key, StatementCache())), text)}
         except Exception:  # a bug: say so in the log, keep serving
             logger.exception("checking %s failed", key)
             return {key: []}
@@ -177,6 +182,7 @@ class AliaslintServer(LanguageServer):
 
     def forget(self, uris: Iterable[str]) -> None:
         for uri in uris:
+            self.parsed.pop(uri, None)
             timer = self._timers.pop(uri, None)
             if timer is not None:
                 timer.cancel()

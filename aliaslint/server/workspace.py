@@ -28,6 +28,7 @@ from aliaslint.config import (
 )
 from aliaslint.diagnostics import Confidence, Diagnostic
 from aliaslint.engine import NOTEBOOK_SUFFIX, check_buffer
+from aliaslint.incremental import StatementCache
 
 logger = logging.getLogger(__name__)
 
@@ -152,13 +153,15 @@ class Workspace:
             name += NOTEBOOK_SUFFIX
         return self.home / name
 
-    def check(self, text: str, path: Path, on_disk: bool = True) -> list[Diagnostic]:
+    def check(self, text: str, path: Path, on_disk: bool = True,
+              statements: StatementCache | None = None) -> list[Diagnostic]:
         """The findings for ``text`` as if it were the file at ``path`` (notebook JSON for
-        ``.ipynb``); none for a file the configuration excludes."""
+        ``.ipynb``); none for a file the configuration excludes.  ``statements``: what
+        earlier checks of the same document parsed, for a re-check after an edit."""
         settings = self.settings_for(path, on_disk)
         if on_disk and excluded_anywhere(path, settings):
             return []
-        return check_buffer(text, path, str(path), settings)
+        return check_buffer(text, path, str(path), settings, statements=statements)
 
 
 @dataclass(frozen=True)
