@@ -167,3 +167,12 @@ def test_check_trace_with_rule_selection(tmp_path, monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert "unknown rule selector 'AL999'" in err
     assert out == ""  # a configuration error stops before the program runs
+
+
+def test_every_check_option_is_in_the_readme_table(capsys):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = {word for row in re.findall(r"^\| (.*?) \|", readme, re.MULTILINE)
+             for code in re.findall(r"`([^`]*)`", row)
+             for word in code.split() if word.startswith("-")}
+    missing = options(help_text(capsys, "check")) - table - {"-h", "--help"}
+    assert not missing, f"options of `check --help` missing from the README's table: {missing}"
