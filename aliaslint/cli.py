@@ -14,7 +14,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from aliaslint import __version__, registry
+from aliaslint import __version__, registry, verbose
 from aliaslint.cache import clean as clean_cache
 from aliaslint.catalog import load_docs, markdown_table
 from aliaslint.config import (
@@ -25,7 +25,6 @@ from aliaslint.config import (
     Selection,
     close_match,
     validate_selectors,
-    walk,
 )
 from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR
 from aliaslint.engine import (
@@ -41,9 +40,12 @@ from aliaslint.engine import (
 from aliaslint.fixes import fix_bytes, fix_file
 from aliaslint.notebooks import cell_lines
 from aliaslint.registry import rule_url
+from aliaslint.progress import ProgressLine
 from aliaslint.report import FORMATS, render, render_statistics
 from aliaslint.rule import Rule
 from aliaslint.screen import Version, parse_target_version
+from aliaslint.show import per_file_option, settings_text
+from aliaslint.walk import walk
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -155,6 +157,8 @@ def _selection_options(group) -> list[argparse.Action]:
                            help="codes or prefixes to enable in addition"),
         group.add_argument("--ignore", action="append", metavar="CODES",
                            help="codes or prefixes to disable"),
+        group.add_argument("--extend-ignore", action="append", metavar="CODES",
+                           help="codes or prefixes to disable, in addition to --ignore"),
         group.add_argument("--confidence", choices=("high", "low"),
                            help="'low' also reports possible-but-unproven hazards"),
     ]
@@ -210,13 +214,25 @@ def _add_check(commands) -> None:
     _selection_options(rules)
     static = [rules.add_argument(
         "--report-unused-suppressions", action="store_true",
-        help="report noqa / aliaslint: ignore comments that silence nothing (AL901)")]
+        help="report noqa / aliaslint: ignore comments that silence nothing (AL901)"),
+        rules.add_argument("--per-file-ignores", action="append", metavar="PATTERN:CODES",
+                           help="codes to disable in the files a pattern matches (relative to "
+                           "the working directory), replacing the configured per-file-ignores; "
+                           "repeat it for more patterns"),
+        rules.add_argument("--extend-per-file-ignores", action="append",
+                           metavar="PATTERN:CODES",
+                           help="like --per-file-ignores, in addition to the configured ones")]
     output = check.add_argument_group("output")
     _output_options(output)
     _output_file(output, "standard output (with --trace: standard error)")
     static += [
         output.add_argument("--statistics", action="store_true",
                             help="print a count per rule instead of the findings"),
+        output.add_argument("--show-settings", action="store_true",
+                            help="print the settings that apply to the first PATH, and exit"),
+        output.add_argument("--verbose", "-v", action="store_true",
+                            help="say on standard error which config files were read, which "
+                            "files were skipped and why, and which came from the cache"),
         output.add_argument("--show-files", action="store_true",
                             help="list the files that would be checked, with their config, "
                             "and exit"),
@@ -255,6 +271,11 @@ def _add_check(commands) -> None:
     config = check.add_argument_group("configuration")
     _config_options(config)
     static += [
+        config.add_argument("--respect-gitignore", action="store_true", default=None,
+                            help="skip what git ignores in a directory walk (the default)"),
+        config.add_argument("--no-respect-gitignore", dest="respect_gitignore",
+                            action="store_false", default=None,
+                            help="walk what git ignores too (overrides `respect-gitignore`)"),
         config.add_argument("--force-exclude", action="store_true",
                             help="apply exclude patterns to files named on the command line "
                             "(and to --stdin-filename) too"),
@@ -365,8 +386,20 @@ def _selection(args) -> Selection:
         select=validate_selectors(select, "--select") if select is not None else None,
         extend_select=validate_selectors(_selectors(args.extend_select) or [],
                                          "--extend-select"),
-        ignore=validate_selectors(_selectors(args.ignore) or [], "--ignore"),
+        ignore=validate_selectors(_selectors(args.ignore) or [], "--ignore")
+        + validate_selectors(_selectors(args.extend_ignore) or [], "--extend-ignore"),
     )
+
+
+def _walk_options(args, cwd: Path) -> dict:
+    """The command line's per-file-ignores (anchored at ``cwd``) and gitignore switch."""
+    return {
+        "per_file_ignores": per_file_option(args.per_file_ignores, "--per-file-ignores", cwd)
+        if args.per_file_ignores is not None else None,
+        "extend_per_file_ignores": per_file_option(args.extend_per_file_ignores or [],
+                                                   "--extend-per-file-ignores", cwd),
+        "respect_gitignore": args.respect_gitignore,
+    }
 
 
 def _check(args) -> int:
@@ -376,6 +409,7 @@ def _check(args) -> int:
     cli = CliOptions(
         selection=_selection(args),
         config=args.config,
+        **_walk_options(args, Path.cwd()),
         max_file_size=args.max_file_size,
         confidence=args.confidence,
         report_unused_suppressions=args.report_unused_suppressions,
@@ -396,6 +430,9 @@ def _check(args) -> int:
         print("aliaslint: error: `-` (standard input) cannot be checked with other paths",
               file=sys.stderr)
         return EXIT_ERROR
+    verbose.enabled = args.verbose
+    if args.show_settings:
+        return _show_settings(paths, cli, cwd)
     if args.show_files:
         files, problems = walk(paths, Resolver(cli, cwd))
         for path, settings in files:
@@ -404,10 +441,27 @@ def _check(args) -> int:
         for path, reason in problems:
             print(f"aliaslint: error: {display_path(path, cwd)}: {reason}", file=sys.stderr)
         return EXIT_ERROR if problems else EXIT_CLEAN
-    result = check_paths(paths, cli, jobs=args.jobs, cwd=cwd, cache=not args.no_cache)
+    progress = None if args.quiet else ProgressLine.for_terminal(sys.stderr)
+    try:
+        result = check_paths(paths, cli, jobs=args.jobs, cwd=cwd, cache=not args.no_cache,
+                             progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     if args.fix or args.fix_only or args.diff:
         return _fix(args, paths, cli, cwd, result)
     return _report(args, result, _source_lines(cwd), cwd)
+
+
+def _show_settings(paths: list[str], cli: CliOptions, cwd: Path) -> int:
+    """The settings of the first path (a file's rules with its per-file-ignores)."""
+    path = Path(paths[0]) if paths[0] != "-" else Path("-")
+    absolute = path if path.is_absolute() else cwd / path
+    resolver = Resolver(cli, cwd)
+    is_file = not absolute.is_dir()
+    settings = resolver.for_file(absolute) if is_file else resolver.for_directory(absolute)
+    sys.stdout.write(settings_text(absolute, settings, cwd, is_file))
+    return EXIT_CLEAN
 
 
 def _check_stdin(args, cli: CliOptions, cwd: Path) -> int:
@@ -584,11 +638,17 @@ def _use_color(choice: str, stream) -> bool:
 
 
 def _summary(files: int, diagnostics, could_not_check: int) -> str:
-    findings = sum(1 for d in diagnostics if d.code not in (FILE_NOT_CHECKED, INTERNAL_ERROR))
-    checked = f"{files} file{'s' if files != 1 else ''}"
+    """"Found 4 findings in 1 of 2 files.": every finding printed (a notebook cell that does
+    not parse, a file that could not be checked included), and the files they are in of
+    those checked; a path that could not be reached counts as one of them."""
+    unreached = {d.filename for d in diagnostics
+                 if d.code == FILE_NOT_CHECKED and d.location.row == 0}
+    total = files + len(unreached)
+    checked = f"{total} file{'s' if total != 1 else ''}"
     if not diagnostics:
         return f"All checks passed! ({checked} checked)"
-    parts = [f"Found {findings} finding{'s' if findings != 1 else ''} in {checked}"]
+    count, where = len(diagnostics), len({d.filename for d in diagnostics})
+    parts = [f"Found {count} finding{'s' if count != 1 else ''} in {where} of {checked}"]
     if could_not_check:
         parts.append(f"{could_not_check} file{'s' if could_not_check != 1 else ''} "
                      "could not be checked")

@@ -8,10 +8,8 @@ wins and ``ignore`` wins a tie.  ``per-file-ignores`` applies last.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
-import stat
 import sys
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -22,7 +20,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on older Pythons only
     import tomli as tomllib
 
-from aliaslint import registry
+from aliaslint import patterns, registry, verbose
 from aliaslint.diagnostics import UNUSED_SUPPRESSION, Applicability, Confidence
 from aliaslint.screen import Version, parse_target_version
 
@@ -94,6 +92,10 @@ class Settings:
     extend_exclude: tuple[str, ...] = ()
     include: tuple[str, ...] = DEFAULT_INCLUDE
     extend_include: tuple[str, ...] = ()
+    # Skip what git ignores (.gitignore files, .git/info/exclude, the global excludes file).
+    respect_gitignore: bool = True
+    # The files ``source`` extends, nearest first.
+    extends: tuple[Path, ...] = ()
     cache_dir: Path | None = None  # as configured, resolved against ``root``
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     confidence: Confidence = "high"
@@ -106,30 +108,38 @@ class Settings:
     def rules_for(self, path: Path) -> frozenset[str]:
         """The codes enabled for ``path`` once per-file-ignores apply."""
         rules = self.rules
-        relative = _relative(path, self.root)
         always = registry.always_on()
+        floor = self.floor(path)
         for pattern, selectors in self.per_file_ignores:
-            if _glob_match(pattern, relative, path.name):
+            if patterns.matches_file(pattern, path, floor):
                 rules = frozenset(
                     code for code in rules
                     if code in always or _specificity(code, selectors) < 0
                 )
         return rules
 
-    def is_excluded(self, path: Path) -> bool:
-        relative = _relative(path, self.root)
-        return any(
-            _glob_match(pattern, relative, path.name)
-            for pattern in (*self.exclude, *self.extend_exclude)
-        )
+    def floor(self, path: Path) -> Path:
+        """Where patterns that name no directory begin to match for a file judged on its
+        own: the config's directory, or the file's own directory outside it."""
+        absolute = os.path.abspath(path)
+        inside = absolute.startswith(os.path.join(os.path.abspath(self.root), ""))
+        return self.root if inside else Path(absolute).parent
 
-    def is_included(self, path: Path) -> bool:
+    @property
+    def excludes(self) -> tuple[str, ...]:
+        return (*self.exclude, *self.extend_exclude)
+
+    @property
+    def includes(self) -> tuple[str, ...]:
+        return (*self.include, *self.extend_include)
+
+    def is_excluded(self, path: Path, is_dir: bool = False, floor: Path | None = None) -> bool:
+        """Does an exclude pattern match ``path`` or a directory between it and ``floor``?"""
+        return patterns.matches(self.excludes, path, is_dir, floor or self.floor(path))
+
+    def is_included(self, path: Path, floor: Path | None = None) -> bool:
         """Is ``path`` a file a directory walk should check?"""
-        relative = _relative(path, self.root)
-        return any(
-            _glob_match(pattern, relative, path.name)
-            for pattern in (*self.include, *self.extend_include)
-        )
+        return patterns.matches(self.includes, path, False, floor or self.floor(path))
 
 
 def _specificity(code: str, selectors) -> int:
@@ -281,7 +291,7 @@ def load_config(path: Path) -> dict:
     if not isinstance(options, dict):
         raise ConfigError(f"{path}: {prefix} must be a table")
     for key in options:
-        if key not in _KEYS:
+        if key not in _KEYS and key not in _FILE_KEYS:
             hint = _closest(key)
             raise ConfigError(
                 f"{path}: {prefix} unknown key {key!r}" + (f" (did you mean {hint!r}?)" if hint else "")
@@ -290,7 +300,98 @@ def load_config(path: Path) -> dict:
 
 
 def _closest(key: str) -> str | None:
-    return close_match(key, _KEYS)
+    return close_match(key, _KEYS | _FILE_KEYS)
+
+
+# Keys about which files and which other config files make up the settings.
+_FILE_KEYS = {"extend", "extend-per-file-ignores", "respect-gitignore"}
+_SELECTION_KEYS = ("select", "extend-select", "ignore")
+
+
+def config_chain(path: Path) -> list[tuple[Path, dict]]:
+    """The options of ``path`` and of each file it extends (``extend = "../base.toml"``,
+    relative to the file that says it), the furthest base first."""
+    chain: list[tuple[Path, dict]] = []
+    current = path
+    while True:
+        if any(current == seen for seen, _ in chain):
+            cycle = " -> ".join(str(seen) for seen, _ in chain[[p for p, _ in chain].index(current):])
+            raise ConfigError(f"{chain[-1][0]}: extend: the files extend each other in a cycle: "
+                              f"{cycle} -> {current}")
+        options = load_config(current)
+        chain.append((current, options))
+        base = options.get("extend")
+        if base is None:
+            return chain[::-1]
+        if not isinstance(base, str) or not base.strip():
+            raise ConfigError(f"{current}: extend: expected the path of a config file, "
+                              f"got {base!r}")
+        target = current.parent / Path(os.path.expandvars(base)).expanduser()
+        if not _is_file(target):
+            raise ConfigError(f"{current}: extend: {base!r}: config file not found")
+        current = Path(os.path.normpath(os.path.abspath(target)))
+
+
+def merge_chain(chain: list[tuple[Path, dict]]) -> tuple[dict, tuple[Selection, ...]]:
+    """One set of options from a chain of config files (the furthest base first), as ruff
+    merges them: a nearer file's value replaces a base's, ``extend-*`` lists add up, and
+    each file's rule selection is a layer of its own (the returned ones, for every file but
+    the last).  Patterns and paths are anchored at the directory of the file that wrote them."""
+    merged: dict = {}
+    layers = []
+    for index, (path, options) in enumerate(chain):
+        where = f"{path}: [tool.aliaslint]"
+        directory = path.parent
+        for key, value in options.items():
+            if key == "extend" or key in _SELECTION_KEYS and index < len(chain) - 1:
+                continue
+            if key in ("exclude", "include", "extend-exclude", "extend-include"):
+                anchored = [patterns.anchor(p, directory) for p in _string_list(value, where, key)]
+                merged[key] = [*merged.get(key, ()), *anchored] if key.startswith("extend-") \
+                    else anchored
+            elif key in ("per-file-ignores", "extend-per-file-ignores"):
+                table = _per_file_table(value, where, key, directory)
+                if key.startswith("extend-"):
+                    for pattern, codes in merged.get(key, {}).items():
+                        table[pattern] = (*codes, *table.get(pattern, ()))
+                merged[key] = table
+            elif key == "cache-dir" and isinstance(value, str) and value.strip():
+                merged[key] = str(directory / Path(value).expanduser())
+            elif key in ("extend-fixable", "extend-safe-fixes", "extend-unsafe-fixes") and \
+                    isinstance(value, list) and isinstance(merged.get(key), list):
+                merged[key] = [*merged[key], *value]
+            else:
+                merged[key] = value
+        if index < len(chain) - 1:
+            def selectors(key, options=options, where=where):
+                return validate_selectors(options[key], f"{where} {key}") \
+                    if key in options else None
+            layers.append(Selection(selectors("select"), selectors("extend-select") or (),
+                                    selectors("ignore") or ()))
+    return merged, tuple(layers)
+
+
+def _string_list(value, where: str, key: str) -> tuple[str, ...]:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} {key}: expected a list of strings")
+    return tuple(value)
+
+
+def _per_file_table(value, where: str, key: str, directory: Path) -> dict:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} {key}: expected a table of pattern = [codes]")
+    return {patterns.anchor(pattern, directory):
+            validate_selectors(codes, f"{where} {key}.{pattern!r}")
+            for pattern, codes in value.items()}
+
+
+def settings_for_config(path: Path, cli: CliOptions) -> Settings:
+    """The settings a config file gives, with the files it extends and the command line."""
+    chain = config_chain(path)
+    verbose.note(f"config {path}" + "".join(f", extending {base}" for base, _ in chain[-2::-1]))
+    options, inherited = merge_chain(chain)
+    settings = settings_from_options(options, path, path.parent, cli, inherited)
+    return replace(settings, extends=tuple(source for source, _ in chain[-2::-1]))
 
 
 def close_match(given: str, choices) -> str | None:
@@ -302,7 +403,9 @@ def close_match(given: str, choices) -> str | None:
 
 
 def settings_from_options(options: dict, source: Path | None, root: Path,
-                          cli: CliOptions) -> Settings:
+                          cli: CliOptions, inherited: tuple[Selection, ...] = ()) -> Settings:
+    """Settings from one set of options whose patterns and paths are anchored already
+    (``merge_chain``), below the rule selection layers of the files it extends."""
     where = f"{source}: [tool.aliaslint]" if source else "command line"
 
     def selectors(key):
@@ -319,13 +422,21 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
         extend_select=selectors("extend-select") or (),
         ignore=selectors("ignore") or (),
     )
-    per_file = options.get("per-file-ignores", {})
-    if not isinstance(per_file, dict):
-        raise ConfigError(f"{where} per-file-ignores: expected a table of glob = [codes]")
-    per_file_ignores = tuple(
-        (pattern, validate_selectors(codes, f"{where} per-file-ignores.{pattern!r}"))
-        for pattern, codes in per_file.items()
-    )
+    def per_file(key):
+        table = options.get(key, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where} {key}: expected a table of pattern = [codes]")
+        return tuple((pattern, validate_selectors(codes, f"{where} {key}.{pattern!r}"))
+                     for pattern, codes in table.items())
+
+    # As in ruff: --per-file-ignores replaces the configured table, the extend-* ones add.
+    per_file_ignores = (
+        *(cli.per_file_ignores if cli.per_file_ignores is not None
+          else per_file("per-file-ignores")),
+        *per_file("extend-per-file-ignores"), *cli.extend_per_file_ignores)
+    respect_gitignore = options.get("respect-gitignore", True)
+    if not isinstance(respect_gitignore, bool):
+        raise ConfigError(f"{where} respect-gitignore: expected true or false")
     max_size = options.get("max-file-size", DEFAULT_MAX_FILE_SIZE)
     if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size <= 0:
         raise ConfigError(f"{where} max-file-size: expected a positive number of bytes")
@@ -358,12 +469,14 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
     settings = Settings(
         root=root,
         source=source,
-        layers=(file_layer, cli.selection),
+        layers=(*inherited, file_layer, cli.selection),
         per_file_ignores=per_file_ignores,
         exclude=strings("exclude", DEFAULT_EXCLUDE),
         extend_exclude=strings("extend-exclude", ()),
         include=strings("include", DEFAULT_INCLUDE),
         extend_include=strings("extend-include", ()),
+        respect_gitignore=respect_gitignore if cli.respect_gitignore is None
+        else cli.respect_gitignore,
         cache_dir=root / Path(cache_dir).expanduser() if cache_dir else None,
         max_file_size=cli.max_file_size or max_size,
         confidence=cli.confidence or confidence,
@@ -383,6 +496,10 @@ class CliOptions:
 
     selection: Selection = Selection()
     config: Path | None = None
+    # (pattern, codes) pairs anchored at the working directory; None: the configured table.
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+    extend_per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    respect_gitignore: bool | None = None
     max_file_size: int | None = None
     confidence: Confidence | None = None
     report_unused_suppressions: bool = False
@@ -406,7 +523,7 @@ class Resolver:
             path = cli.config.resolve()
             if not path.is_file():
                 raise ConfigError(f"{cli.config}: config file not found")
-            self._fixed = settings_from_options(load_config(path), path, path.parent, cli)
+            self._fixed = settings_for_config(path, cli)
         elif cli.isolated:
             self._fixed = settings_from_options({}, None, self.cwd, cli)
         self._by_config = cache(self._load)
@@ -415,7 +532,7 @@ class Resolver:
     def _load(self, config: Path | None) -> Settings:
         if config is None:
             return settings_from_options({}, None, self.cwd, self.cli)
-        return settings_from_options(load_config(config), config, config.parent, self.cli)
+        return settings_for_config(config, self.cli)
 
     def for_directory(self, directory: Path) -> Settings:
         if self._fixed is not None:
@@ -430,96 +547,6 @@ class Resolver:
         return self.for_directory(path.parent)
 
 
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
-def _glob_match(pattern: str, relative: str, name: str) -> bool:
-    """A pattern without a slash matches the file or directory name; one with a
-    slash matches the path relative to the config's directory (``*`` crosses
-    directories, as in ruff's globs)."""
-    pattern = pattern.rstrip("/")
-    if "/" not in pattern:
-        return fnmatch.fnmatchcase(name, pattern)
-    pattern = pattern.removeprefix("./")
-    if pattern.startswith("**/"):
-        pattern = pattern[3:]
-        return fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(
-            relative, "*/" + pattern
-        )
-    return fnmatch.fnmatchcase(relative, pattern)
-
-
-def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], list[tuple[Path, str]]]:
-    """Expand the paths into (file, settings) pairs; also returns each path that cannot be
-    checked, with the reason: a name that does not exist, a directory that cannot be read
-    (named or met on the way down).
-
-    A file named on the command line is checked whatever it is: a FIFO or a process
-    substitution (``<(git show HEAD:x.py)``) is read as a stream.
-    """
-    files: list[tuple[Path, Settings]] = []
-    problems: list[tuple[Path, str]] = []
-    for raw in paths:
-        path = Path(raw)
-        absolute = path if path.is_absolute() else resolver.cwd / path
-        try:
-            is_directory = stat.S_ISDIR(absolute.stat().st_mode)
-        except OSError as error:
-            problems.append((absolute, _unreachable(error)))
-            continue
-        if is_directory:
-            _walk_directory(absolute, resolver, files, problems)
-            continue
-        # A file named on the command line is checked even if excluded,
-        # unless --force-exclude (pre-commit passes every staged file).
-        settings = resolver.for_file(absolute)
-        if not (resolver.cli.force_exclude and excluded_anywhere(absolute, settings)):
-            files.append((absolute, settings))
-    unique: dict[str, tuple[Path, Settings]] = {}
-    for path, settings in files:
-        unique.setdefault(os.path.normpath(path), (Path(os.path.normpath(path)), settings))
-    return sorted(unique.values(), key=lambda item: str(item[0])), sorted(problems)
-
-
-def _unreachable(error: OSError) -> str:
-    if isinstance(error, FileNotFoundError):
-        return "no such file or directory"
-    return f"cannot access: {error.strerror or error}"
-
-
 def excluded_anywhere(path: Path, settings: Settings) -> bool:
     """Is the file, or a directory between it and the config's root, excluded?"""
-    try:
-        parts = path.relative_to(settings.root).parts
-    except ValueError:
-        return settings.is_excluded(path)
-    candidate = settings.root
-    for part in parts:
-        candidate = candidate / part
-        if settings.is_excluded(candidate):
-            return True
-    return False
-
-
-def _walk_directory(directory: Path, resolver: Resolver, out: list, problems: list) -> None:
-    settings = resolver.for_directory(directory)
-    try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError as error:
-        problems.append((directory, f"cannot read directory: {error.strerror or error}"))
-        return
-    for entry in entries:
-        path = Path(entry.path)
-        if settings.is_excluded(path):
-            continue
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                _walk_directory(path, resolver, out, problems)
-            elif settings.is_included(path) and entry.is_file():
-                out.append((path, settings))
-        except OSError as error:
-            problems.append((path, _unreachable(error)))
+    return settings.is_excluded(path)

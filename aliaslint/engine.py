@@ -21,12 +21,13 @@ import tokenize
 from stat import S_ISREG
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import libcst as cst
 
-from aliaslint import fixes, registry
+from aliaslint import fixes, registry, verbose
 from aliaslint.analysis import analyse
 from aliaslint.cache import DEFAULT_CACHE_DIR, Cache, content_hash
 from aliaslint.config import (
@@ -35,7 +36,6 @@ from aliaslint.config import (
     Settings,
     excluded_anywhere,
     resolve_rules,
-    walk,
 )
 from aliaslint.diagnostics import (
     FILE_NOT_CHECKED,
@@ -48,6 +48,7 @@ from aliaslint.diagnostics import (
     Related,
     display_path,
 )
+from aliaslint.incremental import ChunkPositions, StatementCache
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import (
@@ -59,6 +60,10 @@ from aliaslint.screen import (
     without_lone_backslashes,
 )
 from aliaslint.suppressions import parse_suppressions
+from aliaslint.walk import walk
+
+# Told (files done, files in all) as a run goes.
+Progress = Callable[[int, int], None]
 
 # Files that never mention torch cannot create a tensor: skip them unparsed.
 PREFILTER = "torch"
@@ -125,11 +130,14 @@ def check_source(source: str | bytes, filename: str = "<string>",
                  rules: Iterable[str] | None = None, *,
                  report_unused_suppressions: bool = False,
                  confidence: Confidence = "high",
-                 target_version: Version | None = None) -> list[Diagnostic]:
+                 target_version: Version | None = None,
+                 statements: StatementCache | None = None) -> list[Diagnostic]:
     """Check one module's source; the findings come back sorted.
 
     ``rules`` are the codes to run (default: the default selection); ``target_version``
-    the Python whose grammar the source is checked against (default: the running one).
+    the Python whose grammar the source is checked against (default: the running one);
+    ``statements`` the statements parsed in earlier checks of the same buffer, to parse
+    only what an edit changed.
     """
     enabled = _enabled(rules, report_unused_suppressions)
     text = _text(source, filename)
@@ -148,12 +156,27 @@ def check_source(source: str | bytes, filename: str = "<string>",
         return [late]
 
     def parse_and_check() -> list[Diagnostic]:
+        parsed = _parse_again(statements, text)
+        if parsed is not None:
+            return _check_module(parsed[0], text, filename, enabled, confidence,
+                                 ChunkPositions(*parsed))
         module = _parse(text, filename)
         if isinstance(module, Diagnostic):
             return [module]
         return _check_module(module, text, filename, enabled, confidence)
 
     return deeply(parse_and_check)
+
+
+def _parse_again(statements: StatementCache | None, text: str):
+    """The module from the statements parsed before and those an edit changed; None when
+    there is no cache or libcst's parser rejects a part (the full parse says where)."""
+    if statements is None:
+        return None
+    try:
+        return statements.parse(text)
+    except (cst.ParserSyntaxError, RecursionError):
+        return None
 
 
 def may_find(source: str, enabled: frozenset[str]) -> bool:
@@ -232,8 +255,9 @@ def _parse(source: str, filename: str) -> cst.Module | Diagnostic:
 
 
 def _check_module(module: cst.Module, source: str, filename: str, enabled: frozenset[str],
-                  confidence: Confidence) -> list[Diagnostic]:
-    context = Context(module)
+                  confidence: Confidence, positions: ChunkPositions | None = None
+                  ) -> list[Diagnostic]:
+    context = Context(module, positions)
     findings, errors = _run_checks(context, enabled, filename, source)
     located = _locate(context, findings, filename, confidence)
     diagnostics = [diagnostic for diagnostic, _ in located]
@@ -450,6 +474,7 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
                         _settings_key(rules, settings))
         cached = cache.load(key, filename)
         if cached is not None:
+            verbose.note(f"cache hit {filename} (same content)")
             return cached, (stat, digest) if regular else None
     diagnostics = check_buffer(data, path, filename, settings, rules)
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
@@ -462,11 +487,13 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
 
 
 def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,
-                 rules: frozenset[str] | None = None) -> list[Diagnostic]:
+                 rules: frozenset[str] | None = None,
+                 statements: StatementCache | None = None) -> list[Diagnostic]:
     """Check text as if it were the file at ``path`` (a notebook's JSON for ``.ipynb``), with
     the settings that apply there: what standard input and the language server check.
     Every failure is a finding, never an exception."""
-    check = check_notebook if path.suffix == NOTEBOOK_SUFFIX else check_source
+    check = check_notebook if path.suffix == NOTEBOOK_SUFFIX else \
+        partial(check_source, statements=statements)
     try:
         found = check(data, filename, settings.rules_for(path) if rules is None else rules,
                       report_unused_suppressions=settings.report_unused_suppressions,
@@ -524,10 +551,12 @@ def _check_chunk(jobs) -> list:
 
 
 def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | None = None,
-                cwd: Path | None = None, cache: bool | Path = False) -> Result:
+                cwd: Path | None = None, cache: bool | Path = False,
+                progress: Progress | None = None) -> Result:
     """Check files and directories; findings come back sorted whatever ``jobs`` is.
 
     ``cache``: True to use the configured cache directory, or a directory.
+    ``progress(done, total)`` is called as files are done (cached ones at once).
     Raises ``ConfigError`` for a broken configuration: there is nothing
     sensible to check against then.
     """
@@ -540,7 +569,14 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     if cache is not False:
         store = Cache(cache_directory(resolver) if cache is True else Path(cache))
         jobs_list = _from_cache(store, jobs_list, diagnostics)
-    for job, (found, seen) in zip(jobs_list, _run(jobs_list, jobs, store)):
+    if progress is not None:
+        total, cached = len(files), len(files) - len(jobs_list)
+        progress(cached, total)
+        done = progress
+
+        def progress(count: int, total: int = total) -> None:
+            done(cached + count, total)
+    for job, (found, seen) in zip(jobs_list, _run(jobs_list, jobs, store, progress)):
         diagnostics.extend(found)
         if seen is not None and store is not None:
             store.remember(str(job[0]), *seen)
@@ -605,17 +641,26 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
         if cached is None:
             remaining.append(job)
         else:
+            verbose.note(f"cache hit {filename} (same size and modification time)")
             diagnostics.extend(cached)
     return remaining
 
 
-def _run(jobs_list: list, jobs: int | None, store: Cache | None) -> list:
-    """Each job's result, in order, from worker processes when that pays."""
+def _run(jobs_list: list, jobs: int | None, store: Cache | None,
+         progress: Callable[[int], None] | None = None) -> list:
+    """Each job's result, in order, from worker processes when that pays; ``progress`` is
+    told how many are done."""
     workers = min(jobs or os.cpu_count() or 1, len(jobs_list))
     if workers <= 1 or len(jobs_list) < 4:
         _start_worker(store)
         try:
-            return _check_chunk(jobs_list)
+            if progress is None:
+                return _check_chunk(jobs_list)
+            checked: list = []
+            for job in jobs_list:
+                checked += _check_chunk([job])
+                progress(len(checked))
+            return checked
         finally:
             _start_worker(None)
     # Largest files first, in small chunks, so no worker is left with a big file at the
@@ -626,10 +671,14 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None) -> list:
     results: list = [None] * len(jobs_list)
     with ProcessPoolExecutor(workers, mp_context=_context(), initializer=_start_worker,
                              initargs=(store, os.getpid())) as pool:
+        done = 0
         for indexes, chunk_results in zip(chunks, pool.map(
                 _check_chunk, [[jobs_list[i] for i in indexes] for indexes in chunks])):
             for index, result in zip(indexes, chunk_results):
                 results[index] = result
+            done += len(indexes)
+            if progress is not None:
+                progress(done)
     return results
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -163,12 +164,74 @@ class _Palette:
 # --- concise --------------------------------------------------------------------------------
 
 
+# A concise message longer than this loses its details (asides, then what follows a colon).
+CONCISE_LENGTH = 90
+# Quoted code in a concise message is cut to this many characters.
+CONCISE_CODE = 30
+
+
 def _render_concise(diagnostics: Sequence[Diagnostic], palette: _Palette) -> str:
     return "".join(
         f"{palette.strong(_where(d.filename, d.location, d.cell))}: {_code(d, palette)} "
-        f"{' · '.join(_message_lines(d.message))}\n"
+        f"{concise_message(d.message)}\n"
         for d in diagnostics
     )
+
+
+def concise_message(message: str) -> str:
+    """A message's headline, for one line: its first part (up to the first `` · ``: what
+    follows says why and what to do, which ``full`` and the rule's documentation keep), its
+    quoted code cut short; when still long, without parenthesised asides, then without the
+    explanation after its first colon. ASCII punctuation only."""
+    lines = _message_lines(message)
+    headline = lines[0].split(" · ")[0] if lines else ""
+    pieces = headline.split("`")
+    if len(pieces) % 2 == 0:  # an unpaired backtick: no code to tell apart
+        pieces = [headline.replace("`", "'")]
+    for index in range(1, len(pieces), 2):
+        code = pieces[index].replace("…", "...")
+        pieces[index] = code if len(code) <= CONCISE_CODE else code[:CONCISE_CODE - 3] + "..."
+    for shorten in (_without_asides, _before_colon):
+        if len("`".join(pieces)) <= CONCISE_LENGTH:
+            break
+        pieces = shorten(pieces)
+    text = " ".join("`".join(pieces).split())
+    return text.replace(" ,", ",").replace("…", "...").replace("·", "-").rstrip(" ,;")
+
+
+def _without_asides(pieces: list[str]) -> list[str]:
+    """The pieces (prose, then code, alternately) without what parentheses in the prose
+    enclose, code inside them included."""
+    kept, depth = [], 0
+    for index, piece in enumerate(pieces):
+        if index % 2:
+            kept.append(piece if depth == 0 else None)
+            continue
+        prose = []
+        for char in piece:
+            if char == "(":
+                depth += 1
+            elif char == ")" and depth:
+                depth -= 1
+            elif depth == 0:
+                prose.append(char)
+        kept.append("".join(prose))
+    # Code that was inside an aside goes, with the prose around it joined up.
+    joined: list[str] = [kept[0] or ""]
+    for index in range(1, len(kept), 2):
+        if kept[index] is None:
+            joined[-1] += kept[index + 1] or ""
+        else:
+            joined += [kept[index] or "", kept[index + 1] or ""]
+    return joined
+
+
+def _before_colon(pieces: list[str]) -> list[str]:
+    for index in range(0, len(pieces), 2):
+        cut = pieces[index].find(": ")
+        if cut >= 0:
+            return [*pieces[:index], pieces[index][:cut]]
+    return pieces
 
 
 # --- full -----------------------------------------------------------------------------------
@@ -373,6 +436,10 @@ def _github_escape(text: str, is_property: bool) -> str:
 
 # --- gitlab ---------------------------------------------------------------------------------
 
+# "line 19", "lines 3-5", "cell 2": where a message says something is, which moves with
+# unrelated edits.
+_ROWS = re.compile(r"\b(lines?|cells?|rows?) \d+(?:\s*(?:-|–|to|and)\s*\d+)?")
+
 
 def _gitlab_issues(diagnostics: Sequence[Diagnostic]) -> list[dict]:
     """A GitLab Code Quality report: one issue per finding, its severity from its confidence."""
@@ -384,8 +451,8 @@ def _gitlab_issues(diagnostics: Sequence[Diagnostic]) -> list[dict]:
         # and the issue points at the file's first line (as for findings about a whole file).
         where = f"{_where('', d.location, d.cell).lstrip(':')}: " if d.cell is not None else ""
         # Code Quality issues have no related locations: they are spelled out instead.
-        description = " · ".join(
-            [f"{where}{d.code} {' · '.join(_message_lines(d.message))}"]
+        description = " - ".join(
+            [f"{where}{d.code} {' - '.join(_message_lines(d.message))}"]
             + [f"{_where(r.filename, r.location, r.cell)}: {r.message}" for r in d.related]
         )
         if d.location.row >= 1 and d.cell is None:
@@ -393,8 +460,9 @@ def _gitlab_issues(diagnostics: Sequence[Diagnostic]) -> list[dict]:
         else:
             lines = {"begin": 1}
         # The same while the finding's code, file and message stay the same, wherever its
-        # line moves; identical findings in one file are told apart by their order.
-        key = "\0".join((d.code, path, str(d.cell or ""), d.message))
+        # line (or cell) moves: the rows a message names are left out.  Identical findings
+        # in one file are told apart by their order.
+        key = "\0".join((d.code, path, _ROWS.sub(r"\1 N", d.message)))
         seen[key] += 1
         fingerprint = hashlib.sha256(f"{key}\0{seen[key]}".encode()).hexdigest()[:32]
         issues.append({

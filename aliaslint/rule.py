@@ -63,9 +63,11 @@ class Finding:
 class Context:
     """What a check may ask about the module beyond the event itself."""
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, positions: Any = None):
         self.module = module
-        self._positions: Any = None
+        # A mapping node -> CodeRange; given when a part of it can be kept from a check of
+        # an earlier version of the text (the language server's re-check).
+        self._positions: Any = positions
         self._parents: Any = None
 
     @property

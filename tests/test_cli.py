@@ -36,7 +36,7 @@ def test_exit_codes(project, capsys):
     code, out, _ = run(capsys, "--output-format", "concise")
     assert code == 1
     assert out.splitlines()[0].startswith("bad.py:3:7: AL401 ")
-    assert out.splitlines()[-1] == "Found 1 finding in 2 files."
+    assert out.splitlines()[-1] == "Found 1 finding in 1 of 2 files."
     assert run(capsys, "--exit-zero")[0] == 0
 
 

@@ -56,6 +56,8 @@ def test_check_help_shows_trace_and_its_options(capsys):
         "--fix", "--unsafe-fixes", "--no-unsafe-fixes", "--diff", "--fix-only", "--show-fixes",
         "--exit-non-zero-on-fix", "--fixable", "--extend-fixable", "--unfixable",
         "--trace", "-m", "--fail-on",
+        "--extend-ignore", "--per-file-ignores", "--extend-per-file-ignores", "--show-settings",
+        "--verbose", "-v", "--respect-gitignore", "--no-respect-gitignore",
     }
 
 
@@ -65,7 +67,8 @@ def test_trace_help_shows_its_options(capsys):
     assert options(out) == {
         "-h", "--help", "--confirm", "-m", "--output-file", "--output", "-o", "--fail-on",
         "--output-format", "--color",
-        "--select", "--extend-select", "--ignore", "--confidence", "--config", "--isolated",
+        "--select", "--extend-select", "--ignore", "--extend-ignore", "--confidence", "--config",
+        "--isolated",
     }
     assert "rule selection (--confirm):" in out
 
@@ -164,3 +167,12 @@ def test_check_trace_with_rule_selection(tmp_path, monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert "unknown rule selector 'AL999'" in err
     assert out == ""  # a configuration error stops before the program runs
+
+
+def test_every_check_option_is_in_the_readme_table(capsys):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = {word for row in re.findall(r"^\| (.*?) \|", readme, re.MULTILINE)
+             for code in re.findall(r"`([^`]*)`", row)
+             for word in code.split() if word.startswith("-")}
+    missing = options(help_text(capsys, "check")) - table - {"-h", "--help"}
+    assert not missing, f"options of `check --help` missing from the README's table: {missing}"

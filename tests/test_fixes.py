@@ -407,3 +407,16 @@ print(t)
 '''
     assert _fixes(source, "AL301") == [(5, "unsafe", "torch.from_numpy(frame).clone()"),
                                        (9, "unsafe", "t.numpy().copy()")]
+
+
+def test_fix_settings_add_up_through_extend(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("base.toml").write_text('extend-safe-fixes = ["AL104"]\nunfixable = ["AL404"]\n')
+    Path("project").mkdir()
+    Path("project/aliaslint.toml").write_text(
+        'extend = "../base.toml"\nextend-safe-fixes = ["AL207"]\n')
+    Path("project/m.py").write_text(TRAIN)
+    main(["check", "--no-cache", "--output-format", "json", "project/m.py"])
+    findings = {d["code"]: d["fix"]["applicability"] for d in json.loads(capsys.readouterr().out)}
+    assert findings == {"AL104": "safe", "AL202": "safe", "AL207": "safe",
+                        "AL404": "display-only"}

@@ -75,10 +75,14 @@ def test_a_broken_cell_is_reported_and_the_rest_still_checked():
 
 def test_a_broken_cell_is_a_finding_not_an_unchecked_file(project, capsys):
     (project / "nb.ipynb").write_text(notebook(SETUP, "x = (1,", "print(id(a) == id(a[1:]))"))
+    (project / "clean.py").write_text("import torch\n")
     assert main(["check", "--color", "never", "--output-format", "concise"]) == 1
+    # The summary counts every finding it printed, the broken cell's too.
+    assert capsys.readouterr().out.splitlines()[-1] == "Found 2 findings in 1 of 2 files."
     (project / "broken.py").write_text("import torch\nx = (1,\n")
     assert main(["check", "--color", "never", "--output-format", "concise"]) == 2
-    capsys.readouterr()
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "Found 3 findings in 2 of 3 files; 1 file could not be checked.")
 
 
 def test_files_that_are_not_notebooks():

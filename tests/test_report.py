@@ -11,8 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aliaslint import catalog, report
+from aliaslint import catalog, check_source, report
 from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position, Related
+
+ROOT = Path(__file__).resolve().parent.parent
 
 SARIF_SCHEMA = json.loads(
     (Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8")
@@ -226,7 +228,7 @@ def test_color_only_when_asked():
 
 def test_concise():
     assert render("concise") == """\
-train.py:9:5: AL101 `h` is modified in place after `sigmoid` saved it for backward · help: write `h = h.mul(2)` instead
+train.py:9:5: AL101 `h` is modified in place after `sigmoid` saved it for backward
 train.py:13:5: AL201 (low confidence) write through a view of `x`, which is read later
 gone.py:2:1: AL404 `.storage()` is deprecated
 broken, 100%.py: AL902 could not be checked: invalid UTF-8 at byte 7
@@ -290,22 +292,22 @@ def test_gitlab():
     assert issues == [
         {
             "description": "AL101 `h` is modified in place after `sigmoid` saved it for backward"
-                           " · help: write `h = h.mul(2)` instead"
-                           " · train.py:11:5: backward reads the saved value here"
-                           " · train.py:5:9: saved for backward here",
+                           " - help: write `h = h.mul(2)` instead"
+                           " - train.py:11:5: backward reads the saved value here"
+                           " - train.py:5:9: saved for backward here",
             "check_name": "AL101",
             "severity": "major",
             "location": {"path": "train.py", "lines": {"begin": 9, "end": 9}},
         },
         {
             "description": "AL201 write through a view of `x`, which is read later"
-                           " · model/layers.py:4:12: view created here",
+                           " - model/layers.py:4:12: view created here",
             "check_name": "AL201",
             "severity": "minor",
             "location": {"path": "train.py", "lines": {"begin": 13, "end": 15}},
         },
         {
-            "description": "AL404 `.storage()` is deprecated · gone.py:5:3: also here",
+            "description": "AL404 `.storage()` is deprecated - gone.py:5:3: also here",
             "check_name": "AL404",
             "severity": "major",
             "location": {"path": "gone.py", "lines": {"begin": 2, "end": 2}},
@@ -331,11 +333,43 @@ def test_gitlab_fingerprints_follow_the_finding_not_its_line():
     assert json.loads(render("gitlab", [elsewhere]))[0]["fingerprint"] != first["fingerprint"]
 
 
+def test_gitlab_fingerprints_stay_when_unrelated_lines_move(project):
+    """Lines added above a finding move it and the lines its message names; its fingerprint
+    stays, and its location follows."""
+    source = ("import torch\n\ndef f():\n    x = torch.zeros(4)\n    y = x[0]\n"
+              "    y.add_(1)\n    return x.sum()\n")
+    (before,) = json.loads(render("gitlab", check_source(source, "m.py")))
+    moved = source.replace("def f():", "import os\n\n\ndef g():\n    return 1\n\n\ndef f():")
+    (after,) = json.loads(render("gitlab", check_source(moved, "m.py")))
+    assert "line 5" in before["description"] and "line 12" in after["description"]
+    assert after["location"]["lines"]["begin"] == before["location"]["lines"]["begin"] + 7
+    assert after["fingerprint"] == before["fingerprint"]
+    edited = source.replace("y = x[0]\n    y.add_", "z = x[0]\n    z.add_")  # what it names
+    (other,) = json.loads(render("gitlab", check_source(edited, "m.py")))
+    assert other["fingerprint"] != before["fingerprint"]
+
+
+def test_concise_messages_fit_on_a_line_in_ascii():
+    long = ("`positions.masked_fill_(tokens == PAD, 0)` writes in place a tensor made by "
+            "`expand` (`torch.arange(tokens.shape[1]).expand(tokens.shape[0], -1)`, line 21): "
+            "several of its elements are one memory location · clone it first")
+    assert report.concise_message(long) == (
+        "`positions.masked_fill_(toke...` writes in place a tensor made by `expand`")
+    assert report.concise_message("SyntaxError: invalid syntax") == "SyntaxError: invalid syntax"
+    assert report.concise_message("a `b…` c · d\nhelp: e") == "a `b...` c"
+    assert report.concise_message("an `odd backtick") == "an 'odd backtick"
+    for path in sorted((ROOT / "fixtures").rglob("*.py")):
+        for d in check_source(path.read_text(encoding="utf-8"), "x.py"):
+            text = report.concise_message(d.message)
+            assert text.isascii(), text
+            assert len(text) <= 160, text
+
+
 def test_gitlab_puts_a_notebook_cell_into_the_description():
     in_cell = Diagnostic("AL201", "m", "nb.ipynb", P(2, 5), P(2, 9), cell=3,
                          related=(Related("r", "nb.ipynb", P(1, 1), P(1, 2), cell=2),))
     (issue,) = json.loads(render("gitlab", [in_cell]))
-    assert issue["description"] == "cell 3:2:5: AL201 m · nb.ipynb:cell 2:1:1: r"
+    assert issue["description"] == "cell 3:2:5: AL201 m - nb.ipynb:cell 2:1:1: r"
     assert issue["location"] == {"path": "nb.ipynb", "lines": {"begin": 1}}
 
 
@@ -356,8 +390,8 @@ def test_low_confidence_shows_in_every_format(fmt, tmp_path):
         assert low_text == high_text.replace(
             "AL201 [write-through-view] `y`", "AL201 [write-through-view] (low confidence) `y`")
     elif fmt == "concise":
-        assert high_text == "train.py:9:5: AL201 `y` is written · note: a view of `x`\n"
-        assert low_text == "train.py:9:5: AL201 (low confidence) `y` is written · note: a view of `x`\n"
+        assert high_text == "train.py:9:5: AL201 `y` is written\n"
+        assert low_text == "train.py:9:5: AL201 (low confidence) `y` is written\n"
     elif fmt == "json":
         assert json.loads(high_text)[0]["confidence"] == "high"
         assert json.loads(low_text)[0]["confidence"] == "low"

@@ -55,7 +55,8 @@ def capabilities(*, pull: bool = False, encodings: list[str] | None = None,
 
 @contextlib.asynccontextmanager
 async def session(root: Path, caps: types.ClientCapabilities | None = None,
-                  options: object = None, configuration: dict | None = None):
+                  options: object = None, configuration: dict | None = None,
+                  folders: list[Path] | None = None):
     config = pytest_lsp.ClientServerConfig(
         server_command=[sys.executable, "-m", "aliaslint", "server", "--log-level", "info"])
     client = await config.start()
@@ -67,7 +68,8 @@ async def session(root: Path, caps: types.ClientCapabilities | None = None,
         result = await client.initialize_session(types.InitializeParams(
             capabilities=caps or capabilities(),
             root_uri=root.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
+            workspace_folders=[types.WorkspaceFolder(folder.as_uri(), folder.name)
+                               for folder in folders or [root]],
             initialization_options=options,
         ))
         client.server_result = result  # type: ignore[attr-defined]
@@ -185,6 +187,61 @@ async def test_pull_diagnostics_untitled_and_a_crash_free_bad_buffer(tmp_path):
         report = await client.text_document_diagnostic_async(
             types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
         assert len(report.items) == 2
+
+
+@pytest.mark.asyncio
+async def test_pull_result_ids_and_workspace_diagnostics(tmp_path):
+    async with session(tmp_path, capabilities(pull=True)) as client:
+        assert client.server_result.capabilities.diagnostic_provider.workspace_diagnostics
+        uri = (tmp_path / "m.py").as_uri()
+        open_text(client, uri, SOURCE)
+        first = await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri)))
+        assert first.kind == "full" and first.result_id
+        again = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+            types.TextDocumentIdentifier(uri), previous_result_id=first.result_id))
+        assert again.kind == "unchanged" and again.result_id == first.result_id
+
+        # An edit that changes no finding keeps the id; one that does, changes it.
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangeWholeDocument(text=SOURCE + "\n# note\n")]))
+        same = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+            types.TextDocumentIdentifier(uri), previous_result_id=first.result_id))
+        assert same.kind == "unchanged"
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            [types.TextDocumentContentChangeWholeDocument(text="import torch\n")]))
+        changed = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+            types.TextDocumentIdentifier(uri), previous_result_id=first.result_id))
+        assert changed.kind == "full" and not changed.items
+        assert changed.result_id != first.result_id
+
+        other = "untitled:Untitled-2"
+        open_text(client, other, SOURCE)
+        report = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+            previous_result_ids=[types.PreviousResultId(uri, changed.result_id)]))
+        kinds = {item.uri: (item.kind, len(getattr(item, "items", []))) for item in report.items}
+        assert kinds == {uri: ("unchanged", 0), other: ("full", 2)}
+
+
+@pytest.mark.asyncio
+async def test_each_workspace_folder_has_its_client_settings(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    for folder in (one, two):
+        folder.mkdir()
+    caps = capabilities(configuration=True)
+    async with session(tmp_path, caps, configuration={"ignore": ["AL102"]},
+                       folders=[one, two]) as client:
+        client.set_configuration({"ignore": ["AL401"]}, section="aliaslint",
+                                 scope_uri=two.as_uri())
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(None))
+        open_text(client, (one / "m.py").as_uri(), SOURCE)
+        open_text(client, (two / "m.py").as_uri(), SOURCE)
+        assert [d.code for d in await published(client, (one / "m.py").as_uri(),
+                                                ["AL401"])] == ["AL401"]
+        assert [d.code for d in await published(client, (two / "m.py").as_uri(),
+                                                ["AL102"])] == ["AL102"]
 
 
 @pytest.mark.asyncio

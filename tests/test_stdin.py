@@ -30,7 +30,7 @@ def test_stdin_is_checked_as_the_named_file(configured, capsys, monkeypatch):
     code, out, _ = run(capsys, monkeypatch, BAD.encode(), "--stdin-filename", "src/model.py",
                        "-", "--output-format", "concise")
     assert code == 1
-    assert out.splitlines() == [out.splitlines()[0], "Found 1 finding in 1 file."]
+    assert out.splitlines() == [out.splitlines()[0], "Found 1 finding in 1 of 1 file."]
     assert out.startswith("src/model.py:3:7: AL401 ")
     # The file on disk (absent here) is never read: the code frame shows standard input.
     code, out, _ = run(capsys, monkeypatch, BAD.encode(), "--stdin-filename", "src/model.py")
@@ -64,7 +64,7 @@ def test_a_notebook_name_reads_notebook_json(project, capsys, monkeypatch):
 def test_bare_dash_and_mixing(project, capsys, monkeypatch):
     code, out, _ = run(capsys, monkeypatch, BAD.encode(), "-", "--output-format", "concise")
     assert code == 1 and out.startswith("-:3:7: AL401")
-    assert out.splitlines()[-1] == "Found 1 finding in 1 file."
+    assert out.splitlines()[-1] == "Found 1 finding in 1 of 1 file."
     code, _, err = run(capsys, monkeypatch, BAD.encode(), "-", "other.py")
     assert code == 2 and "standard input" in err
     code, out, _ = run(capsys, monkeypatch, b"import torch\nx = (\n", "-")

@@ -11,6 +11,7 @@ the end of the server.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from pygls.uris import to_fs_path, uri_scheme
 
 from aliaslint import __version__
 from aliaslint.engine import NOTEBOOK_SUFFIX
+from aliaslint.incremental import StatementCache
 from aliaslint.server.convert import (
     CODE_ACTION_KINDS,
     FIX_ALL,
@@ -69,6 +71,9 @@ class AliaslintServer(LanguageServer):
         self.entries: dict[str, list[Entry]] = {}
         self.stale: set[str] = set()
         self.cells_of: dict[str, list[str]] = {}
+        # What the checks of each open text document parsed, so a re-check after an edit
+        # parses only the statements it changed.
+        self.parsed: dict[str, StatementCache] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
 
     def warn(self, message: str) -> None:
@@ -111,7 +116,8 @@ class AliaslintServer(LanguageServer):
                 return {key: []}
             text = Text.of(key, document.source)
             return {key: self.converter.entries(
-                self.project.check(document.source, path, on_disk), text)}
+                self.project.check(document.source, path, on_disk,
+                                   self.parsed.setdefault(key, StatementCache())), text)}
         except Exception:  # a bug: say so in the log, keep serving
             logger.exception("checking %s failed", key)
             return {key: []}
@@ -177,6 +183,7 @@ class AliaslintServer(LanguageServer):
 
     def forget(self, uris: Iterable[str]) -> None:
         for uri in uris:
+            self.parsed.pop(uri, None)
             timer = self._timers.pop(uri, None)
             if timer is not None:
                 timer.cancel()
@@ -188,6 +195,17 @@ class AliaslintServer(LanguageServer):
     def publish(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
+
+    def report(self, uri: str) -> tuple[list[types.Diagnostic], str]:
+        """A document's diagnostics as they are now, and an id that changes when they do
+        (a pulling client sends it back, and is told "unchanged" while it holds)."""
+        items = [entry.diagnostic for entry in self.entries_for(uri)]
+        digest = hashlib.sha256(repr(items).encode()).hexdigest()[:16]
+        return items, digest
+
+    def open_documents(self) -> list[str]:
+        """The text documents and notebook cells the client has open."""
+        return list(self.workspace.text_documents)
 
     def entries_for(self, uri: str) -> list[Entry]:
         """The findings of a document as it is now (checked again if it changed since)."""
@@ -209,15 +227,28 @@ class AliaslintServer(LanguageServer):
         """The client's ``aliaslint`` section, when it offers ``workspace/configuration``."""
         if not _capability(self.client_capabilities, "workspace", "configuration"):
             return
+        folders = self.project.folders
         try:
+            # The workspace's section, then each folder's (a multi-root workspace may set
+            # them apart; a client without scopes answers the same for each).
             answer = await self.workspace_configuration_async(types.ConfigurationParams(
-                items=[types.ConfigurationItem(section=SECTION)]))
+                items=[types.ConfigurationItem(section=SECTION),
+                       *(types.ConfigurationItem(scope_uri=folder.as_uri(), section=SECTION)
+                         for folder in folders)]))
         except Exception:
             logger.warning("workspace/configuration failed; keeping the settings", exc_info=True)
             return
-        if answer and answer[0] is not None:
-            self.project.configure(settings=client_settings(answer[0], self.project.client,
-                                                            self.warn))
+        if not answer:
+            return
+        settings = self.project.client
+        if answer[0] is not None:
+            settings = client_settings(answer[0], settings, self.warn)
+        by_folder = {
+            folder: client_settings(raw, settings, self.warn)
+            for folder, raw in zip(folders, answer[1:])
+            if raw is not None and raw != answer[0]
+        }
+        self.project.configure(settings=settings, by_folder=by_folder)
 
 
 def _capability(capabilities: Any, *path: str) -> Any:
@@ -303,11 +334,31 @@ def _register(server: AliaslintServer) -> None:
 
     @feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
              types.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=False,
-                                     workspace_diagnostics=False))
-    def diagnostic(ls: AliaslintServer,
-                   params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosticReport:
-        entries = ls.entries_for(params.text_document.uri)
-        return types.FullDocumentDiagnosticReport(items=[entry.diagnostic for entry in entries])
+                                     workspace_diagnostics=True))
+    def diagnostic(ls: AliaslintServer, params: types.DocumentDiagnosticParams
+                   ) -> types.FullDocumentDiagnosticReport | types.UnchangedDocumentDiagnosticReport:
+        uri = params.text_document.uri
+        items, result_id = ls.report(uri)
+        if params.previous_result_id == result_id:
+            return types.UnchangedDocumentDiagnosticReport(result_id=result_id)
+        return types.FullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+    @feature(types.WORKSPACE_DIAGNOSTIC)
+    def workspace_diagnostic(ls: AliaslintServer, params: types.WorkspaceDiagnosticParams
+                             ) -> types.WorkspaceDiagnosticReport:
+        """Every open document's diagnostics (a closed file's are `check`'s to report)."""
+        previous = {given.uri: given.value for given in params.previous_result_ids}
+        reports: list = []
+        for uri in ls.open_documents():
+            items, result_id = ls.report(uri)
+            version = getattr(ls.workspace.text_documents.get(uri), "version", None)
+            if previous.get(uri) == result_id:
+                reports.append(types.WorkspaceUnchangedDocumentDiagnosticReport(
+                    uri=uri, version=version, result_id=result_id))
+            else:
+                reports.append(types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=uri, version=version, items=items, result_id=result_id))
+        return types.WorkspaceDiagnosticReport(items=reports)
 
     @feature(types.TEXT_DOCUMENT_CODE_ACTION,
              types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS))
@@ -332,7 +383,8 @@ def _register(server: AliaslintServer) -> None:
     @feature(types.TEXT_DOCUMENT_WILL_SAVE_WAIT_UNTIL)
     def will_save(ls: AliaslintServer,
                   params: types.WillSaveTextDocumentParams) -> list[types.TextEdit]:
-        if not ls.project.client.fix_on_save:
+        path, _ = ls.path_of(params.text_document.uri)
+        if not ls.project.client_for(path).fix_on_save:
             return []
         return ls.converter.fix_all_edits(ls.entries_for(params.text_document.uri))
 

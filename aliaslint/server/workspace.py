@@ -28,6 +28,7 @@ from aliaslint.config import (
 )
 from aliaslint.diagnostics import Confidence, Diagnostic
 from aliaslint.engine import NOTEBOOK_SUFFIX, check_buffer
+from aliaslint.incremental import StatementCache
 
 logger = logging.getLogger(__name__)
 
@@ -99,46 +100,66 @@ class Workspace:
                  warn: Callable[[str], None] = logger.warning):
         self.folders = list(folders)
         self.client = settings
+        # A folder's own client settings (`workspace/configuration` asked with its URI),
+        # where they differ from the workspace's.
+        self.by_folder: dict[Path, ClientSettings] = {}
         self._warn = warn
         self._reported: set[str] = set()
-        self._resolver: Resolver | None = None
+        self._resolvers: dict[Path, Resolver] = {}
 
     def configure(self, folders: Sequence[Path] | None = None,
-                  settings: ClientSettings | None = None) -> None:
+                  settings: ClientSettings | None = None,
+                  by_folder: Mapping[Path, ClientSettings] | None = None) -> None:
         """New folders or client settings; configuration files are read again on next use."""
         if folders is not None:
             self.folders = list(folders)
         if settings is not None:
             self.client = settings
-        logger.info("folders %s, client settings %s", [str(f) for f in self.folders], self.client)
+        if by_folder is not None:
+            self.by_folder = dict(by_folder)
+        logger.info("folders %s, client settings %s, per folder %s",
+                    [str(f) for f in self.folders], self.client, self.by_folder)
         self.reload()
 
     def reload(self) -> None:
         """Forget every configuration file read so far (one of them changed)."""
-        self._resolver = None
+        self._resolvers.clear()
         self._reported.clear()
+
+    def folder_of(self, path: Path) -> Path:
+        """The innermost workspace folder that holds ``path``, else the home folder."""
+        holding = [folder for folder in self.folders if path.is_relative_to(folder)]
+        return max(holding, key=lambda folder: len(folder.parts)) if holding else self.home
+
+    def client_for(self, path: Path) -> ClientSettings:
+        """The client settings of the folder ``path`` is in."""
+        return self.by_folder.get(self.folder_of(path), self.client)
 
     @property
     def home(self) -> Path:
         """Where an untitled buffer's settings come from: the first workspace folder."""
         return self.folders[0] if self.folders else Path.cwd()
 
-    def _resolve(self) -> Resolver:
-        if self._resolver is None:
-            self._resolver = Resolver(self.client.cli_options(), self.home)
-        return self._resolver
+    def _resolve(self, folder: Path) -> Resolver:
+        resolver = self._resolvers.get(folder)
+        if resolver is None:
+            resolver = Resolver(self.client_for(folder).cli_options(), folder)
+            self._resolvers[folder] = resolver
+        return resolver
 
     def settings_for(self, path: Path, on_disk: bool) -> Settings:
-        """The settings that apply to ``path`` (the workspace's for an untitled buffer); a
-        broken configuration is reported once and the defaults are used."""
-        resolver = self._resolve()
+        """The settings that apply to ``path`` (the workspace's for an untitled buffer), with
+        the client settings of its workspace folder; a broken configuration is reported
+        once and the defaults are used."""
+        folder = self.folder_of(path) if on_disk else self.home
+        resolver = self._resolve(folder)
         try:
             if on_disk:
                 return resolver.for_file(path)
             return resolver.for_directory(self.home)
         except ConfigError as error:
             self._report(f"configuration error, using the defaults: {error}")
-            return settings_from_options({}, None, self.home, self.client.cli_options())
+            return settings_from_options({}, None, folder, self.client_for(folder).cli_options())
 
     def _report(self, message: str) -> None:
         if message not in self._reported:  # once per file version, not at every keystroke
@@ -152,13 +173,15 @@ class Workspace:
             name += NOTEBOOK_SUFFIX
         return self.home / name
 
-    def check(self, text: str, path: Path, on_disk: bool = True) -> list[Diagnostic]:
+    def check(self, text: str, path: Path, on_disk: bool = True,
+              statements: StatementCache | None = None) -> list[Diagnostic]:
         """The findings for ``text`` as if it were the file at ``path`` (notebook JSON for
-        ``.ipynb``); none for a file the configuration excludes."""
+        ``.ipynb``); none for a file the configuration excludes.  ``statements``: what
+        earlier checks of the same document parsed, for a re-check after an edit."""
         settings = self.settings_for(path, on_disk)
         if on_disk and excluded_anywhere(path, settings):
             return []
-        return check_buffer(text, path, str(path), settings)
+        return check_buffer(text, path, str(path), settings, statements=statements)
 
 
 @dataclass(frozen=True)
