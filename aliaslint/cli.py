@@ -13,6 +13,7 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aliaslint import __version__, registry
 from aliaslint.cache import clean as clean_cache
@@ -44,6 +45,9 @@ from aliaslint.registry import rule_url
 from aliaslint.report import FORMATS, render, render_statistics
 from aliaslint.rule import Rule
 from aliaslint.screen import Version, parse_target_version
+
+if TYPE_CHECKING:
+    from aliaslint.runtime.launch import Program, Run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -191,7 +195,23 @@ def _run_options(group, output: bool = True) -> list[argparse.Action]:
                            help="when the program exits 0, exit 1 anyway if a finding was not "
                            "refuted ('any', the default) or only if one was confirmed or seen at "
                            "run time ('confirmed'); 'never' keeps the program's exit code"),
+        group.add_argument("--nproc-per-node", type=_positive, metavar="N",
+                           help="run N ranks under torch.distributed.run (torchrun --standalone), "
+                           "each traced; one report for all of them"),
+        group.add_argument("--follow-children", action="store_true",
+                           help="also trace child processes that import torch (multiprocessing, "
+                           "subprocesses); DataLoader workers are always traced"),
     ]
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {value!r}")
+    return number
 
 
 def _add_check(commands) -> None:
@@ -692,34 +712,77 @@ def _rules(fmt: str) -> int:
 # --- trace ----------------------------------------------------------------------------------
 
 
-def _program(args) -> dict:
-    """The traced program as `run_program` and `confirm` take it."""
+def _program(args) -> Program:
+    """The traced program, as the launcher takes it."""
+    from aliaslint.runtime.launch import Program
+
     name, *rest = args.program
-    return {"module" if args.module else "script": name, "args": rest}
+    return Program(name, tuple(rest), module=args.module)
 
 
-def _needs_torch(command: str) -> bool:
+def _needs_torch(command: str, error: str | None = None) -> bool:
     """True (with the message printed) when torch cannot be imported: the traced program
-    is not run, because its result would say nothing."""
-    try:
-        import torch  # noqa: F401
-    except ImportError as error:
-        print(f"aliaslint: error: `{command}` needs torch ({error}): "
-              "pip install 'aliaslint[trace]'", file=sys.stderr)
-        return True
-    return False
+    is not run, because its result would say nothing.  The program's interpreter imports
+    torch first thing and says so when it cannot (``error``); finding no torch at all is
+    known here without starting it."""
+    import importlib.util
+
+    if error is None:
+        try:
+            found = importlib.util.find_spec("torch") is not None
+        except (ImportError, ValueError) as failure:
+            found, error = False, str(failure)
+        if found:
+            return False
+        error = error or "No module named 'torch'"
+    print(f"aliaslint: error: `{command}` needs torch ({error}): "
+          "pip install 'aliaslint[trace]'", file=sys.stderr)
+    return True
+
+
+def _launch(args, command: str, confirm: dict | None = None) -> Run | int:
+    """Run the program traced in its own interpreter; the exit status instead when there is
+    nothing to report: torch is missing (2), or, as one rank of a torchrun job whose program
+    succeeded, another rank of the node finishes last and reports for every rank (0)."""
+    from aliaslint.runtime.launch import Options, launch, share_with_node, torchrun_rank
+
+    if _needs_torch(command):
+        return EXIT_ERROR
+    run = launch(_program(args), Options(nproc_per_node=args.nproc_per_node,
+                                         follow_children=args.follow_children, confirm=confirm))
+    if run.error is not None:
+        _needs_torch(command, run.error)
+        return EXIT_ERROR
+    for problem in run.problems():
+        print(f"aliaslint: warning: findings of {problem}", file=sys.stderr)
+    rank = torchrun_rank() if args.nproc_per_node is None else None
+    if rank is not None:
+        merged = share_with_node(run, *rank)
+        if merged is not None:
+            return merged
+        if run.exit_status == 0:
+            return EXIT_CLEAN
+    return run
+
+
+def _with_processes(diagnostic):
+    """Text formats name the processes (ranks, workers) that hit a runtime finding."""
+    if not diagnostic.processes:
+        return diagnostic
+    from dataclasses import replace
+
+    return replace(diagnostic, message=f"{diagnostic.message} (in {', '.join(diagnostic.processes)})")
 
 
 def _trace(args) -> int:
     if args.confirm:
         return _confirm(args)
-    if _needs_torch("trace"):
-        return EXIT_ERROR
-    from aliaslint.tracer import run_program, trace
-    tracer = trace()
-    status = run_program(tracer, **_program(args))
+    run = _launch(args, "trace")
+    if isinstance(run, int):
+        return run
     cwd = Path.cwd()
-    diagnostics = [_relative(d, cwd) for d in tracer.findings]
+    text = args.output_format in ("full", "concise", "github")
+    diagnostics = [_relative(_with_processes(d) if text else d, cwd) for d in run.findings()]
     stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stderr
     try:
         color = _use_color(args.color, stream)
@@ -732,6 +795,7 @@ def _trace(args) -> int:
     finally:
         if args.output:
             stream.close()
+    status = run.exit_status
     if status == 0 and diagnostics and args.fail_on != "never":
         return EXIT_FINDINGS
     return status
@@ -753,17 +817,21 @@ def _relative(diagnostic, cwd: Path):
 def _confirm(args) -> int:
     from dataclasses import replace
 
-    cli = CliOptions(selection=_selection(args), config=args.config,
-                     confidence=args.confidence, isolated=args.isolated)
-    if _needs_torch("check --trace"):
-        return EXIT_ERROR
-    from aliaslint.confirm import confirm
+    from aliaslint.confirm import Confirmation
+
+    selection = _selection(args)
     cwd = Path.cwd()
-    outcome = confirm(**_program(args), cli=cli, cwd=str(cwd))
+    run = _launch(args, "check --trace", confirm={
+        "select": selection.select, "extend_select": selection.extend_select,
+        "ignore": selection.ignore, "config": str(args.config) if args.config else None,
+        "confidence": args.confidence, "isolated": args.isolated, "cwd": str(cwd)})
+    if isinstance(run, int):
+        return run
+    outcome = Confirmation(run.exit_status, *run.confirmation())
     text = args.output_format in ("full", "concise", "github")
     shown = []
     for diagnostic in outcome.diagnostics:
-        relative = _relative(diagnostic, cwd)
+        relative = _relative(_with_processes(diagnostic) if text else diagnostic, cwd)
         if text and diagnostic.status is not None:
             note = outcome.note(diagnostic)
             message = f"[{diagnostic.status}] {relative.message}"
