@@ -6,6 +6,7 @@ runs in a session of its own, so a test that times out kills all of it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -16,6 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from aliaslint.runtime.launch import sweep
 
 pytest.importorskip("torch")
 
@@ -221,3 +224,34 @@ def test_sigterm_to_aliaslint_is_passed_on_to_the_program(tmp):
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
     assert process.returncode == 128 + signal.SIGTERM
+
+
+def test_the_program_ends_when_aliaslint_is_killed(tmp):
+    (tmp / "prog.py").write_text(textwrap.dedent("""\
+        import os, pathlib, time
+        import torch
+        pathlib.Path("pid").write_text(str(os.getpid()))
+        time.sleep(60)
+    """))
+    process = subprocess.Popen([*ALIASLINT, "trace", "prog.py"], cwd=tmp,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        wait_for(tmp / "pid")
+        program = int((tmp / "pid").read_text())
+        process.kill()
+        process.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                os.kill(program, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the program outlived aliaslint")
+        # The killed run's directory goes at the next run.
+        sweep(str(tmp / "tmp"))
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)

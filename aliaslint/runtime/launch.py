@@ -34,6 +34,8 @@ from typing import IO, Any
 from aliaslint.diagnostics import Diagnostic, Status
 from aliaslint.runtime.child import ENV_ROLE, ENV_RUN, RECORDS, SETTINGS
 
+_RUN_PREFIX = "aliaslint-trace-"
+_MEETING_PREFIX = "aliaslint-ranks-"
 STARTUP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "startup")
 
 # Interpreter options that would keep the start-up hook from running (-I and -E ignore
@@ -155,9 +157,11 @@ def _natural(label: str) -> tuple:
 
 def launch(program: Program, options: Options = Options()) -> Run:
     """Run ``program`` traced, in a fresh interpreter; wait for it and gather the records."""
-    run = tempfile.mkdtemp(prefix="aliaslint-trace-")
+    sweep(tempfile.gettempdir())
+    run = tempfile.mkdtemp(prefix=_RUN_PREFIX)
     try:
-        settings = {"follow_children": options.follow_children, "confirm": options.confirm}
+        settings = {"follow_children": options.follow_children, "confirm": options.confirm,
+                    "launcher": os.getpid()}
         with open(os.path.join(run, SETTINGS), "w", encoding="utf-8") as file:
             json.dump(settings, file)
         env = dict(os.environ)
@@ -172,6 +176,45 @@ def launch(program: Program, options: Options = Options()) -> Run:
         return Run(status, records)
     finally:
         shutil.rmtree(run, ignore_errors=True)
+
+
+def sweep(directory: str) -> None:
+    """Remove the directories of runs whose aliaslint was killed (``kill -9`` leaves no
+    chance to clean up; the program itself ends with it)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(_MEETING_PREFIX):
+            # The meeting place of the ranks of a torchrun agent that is gone.
+            uid, _, rest = name[len(_MEETING_PREFIX):].partition("-")
+            agent = rest.partition("-")[0]
+            if uid == str(os.getuid()) and agent.isdigit() and not _alive(int(agent)):
+                shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
+            continue
+        if not name.startswith(_RUN_PREFIX):
+            continue
+        run = os.path.join(directory, name)
+        try:
+            if os.stat(run).st_uid != os.getuid():
+                continue
+            with open(os.path.join(run, SETTINGS), encoding="utf-8") as file:
+                os.kill(int(json.load(file)["launcher"]), 0)
+        except ProcessLookupError:
+            shutil.rmtree(run, ignore_errors=True)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # being set up, or not ours to judge
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        pass
+    return True
 
 
 def _command(program: Program, options: Options, run: str) -> list[str]:
@@ -293,7 +336,7 @@ def share_with_node(run: Run, local_rank: int, local_ranks: int) -> Run | None:
     restart count name the place they meet, so two jobs never mix.
     """
     meeting = os.path.join(
-        tempfile.gettempdir(), f"aliaslint-ranks-{os.getuid()}-{os.getppid()}-"
+        tempfile.gettempdir(), f"{_MEETING_PREFIX}{os.getuid()}-{os.getppid()}-"
         f"{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}")
     os.makedirs(meeting, mode=0o700, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".rank-", dir=meeting)
