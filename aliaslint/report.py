@@ -517,6 +517,8 @@ def _sarif_result(d: Diagnostic, rule_index: int) -> dict:
         result["properties"]["status"] = d.status
     if d.cell is not None:
         result["properties"]["cell"] = d.cell
+    if d.processes:
+        result["properties"]["processes"] = list(d.processes)
     return result
 
 

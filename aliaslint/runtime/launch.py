@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
@@ -360,11 +360,3 @@ def share_with_node(run: Run, local_rank: int, local_ranks: int) -> Run | None:
     finally:
         shutil.rmtree(meeting, ignore_errors=True)
     return merged
-
-
-def exit_status_with_findings(status: int, findings: Sequence[Diagnostic], fail_on: str,
-                              failing: Sequence[str] = ("runtime",)) -> int:
-    """The program's own status when it failed; else 1 when a finding should fail the run."""
-    if status != 0 or fail_on == "never":
-        return status
-    return 1 if any(d.status in failing for d in findings) else 0
