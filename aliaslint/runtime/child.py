@@ -124,6 +124,8 @@ class _Process:
         sys.excepthook = _user_frames_only(sys.excepthook, self)
         confirm = self.settings.get("confirm")
         if confirm is not None:
+            # Opened after torch's import: its line hook sees every new frame, and only the
+            # program's matter.
             self._open_confirmation(confirm)
         self.begin()
         atexit.register(self.finish)
