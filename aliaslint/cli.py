@@ -8,15 +8,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
 import sys
-from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aliaslint import __version__, registry, verbose
 from aliaslint.cache import clean as clean_cache
 from aliaslint.catalog import load_docs, markdown_table
+from aliaslint.cli_fix import fix_paths, fix_stdin
+from aliaslint.cli_output import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    lines_of,
+    source_lines_from_disk,
+    summary,
+    use_color,
+)
 from aliaslint.config import (
     DEFAULT_MAX_FILE_SIZE,
     CliOptions,
@@ -26,19 +34,12 @@ from aliaslint.config import (
     close_match,
     validate_selectors,
 )
-from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR
 from aliaslint.engine import (
-    NOTEBOOK_SUFFIX,
     cache_directory,
-    check_buffer,
     check_paths,
     check_stdin,
-    decode,
     display_path,
-    stdin_target,
 )
-from aliaslint.fixes import fix_bytes, fix_file
-from aliaslint.notebooks import cell_lines
 from aliaslint.registry import rule_url
 from aliaslint.progress import ProgressLine
 from aliaslint.report import FORMATS, render, render_statistics
@@ -47,7 +48,9 @@ from aliaslint.screen import Version, parse_target_version
 from aliaslint.show import per_file_option, settings_text
 from aliaslint.walk import walk
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+if TYPE_CHECKING:
+    from aliaslint.runtime.launch import Program, Run
+
 
 
 def _selectors(values: list[str] | None) -> list[str] | None:
@@ -195,7 +198,23 @@ def _run_options(group, output: bool = True) -> list[argparse.Action]:
                            help="when the program exits 0, exit 1 anyway if a finding was not "
                            "refuted ('any', the default) or only if one was confirmed or seen at "
                            "run time ('confirmed'); 'never' keeps the program's exit code"),
+        group.add_argument("--nproc-per-node", type=_positive, metavar="N",
+                           help="run N ranks under torch.distributed.run (torchrun --standalone), "
+                           "each traced; one report for all of them"),
+        group.add_argument("--follow-children", action="store_true",
+                           help="also trace child processes that import torch (multiprocessing, "
+                           "subprocesses); DataLoader workers are always traced"),
     ]
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {value!r}")
+    return number
 
 
 def _add_check(commands) -> None:
@@ -449,8 +468,8 @@ def _check(args) -> int:
         if progress is not None:
             progress.close()
     if args.fix or args.fix_only or args.diff:
-        return _fix(args, paths, cli, cwd, result)
-    return _report(args, result, _source_lines(cwd), cwd)
+        return fix_paths(args, paths, cli, cwd, result)
+    return _report(args, result, source_lines_from_disk(cwd), cwd)
 
 
 def _show_settings(paths: list[str], cli: CliOptions, cwd: Path) -> int:
@@ -467,76 +486,31 @@ def _show_settings(paths: list[str], cli: CliOptions, cwd: Path) -> int:
 def _check_stdin(args, cli: CliOptions, cwd: Path) -> int:
     data = sys.stdin.buffer.read()
     if args.fix or args.fix_only or args.diff:
-        return _fix_stdin(args, cli, cwd, data)
+        return fix_stdin(args, cli, cwd, data)
     result = check_stdin(data, args.stdin_filename, cli, cwd=cwd)
-    read_disk = _source_lines(cwd)
+    read_disk = source_lines_from_disk(cwd)
 
     def source_lines(filename: str, cell: int | None = None) -> list[str] | None:
         # The code frames show what came in, not the file on disk of the same name.
         if not any(d.filename == filename for d in result.diagnostics):
             return read_disk(filename, cell)
-        return _lines(data, filename, cell)
+        return lines_of(data, filename, cell)
 
     return _report(args, result, source_lines, cwd)
-
-
-def _fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
-    """`--fix` on standard input, as ruff does: the fixed text goes to standard output
-    (with `--diff`, the diff), and what is left to standard error."""
-    target = stdin_target(args.stdin_filename, cli, cwd)
-    done = None
-    if target is not None:
-        path, filename, settings = target
-        unsafe = settings.fixes.unsafe_fixes
-        done = fix_bytes(
-            data, path.suffix or ".py", filename,
-            lambda text: check_buffer(text, path, filename, settings),
-            lambda d: d.fix is not None and (d.fix.applicability == "safe" or
-                                             d.fix.applicability == "unsafe" and unsafe))
-    if args.diff:
-        sys.stdout.write(done.diff if done is not None else "")
-    else:
-        sys.stdout.buffer.write(done.data if done is not None and done.data is not None
-                                else data)
-        sys.stdout.flush()
-    if done is None:
-        result = check_stdin(data, args.stdin_filename, cli, cwd=cwd)
-        remaining, count = result.diagnostics, 0
-    else:
-        remaining = done.remaining
-        count = sum(done.outcome.fixed.values()) if done.outcome is not None else 0
-        if done.not_written:
-            print(f"aliaslint: error: {done.filename}: not fixed: {done.not_written}",
-                  file=sys.stderr)
-    if args.diff:
-        if count:
-            print(f"Would fix {count} finding{'s' if count != 1 else ''}.", file=sys.stderr)
-        return EXIT_FINDINGS if count else EXIT_CLEAN
-    if not args.fix_only and remaining:
-        final = done.data if done is not None and done.data is not None else data
-        sys.stderr.write(render(args.output_format, remaining, cwd=cwd,
-                                source_lines=lambda name, cell=None: _lines(final, name, cell),
-                                color=_use_color(args.color, sys.stderr)))
-    if any(d.code in (FILE_NOT_CHECKED, INTERNAL_ERROR) for d in remaining):
-        return EXIT_ERROR
-    if count and args.exit_non_zero_on_fix:
-        return EXIT_FINDINGS
-    return EXIT_FINDINGS if remaining and not args.fix_only and not args.exit_zero \
-        else EXIT_CLEAN
 
 
 def _report(args, result, source_lines, cwd: Path) -> int:
     diagnostics = result.diagnostics
     stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
-        color = _use_color(args.color, stream)
+        color = use_color(args.color, stream)
         if args.statistics:
             stream.write(render_statistics(diagnostics, args.output_format))
         else:
             stream.write(render(args.output_format, diagnostics,
                                 source_lines=source_lines, color=color, cwd=cwd))
             if args.output_format in ("full", "concise") and not args.quiet:
-                stream.write(_summary(len(result.files), diagnostics, result.could_not_check)
+                stream.write(summary(len(result.files), diagnostics, result.could_not_check)
                              + "\n")
     finally:
         if args.output:
@@ -546,137 +520,6 @@ def _report(args, result, source_lines, cwd: Path) -> int:
     if diagnostics and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
-
-
-def _fix(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int:
-    """`--fix`, `--fix-only`, `--diff`: fix each file that has an applicable fix, then report
-    what is left the way `check` does (ruff's exit codes: findings left → 1)."""
-    by_file: dict[str, list] = {}
-    for d in result.diagnostics:
-        by_file.setdefault(d.filename, []).append(d)
-    files, _ = walk(paths, Resolver(cli, cwd))
-    # `unsafe-fixes` may differ between configs: each file's own (the command line wins).
-    unsafe = {display_path(path, cwd): settings.fixes.unsafe_fixes for path, settings in files}
-
-    def applicable(d) -> bool:
-        return d.fix is not None and (d.fix.applicability == "safe" or
-                                      d.fix.applicability == "unsafe" and unsafe[d.filename])
-
-    remaining = [d for d in result.diagnostics if d.filename not in unsafe or not any(
-        applicable(x) for x in by_file.get(d.filename, ()))]
-    fixed: dict[str, Counter] = {}
-    diffs: list[str] = []
-    for path, settings in files:
-        filename = display_path(path, cwd)
-        if not any(applicable(d) for d in by_file.get(filename, ())):
-            continue
-
-        def check(text: str, path=path, filename=filename, settings=settings):
-            return check_buffer(text, path, filename, settings)
-
-        done = fix_file(path, filename, check, applicable, write=not args.diff)
-        if done is None:
-            remaining.extend(by_file[filename])
-            continue
-        remaining.extend(done.remaining)
-        if done.outcome is not None:
-            for message in done.outcome.dropped:
-                print(f"aliaslint: warning: {filename}: fix not applied: {message}",
-                      file=sys.stderr)
-            if done.outcome.fixed:
-                fixed[filename] = done.outcome.fixed
-        if done.not_written is not None:
-            print(f"aliaslint: error: {filename}: not fixed: {done.not_written}",
-                  file=sys.stderr)
-        diffs.append(done.diff)
-    remaining.sort(key=lambda d: d.sort_key)
-    count = sum(sum(c.values()) for c in fixed.values())
-    if args.diff:
-        sys.stdout.write("".join(diffs))
-        if count:
-            print(f"Would fix {count} finding{'s' if count != 1 else ''}.", file=sys.stderr)
-        return EXIT_FINDINGS if count else EXIT_CLEAN
-    if args.show_fixes or args.fix_only:
-        for filename, codes in sorted(fixed.items()):
-            for code, n in sorted(codes.items()):
-                print(f"Fixed {code} × {n} in {filename}")
-    if not args.fix_only:
-        sys.stdout.write(render(args.output_format, remaining, source_lines=_source_lines(cwd),
-                                color=_use_color(args.color, sys.stdout), cwd=cwd))
-        if args.output_format in ("full", "concise"):
-            hidden = sum(1 for d in remaining if d.fix is not None and
-                         d.fix.applicability == "unsafe" and not unsafe.get(d.filename))
-            print(_fix_summary(len(result.files), remaining, count, hidden,
-                               result.could_not_check))
-    if result.could_not_check:
-        return EXIT_ERROR
-    if count and args.exit_non_zero_on_fix:
-        return EXIT_FINDINGS
-    if remaining and not args.fix_only and not args.exit_zero:
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
-
-
-def _fix_summary(files: int, remaining, fixed: int, hidden: int, could_not_check: int) -> str:
-    left = sum(1 for d in remaining if d.code not in (FILE_NOT_CHECKED, INTERNAL_ERROR))
-    total = left + fixed
-    if not total:
-        text = _summary(files, remaining, could_not_check)
-    else:
-        text = (f"Found {total} finding{'s' if total != 1 else ''} ({fixed} fixed, {left} "
-                "remaining).")
-    if hidden:
-        text += f"\n{hidden} more fixable with the `--unsafe-fixes` option."
-    return text
-
-
-def _use_color(choice: str, stream) -> bool:
-    """`--color always|never|auto`; auto: a terminal, and NO_COLOR unset."""
-    if choice != "auto":
-        return choice == "always"
-    return stream.isatty() and "NO_COLOR" not in os.environ
-
-
-def _summary(files: int, diagnostics, could_not_check: int) -> str:
-    """"Found 4 findings in 1 of 2 files.": every finding printed (a notebook cell that does
-    not parse, a file that could not be checked included), and the files they are in of
-    those checked; a path that could not be reached counts as one of them."""
-    unreached = {d.filename for d in diagnostics
-                 if d.code == FILE_NOT_CHECKED and d.location.row == 0}
-    total = files + len(unreached)
-    checked = f"{total} file{'s' if total != 1 else ''}"
-    if not diagnostics:
-        return f"All checks passed! ({checked} checked)"
-    count, where = len(diagnostics), len({d.filename for d in diagnostics})
-    parts = [f"Found {count} finding{'s' if count != 1 else ''} in {where} of {checked}"]
-    if could_not_check:
-        parts.append(f"{could_not_check} file{'s' if could_not_check != 1 else ''} "
-                     "could not be checked")
-    return "; ".join(parts) + "."
-
-
-def _source_lines(cwd: Path):
-    def read(filename: str, cell: int | None = None) -> list[str] | None:
-        path = cwd / filename
-        try:
-            if not path.is_file():  # a stream was read once, by the check
-                return None
-            data = path.read_bytes()
-        except OSError:
-            return None
-        return _lines(data, filename, cell)
-
-    return read
-
-
-def _lines(data: bytes, filename: str, cell: int | None) -> list[str] | None:
-    text = decode(data, filename)
-    if not isinstance(text, str):
-        return None
-    if filename.endswith(NOTEBOOK_SUFFIX):
-        return cell_lines(text, cell) if cell is not None else None
-    # Only the line breaks Python itself counts, so rows match the parser's.
-    return re.split(r"\r\n|\r|\n", text)
 
 
 def _server(args) -> int:
@@ -752,38 +595,71 @@ def _rules(fmt: str) -> int:
 # --- trace ----------------------------------------------------------------------------------
 
 
-def _program(args) -> dict:
-    """The traced program as `run_program` and `confirm` take it."""
+def _program(args) -> Program:
+    """The traced program, as the launcher takes it."""
+    from aliaslint.runtime.launch import Program
+
     name, *rest = args.program
-    return {"module" if args.module else "script": name, "args": rest}
+    return Program(name, tuple(rest), module=args.module)
 
 
-def _needs_torch(command: str) -> bool:
+def _needs_torch(command: str, error: str | None = None) -> bool:
     """True (with the message printed) when torch cannot be imported: the traced program
-    is not run, because its result would say nothing."""
-    try:
-        import torch  # noqa: F401
-    except ImportError as error:
-        print(f"aliaslint: error: `{command}` needs torch ({error}): "
-              "pip install 'aliaslint[trace]'", file=sys.stderr)
-        return True
-    return False
+    is not run, because its result would say nothing.  The program's interpreter imports
+    torch first thing and says so when it cannot (``error``); finding no torch at all is
+    known here without starting it."""
+    import importlib.util
+
+    if error is None:
+        try:
+            found = importlib.util.find_spec("torch") is not None
+        except (ImportError, ValueError) as failure:
+            found, error = False, str(failure)
+        if found:
+            return False
+        error = error or "No module named 'torch'"
+    print(f"aliaslint: error: `{command}` needs torch ({error}): "
+          "pip install 'aliaslint[trace]'", file=sys.stderr)
+    return True
+
+
+def _launch(args, command: str, confirm: dict | None = None) -> Run | int:
+    """Run the program traced in its own interpreter; the exit status instead when there is
+    nothing to report: torch is missing (2), or, as one rank of a torchrun job whose program
+    succeeded, another rank of the node finishes last and reports for every rank (0)."""
+    from aliaslint.runtime.launch import Options, launch, share_with_node, torchrun_rank
+
+    if _needs_torch(command):
+        return EXIT_ERROR
+    run = launch(_program(args), Options(nproc_per_node=args.nproc_per_node,
+                                         follow_children=args.follow_children, confirm=confirm))
+    if run.error is not None:
+        _needs_torch(command, run.error)
+        return EXIT_ERROR
+    for problem in run.problems():
+        print(f"aliaslint: warning: findings of {problem}", file=sys.stderr)
+    rank = torchrun_rank() if args.nproc_per_node is None else None
+    if rank is not None:
+        merged = share_with_node(run, *rank)
+        if merged is not None:
+            return merged
+        if run.exit_status == 0:
+            return EXIT_CLEAN
+    return run
 
 
 def _trace(args) -> int:
     if args.confirm:
         return _confirm(args)
-    if _needs_torch("trace"):
-        return EXIT_ERROR
-    from aliaslint.tracer import run_program, trace
-    tracer = trace()
-    status = run_program(tracer, **_program(args))
+    run = _launch(args, "trace")
+    if isinstance(run, int):
+        return run
     cwd = Path.cwd()
-    diagnostics = [_relative(d, cwd) for d in tracer.findings]
+    diagnostics = [_relative(d, cwd) for d in run.findings()]
     stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stderr
     try:
-        color = _use_color(args.color, stream)
-        stream.write(render(args.output_format, diagnostics, source_lines=_source_lines(cwd),
+        color = use_color(args.color, stream)
+        stream.write(render(args.output_format, diagnostics, source_lines=source_lines_from_disk(cwd),
                             color=color, cwd=cwd))
         if args.output_format in ("full", "concise"):
             count = len(diagnostics)
@@ -792,6 +668,7 @@ def _trace(args) -> int:
     finally:
         if args.output:
             stream.close()
+    status = run.exit_status
     if status == 0 and diagnostics and args.fail_on != "never":
         return EXIT_FINDINGS
     return status
@@ -813,13 +690,17 @@ def _relative(diagnostic, cwd: Path):
 def _confirm(args) -> int:
     from dataclasses import replace
 
-    cli = CliOptions(selection=_selection(args), config=args.config,
-                     confidence=args.confidence, isolated=args.isolated)
-    if _needs_torch("check --trace"):
-        return EXIT_ERROR
-    from aliaslint.confirm import confirm
+    from aliaslint.confirm import Confirmation
+
+    selection = _selection(args)
     cwd = Path.cwd()
-    outcome = confirm(**_program(args), cli=cli, cwd=str(cwd))
+    run = _launch(args, "check --trace", confirm={
+        "select": selection.select, "extend_select": selection.extend_select,
+        "ignore": selection.ignore, "config": str(args.config) if args.config else None,
+        "confidence": args.confidence, "isolated": args.isolated, "cwd": str(cwd)})
+    if isinstance(run, int):
+        return run
+    outcome = Confirmation(run.exit_status, *run.confirmation())
     text = args.output_format in ("full", "concise", "github")
     shown = []
     for diagnostic in outcome.diagnostics:
@@ -833,8 +714,8 @@ def _confirm(args) -> int:
         shown.append(relative)
     stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stderr
     try:
-        color = _use_color(args.color, stream)
-        stream.write(render(args.output_format, shown, source_lines=_source_lines(cwd),
+        color = use_color(args.color, stream)
+        stream.write(render(args.output_format, shown, source_lines=source_lines_from_disk(cwd),
                             color=color, cwd=cwd))
         if args.output_format in ("full", "concise"):
             stream.write(_confirm_summary(outcome, shown))

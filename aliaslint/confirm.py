@@ -334,33 +334,62 @@ def _written(event: OpEvent) -> list[Tensor]:
 # --- entry point ------------------------------------------------------------------------------
 
 
+class Confirming:
+    """A confirmation session in this process: open it before the program's first line runs
+    and close it once the program has ended; ``outcome`` then gives every finding its status.
+
+    ``confirm`` runs a program in this process between the two; the launcher
+    (``aliaslint.runtime.launch``) opens one in the program's own interpreter.
+    """
+
+    def __init__(self, tracer: Tracer, cli: CliOptions = CliOptions(),
+                 cwd: str | None = None) -> None:
+        cwd = os.path.abspath(cwd or os.getcwd())
+        self._tracer = tracer
+        self._session = _Session(cwd, Resolver(cli, Path(cwd)), tracer)
+        self._previous: tuple[Any, Any] | None = None
+
+    def open(self) -> None:
+        self._previous = (sys.gettrace(), threading.gettrace())
+        threading.settrace(self._session.global_trace)
+        sys.settrace(self._session.global_trace)
+
+    def close(self) -> None:
+        if self._previous is None:
+            return
+        previous, previous_threads = self._previous
+        self._previous = None
+        sys.settrace(previous)
+        # None clears the hook, as in sys.settrace; typeshed allows a function only.
+        threading.settrace(previous_threads)
+
+    def outcome(self, exit_status: int) -> Confirmation:
+        """Every static finding with its status, then the runtime-only findings."""
+        session = self._session
+        runtime = session.settle(self._tracer.findings)
+        notes: dict[int, str] = {}
+        diagnostics: list[Diagnostic] = []
+        for witness in session.witnesses:
+            diagnostic = replace(witness.diagnostic, status=witness.status)
+            notes[id(diagnostic)] = witness.note
+            diagnostics.append(diagnostic)
+        diagnostics += session.extra
+        diagnostics.sort(key=lambda d: d.sort_key)
+        diagnostics += runtime
+        return Confirmation(exit_status, diagnostics, notes, list(session.checked))
+
+
 def confirm(*, script: str | None = None, module: str | None = None, args: Iterable[str] = (),
             cli: CliOptions = CliOptions(), cwd: str | None = None) -> Confirmation:
-    """Run ``script`` (or ``-m module``) with ``args`` and give every static finding of the
-    project files it executes a status.  Paths in the findings are absolute."""
+    """Run ``script`` (or ``-m module``) with ``args`` in this process and give every static
+    finding of the project files it executes a status.  Paths in the findings are absolute."""
     from aliaslint.tracer import run_program, trace
 
-    cwd = os.path.abspath(cwd or os.getcwd())
     tracer = trace()
-    session = _Session(cwd, Resolver(cli, Path(cwd)), tracer)
-    previous = sys.gettrace()
-    previous_threads = threading.gettrace()
-    threading.settrace(session.global_trace)
-    sys.settrace(session.global_trace)
+    confirming = Confirming(tracer, cli, cwd)
+    confirming.open()
     try:
         status = run_program(tracer, script=script, module=module, args=list(args))
     finally:
-        sys.settrace(previous)
-        # None clears the hook, as in sys.settrace; typeshed allows a function only.
-        threading.settrace(previous_threads)  # type: ignore[arg-type]
-    runtime = session.settle(tracer.findings)
-    notes: dict[int, str] = {}
-    diagnostics: list[Diagnostic] = []
-    for witness in session.witnesses:
-        diagnostic = replace(witness.diagnostic, status=witness.status)
-        notes[id(diagnostic)] = witness.note
-        diagnostics.append(diagnostic)
-    diagnostics += session.extra
-    diagnostics.sort(key=lambda d: d.sort_key)
-    diagnostics += runtime
-    return Confirmation(status, diagnostics, notes, list(session.checked))
+        confirming.close()
+    return confirming.outcome(status)

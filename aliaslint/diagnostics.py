@@ -42,6 +42,10 @@ class Position:
     def to_json(self) -> dict[str, int]:
         return {"row": self.row, "column": self.column}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Position:
+        return cls(int(data["row"]), int(data["column"]))
+
 
 @dataclass(frozen=True)
 class Related:
@@ -65,6 +69,12 @@ class Related:
             data["cell"] = self.cell
         return data
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Related:
+        return cls(str(data["message"]), str(data["filename"]),
+                   Position.from_json(data["location"]), Position.from_json(data["end_location"]),
+                   data.get("cell"))
+
 
 @dataclass(frozen=True)
 class Edit:
@@ -79,6 +89,11 @@ class Edit:
             "end_location": self.end_location.to_json(),
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Edit:
+        return cls(str(data["content"]), Position.from_json(data["location"]),
+                   Position.from_json(data["end_location"]))
+
 
 @dataclass(frozen=True)
 class Fix:
@@ -92,6 +107,11 @@ class Fix:
             "applicability": self.applicability,
             "edits": [edit.to_json() for edit in self.edits],
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Fix:
+        return cls(str(data["message"]), data["applicability"],
+                   tuple(Edit.from_json(edit) for edit in data["edits"]))
 
 
 @dataclass(frozen=True)
@@ -163,6 +183,9 @@ class Diagnostic:
     cell: int | None = None
     # What the finding claims, for confirmation at run time; never shown to users.
     witness: Witness | None = field(default=None, compare=False)
+    # Runtime findings of a job of several processes: the ones that hit it ("rank 0",
+    # "rank 1 worker 0"); empty when the program ran as one process.
+    processes: tuple[str, ...] = ()
 
     @property
     def sort_key(self) -> tuple:
@@ -207,4 +230,20 @@ class Diagnostic:
             data["status"] = self.status
         if self.cell is not None:
             data["cell"] = self.cell
+        if self.processes:
+            data["processes"] = list(self.processes)
         return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Diagnostic:
+        """The finding ``to_json`` wrote (its witness is not part of it)."""
+        fix = data.get("fix")
+        return cls(
+            code=str(data["code"]), message=str(data["message"]),
+            filename=str(data["filename"]), location=Position.from_json(data["location"]),
+            end_location=Position.from_json(data["end_location"]),
+            related=tuple(Related.from_json(r) for r in data.get("related", ())),
+            fix=Fix.from_json(fix) if fix else None, confidence=data.get("confidence", "high"),
+            status=data.get("status"), cell=data.get("cell"),
+            processes=tuple(map(str, data.get("processes", ()))),
+        )

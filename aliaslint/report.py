@@ -173,9 +173,14 @@ CONCISE_CODE = 30
 def _render_concise(diagnostics: Sequence[Diagnostic], palette: _Palette) -> str:
     return "".join(
         f"{palette.strong(_where(d.filename, d.location, d.cell))}: {_code(d, palette)} "
-        f"{concise_message(d.message)}\n"
+        f"{concise_message(d.message)}{_processes(d)}\n"
         for d in diagnostics
     )
+
+
+def _processes(d: Diagnostic) -> str:
+    """The processes of a job (ranks, DataLoader workers) that hit a runtime finding."""
+    return f" (in {', '.join(d.processes)})" if d.processes else ""
 
 
 def concise_message(message: str) -> str:
@@ -269,7 +274,7 @@ def _full_block(d: Diagnostic, source_lines: SourceLines, palette: _Palette) -> 
     title, *explanation = _message_lines(d.message) or [""]
     out = [
         f"{palette.strong(_where(d.filename, d.location, d.cell))}: "
-        f"{_code(d, palette, name=True)} {palette.strong(title)}"
+        f"{_code(d, palette, name=True)} {palette.strong(title)}{_processes(d)}"
     ]
     spans = [_Span(d.filename, d.location, d.end_location, d.code, True, d.cell)]
     spans += sorted(
@@ -418,7 +423,7 @@ def _github_command(d: Diagnostic) -> str:
     # Annotations have no related locations, so they are spelled out under the message.
     where = f"{_where('', d.location, d.cell).lstrip(':')}: " if d.cell is not None else ""
     text = "\n".join(
-        [f"{where}{d.code} {d.message}"]
+        [f"{where}{d.code} {d.message}{_processes(d)}"]
         + [f"{_where(r.filename, r.location, r.cell)}: {r.message}" for r in d.related]
     )
     rendered = ",".join(
@@ -585,6 +590,8 @@ def _sarif_result(d: Diagnostic, rule_index: int) -> dict:
         result["properties"]["status"] = d.status
     if d.cell is not None:
         result["properties"]["cell"] = d.cell
+    if d.processes:
+        result["properties"]["processes"] = list(d.processes)
     return result
 
 

@@ -35,7 +35,6 @@ from aliaslint.server.convert import (
 )
 from aliaslint.server.workspace import (
     CONFIG_NAMES,
-    ClientSettings,
     NotebookCell,
     Workspace,
     client_settings,

@@ -1,0 +1,150 @@
+"""`check --fix`, `--fix-only` and `--diff`, on files and on standard input."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+from aliaslint.cli_output import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    lines_of,
+    source_lines_from_disk,
+    summary,
+    use_color,
+)
+from aliaslint.config import CliOptions, Resolver
+from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR
+from aliaslint.engine import check_buffer, check_stdin, display_path, stdin_target
+from aliaslint.fixes import fix_bytes, fix_file
+from aliaslint.report import render
+from aliaslint.walk import walk
+
+
+def fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
+    """`--fix` on standard input, as ruff does: the fixed text goes to standard output
+    (with `--diff`, the diff), and what is left to standard error."""
+    target = stdin_target(args.stdin_filename, cli, cwd)
+    done = None
+    if target is not None:
+        path, filename, settings = target
+        unsafe = settings.fixes.unsafe_fixes
+        done = fix_bytes(
+            data, path.suffix or ".py", filename,
+            lambda text: check_buffer(text, path, filename, settings),
+            lambda d: d.fix is not None and (d.fix.applicability == "safe" or
+                                             d.fix.applicability == "unsafe" and unsafe))
+    if args.diff:
+        sys.stdout.write(done.diff if done is not None else "")
+    else:
+        sys.stdout.buffer.write(done.data if done is not None and done.data is not None
+                                else data)
+        sys.stdout.flush()
+    if done is None:
+        result = check_stdin(data, args.stdin_filename, cli, cwd=cwd)
+        remaining, count = result.diagnostics, 0
+    else:
+        remaining = done.remaining
+        count = sum(done.outcome.fixed.values()) if done.outcome is not None else 0
+        if done.not_written:
+            print(f"aliaslint: error: {done.filename}: not fixed: {done.not_written}",
+                  file=sys.stderr)
+    if args.diff:
+        if count:
+            print(f"Would fix {count} finding{'s' if count != 1 else ''}.", file=sys.stderr)
+        return EXIT_FINDINGS if count else EXIT_CLEAN
+    if not args.fix_only and remaining:
+        final = done.data if done is not None and done.data is not None else data
+        sys.stderr.write(render(args.output_format, remaining, cwd=cwd,
+                                source_lines=lambda name, cell=None: lines_of(final, name, cell),
+                                color=use_color(args.color, sys.stderr)))
+    if any(d.code in (FILE_NOT_CHECKED, INTERNAL_ERROR) for d in remaining):
+        return EXIT_ERROR
+    if count and args.exit_non_zero_on_fix:
+        return EXIT_FINDINGS
+    return EXIT_FINDINGS if remaining and not args.fix_only and not args.exit_zero \
+        else EXIT_CLEAN
+
+
+def fix_paths(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int:
+    """`--fix`, `--fix-only`, `--diff`: fix each file that has an applicable fix, then report
+    what is left the way `check` does (ruff's exit codes: findings left → 1)."""
+    by_file: dict[str, list] = {}
+    for d in result.diagnostics:
+        by_file.setdefault(d.filename, []).append(d)
+    files, _ = walk(paths, Resolver(cli, cwd))
+    # `unsafe-fixes` may differ between configs: each file's own (the command line wins).
+    unsafe = {display_path(path, cwd): settings.fixes.unsafe_fixes for path, settings in files}
+
+    def applicable(d) -> bool:
+        return d.fix is not None and (d.fix.applicability == "safe" or
+                                      d.fix.applicability == "unsafe" and unsafe[d.filename])
+
+    remaining = [d for d in result.diagnostics if d.filename not in unsafe or not any(
+        applicable(x) for x in by_file.get(d.filename, ()))]
+    fixed: dict[str, Counter] = {}
+    diffs: list[str] = []
+    for path, settings in files:
+        filename = display_path(path, cwd)
+        if not any(applicable(d) for d in by_file.get(filename, ())):
+            continue
+
+        def check(text: str, path=path, filename=filename, settings=settings):
+            return check_buffer(text, path, filename, settings)
+
+        done = fix_file(path, filename, check, applicable, write=not args.diff)
+        if done is None:
+            remaining.extend(by_file[filename])
+            continue
+        remaining.extend(done.remaining)
+        if done.outcome is not None:
+            for message in done.outcome.dropped:
+                print(f"aliaslint: warning: {filename}: fix not applied: {message}",
+                      file=sys.stderr)
+            if done.outcome.fixed:
+                fixed[filename] = done.outcome.fixed
+        if done.not_written is not None:
+            print(f"aliaslint: error: {filename}: not fixed: {done.not_written}",
+                  file=sys.stderr)
+        diffs.append(done.diff)
+    remaining.sort(key=lambda d: d.sort_key)
+    count = sum(sum(c.values()) for c in fixed.values())
+    if args.diff:
+        sys.stdout.write("".join(diffs))
+        if count:
+            print(f"Would fix {count} finding{'s' if count != 1 else ''}.", file=sys.stderr)
+        return EXIT_FINDINGS if count else EXIT_CLEAN
+    if args.show_fixes or args.fix_only:
+        for filename, codes in sorted(fixed.items()):
+            for code, n in sorted(codes.items()):
+                print(f"Fixed {code} × {n} in {filename}")
+    if not args.fix_only:
+        sys.stdout.write(render(args.output_format, remaining, source_lines=source_lines_from_disk(cwd),
+                                color=use_color(args.color, sys.stdout), cwd=cwd))
+        if args.output_format in ("full", "concise"):
+            hidden = sum(1 for d in remaining if d.fix is not None and
+                         d.fix.applicability == "unsafe" and not unsafe.get(d.filename))
+            print(_fix_summary(len(result.files), remaining, count, hidden,
+                               result.could_not_check))
+    if result.could_not_check:
+        return EXIT_ERROR
+    if count and args.exit_non_zero_on_fix:
+        return EXIT_FINDINGS
+    if remaining and not args.fix_only and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _fix_summary(files: int, remaining, fixed: int, hidden: int, could_not_check: int) -> str:
+    left = sum(1 for d in remaining if d.code not in (FILE_NOT_CHECKED, INTERNAL_ERROR))
+    total = left + fixed
+    if not total:
+        text = summary(files, remaining, could_not_check)
+    else:
+        text = (f"Found {total} finding{'s' if total != 1 else ''} ({fixed} fixed, {left} "
+                "remaining).")
+    if hidden:
+        text += f"\n{hidden} more fixable with the `--unsafe-fixes` option."
+    return text

@@ -1,0 +1,62 @@
+"""What the check commands share for output: colour, the summary line, source lines."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from aliaslint.diagnostics import FILE_NOT_CHECKED
+from aliaslint.engine import NOTEBOOK_SUFFIX, decode
+from aliaslint.notebooks import cell_lines
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def use_color(choice: str, stream) -> bool:
+    """`--color always|never|auto`; auto: a terminal, and NO_COLOR unset."""
+    if choice != "auto":
+        return choice == "always"
+    return stream.isatty() and "NO_COLOR" not in os.environ
+
+
+def summary(files: int, diagnostics, could_not_check: int) -> str:
+    """"Found 4 findings in 1 of 2 files.": every finding printed (a notebook cell that does
+    not parse, a file that could not be checked included), and the files they are in of
+    those checked; a path that could not be reached counts as one of them."""
+    unreached = {d.filename for d in diagnostics
+                 if d.code == FILE_NOT_CHECKED and d.location.row == 0}
+    total = files + len(unreached)
+    checked = f"{total} file{'s' if total != 1 else ''}"
+    if not diagnostics:
+        return f"All checks passed! ({checked} checked)"
+    count, where = len(diagnostics), len({d.filename for d in diagnostics})
+    parts = [f"Found {count} finding{'s' if count != 1 else ''} in {where} of {checked}"]
+    if could_not_check:
+        parts.append(f"{could_not_check} file{'s' if could_not_check != 1 else ''} "
+                     "could not be checked")
+    return "; ".join(parts) + "."
+
+
+def source_lines_from_disk(cwd: Path):
+    def read(filename: str, cell: int | None = None) -> list[str] | None:
+        path = cwd / filename
+        try:
+            if not path.is_file():  # a stream was read once, by the check
+                return None
+            data = path.read_bytes()
+        except OSError:
+            return None
+        return lines_of(data, filename, cell)
+
+    return read
+
+
+def lines_of(data: bytes, filename: str, cell: int | None) -> list[str] | None:
+    text = decode(data, filename)
+    if not isinstance(text, str):
+        return None
+    if filename.endswith(NOTEBOOK_SUFFIX):
+        return cell_lines(text, cell) if cell is not None else None
+    # Only the line breaks Python itself counts, so rows match the parser's.
+    return re.split(r"\r\n|\r|\n", text)
