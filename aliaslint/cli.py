@@ -187,6 +187,9 @@ def _run_options(group, output: bool = True) -> list[argparse.Action]:
         group.add_argument("-m", dest="module", action="store_true",
                            help="the program is a MODULE, run like `python -m MODULE`"),
         *([_output_file(group, "standard error")] if output else []),
+        group.add_argument("--deep", action="store_true",
+                           help="also watch every ATen op with a dispatch mode: finds writes "
+                           "torch makes from C++ and reads of any kind, at about twice the cost"),
         group.add_argument("--fail-on", choices=("any", "confirmed", "never"), default="any",
                            help="when the program exits 0, exit 1 anyway if a finding was not "
                            "refuted ('any', the default) or only if one was confirmed or seen at "
@@ -716,7 +719,7 @@ def _trace(args) -> int:
     if _needs_torch("trace"):
         return EXIT_ERROR
     from aliaslint.tracer import run_program, trace
-    tracer = trace()
+    tracer = trace(deep=args.deep)
     status = run_program(tracer, **_program(args))
     cwd = Path.cwd()
     diagnostics = [_relative(d, cwd) for d in tracer.findings]
@@ -759,7 +762,7 @@ def _confirm(args) -> int:
         return EXIT_ERROR
     from aliaslint.confirm import confirm
     cwd = Path.cwd()
-    outcome = confirm(**_program(args), cli=cli, cwd=str(cwd))
+    outcome = confirm(**_program(args), cli=cli, cwd=str(cwd), deep=args.deep)
     text = args.output_format in ("full", "concise", "github")
     shown = []
     for diagnostic in outcome.diagnostics:

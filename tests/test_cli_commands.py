@@ -55,7 +55,7 @@ def test_check_help_shows_trace_and_its_options(capsys):
         "--jobs", "-j", "--no-cache", "--stdin-filename",
         "--fix", "--unsafe-fixes", "--no-unsafe-fixes", "--diff", "--fix-only", "--show-fixes",
         "--exit-non-zero-on-fix", "--fixable", "--extend-fixable", "--unfixable",
-        "--trace", "-m", "--fail-on",
+        "--trace", "-m", "--fail-on", "--deep",
     }
 
 
@@ -63,7 +63,7 @@ def test_trace_help_shows_its_options(capsys):
     out = help_text(capsys, "trace")
     assert out.startswith("usage: aliaslint trace [OPTIONS] (SCRIPT | -m MODULE) [ARGS ...]\n")
     assert options(out) == {
-        "-h", "--help", "--confirm", "-m", "--output-file", "--output", "-o", "--fail-on",
+        "-h", "--help", "--confirm", "-m", "--output-file", "--output", "-o", "--fail-on", "--deep",
         "--output-format", "--color",
         "--select", "--extend-select", "--ignore", "--confidence", "--config", "--isolated",
     }
