@@ -32,6 +32,7 @@ imported when a trace starts, never when this module is imported.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import threading
 import weakref
@@ -140,8 +141,6 @@ class Tracer:
         Every write (with ``deep``: every op) is attributed to its line while a watch is
         set, so tracing is slower then.
         """
-        import os
-
         key = (os.path.abspath(filename), line)
         with self._lock:
             self._watches.setdefault(key, []).append(callback)
@@ -270,8 +269,6 @@ class Tracer:
         while tb is not None:
             code = tb.tb_frame.f_code
             if is_user_file(code.co_filename):
-                import os
-
                 filename = code.co_filename
                 if not filename.startswith("<"):
                     filename = os.path.abspath(filename)

@@ -25,11 +25,12 @@ import functools
 import inspect
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from aliaslint.runtime.dispatch import tensors_in
 from aliaslint.runtime.sites import LazySite, Site, frame_site, user_code
 
 if TYPE_CHECKING:
@@ -65,26 +66,16 @@ class WriteSpec:
             if not value:
                 return []
             if keyword == "out":
-                return list(_tensors((value,), tensor_type))
+                return list(tensors_in((value,), tensor_type))
         found: list[Any] = []
         for position, keyword in self.places:
             value = args[position] if 0 <= position < len(args) else kwargs.get(keyword)
             if value is not None:
-                found += _tensors((value,), tensor_type)
+                found += tensors_in((value,), tensor_type)
         return found
 
 
 _RECEIVER = ((0, "self"),)
-
-
-def _tensors(values: tuple[Any, ...] | list[Any], tensor_type: type) -> Iterator[Any]:
-    for value in values:
-        if isinstance(value, tensor_type):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, tensor_type):
-                    yield item
 
 
 def any_view(args: tuple[Any, ...], kwargs: dict[str, Any], tensor_type: Any) -> bool:
@@ -105,7 +96,7 @@ def inputs_of(args: tuple[Any, ...], kwargs: dict[str, Any], tensor_type: type,
     """The tensors a call reads: its tensor arguments (one level into lists), less those
     it writes."""
     ids = {id(t) for t in written}
-    return [t for t in _tensors((*args, *kwargs.values()), tensor_type) if id(t) not in ids]
+    return [t for t in tensors_in((*args, *kwargs.values()), tensor_type) if id(t) not in ids]
 
 
 class Call:

@@ -11,7 +11,6 @@ sizes and strides only.
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -36,19 +35,6 @@ def storage_key(tensor: Tensor) -> int | None:
     """A key for the tensor's storage, valid while the storage lives (its object's id)."""
     storage = storage_of(tensor)
     return None if storage is None else id(storage)
-
-
-class StorageRef:
-    """A weak reference to a storage that also remembers the key it was filed under."""
-
-    __slots__ = ("key", "ref")
-
-    def __init__(self, storage: Any, callback: Any = None) -> None:
-        self.key = id(storage)
-        self.ref = weakref.ref(storage, callback) if callback else weakref.ref(storage)
-
-    def alive(self) -> bool:
-        return self.ref() is not None
 
 
 def layout_of(tensor: Tensor) -> tuple[object, ...] | None:
