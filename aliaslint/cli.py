@@ -194,6 +194,9 @@ def _run_options(group, output: bool = True) -> list[argparse.Action]:
         group.add_argument("-m", dest="module", action="store_true",
                            help="the program is a MODULE, run like `python -m MODULE`"),
         *([_output_file(group, "standard error")] if output else []),
+        group.add_argument("--deep", action="store_true",
+                           help="also watch every ATen op with a dispatch mode: finds writes "
+                           "torch makes from C++ and reads of any kind, at about twice the cost"),
         group.add_argument("--fail-on", choices=("any", "confirmed", "never"), default="any",
                            help="when the program exits 0, exit 1 anyway if a finding was not "
                            "refuted ('any', the default) or only if one was confirmed or seen at "
@@ -632,7 +635,8 @@ def _launch(args, command: str, confirm: dict | None = None) -> Run | int:
     if _needs_torch(command):
         return EXIT_ERROR
     run = launch(_program(args), Options(nproc_per_node=args.nproc_per_node,
-                                         follow_children=args.follow_children, confirm=confirm))
+                                         follow_children=args.follow_children, confirm=confirm,
+                                         deep=args.deep))
     if run.error is not None:
         _needs_torch(command, run.error)
         return EXIT_ERROR

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from aliaslint.config import CliOptions, Resolver
 from aliaslint.diagnostics import META_CODES, Diagnostic
-from aliaslint.runtime.dispatch import OpEvent, learn, written
+from aliaslint.runtime.dispatch import OpEvent
 from aliaslint.runtime.frames import frame_of, overlaps
 from aliaslint.runtime.predicates import (
     PREDICATES,
@@ -176,8 +176,12 @@ class _Session:
         return self._local_trace
 
     def _on_line(self, witness: Witness, frame: FrameType) -> None:
-        witness.ran = True
         predicate = PREDICATES.get(witness.kind)
+        if predicate is not None and predicate.needs_backward:
+            if witness.backward_mark is None:
+                witness.backward_mark = self.tracer.unpacked
+            return
+        witness.ran = True
         if witness.strength >= 2 or predicate is None or predicate.at_line is None:
             return
         self._remember(frame, predicate.at_line(witness, frame))
@@ -295,6 +299,7 @@ class _Session:
         """Match the tracer's runtime findings (at a finding's rows, or at its related rows in
         the same file: the write inside a helper the finding's call runs); return those no
         static finding accounts for."""
+        self._settle_backward()
         unmatched: list[Diagnostic] = []
         for finding in runtime:
             path = os.path.abspath(finding.filename)
@@ -324,11 +329,27 @@ class _Session:
         return unmatched
 
 
-def _written(event: OpEvent) -> list[Tensor]:
-    """The tensors the op's schema marks as written (``Tensor(a!)``)."""
-    import torch
+    def _settle_backward(self) -> None:
+        """A hazard a backward pass completes (AL101) was reached when a backward pass read
+        saved tensors after its row ran; with none, it was not reached."""
+        unpacked = self.tracer.unpacked
+        for witness in self.witnesses:
+            predicate = PREDICATES.get(witness.kind)
+            if predicate is None or not predicate.needs_backward or witness.ran:
+                continue
+            if witness.backward_mark is None:
+                continue
+            if unpacked > witness.backward_mark:
+                witness.ran = True
+                witness.deny("a backward pass ran after the line and read no saved tensor "
+                             "the line had written")
+            else:
+                witness.unreached = "the line ran, but no backward pass ran after it"
 
-    return written(learn(event.op), event.args, event.kwargs, torch.Tensor)
+
+def _written(event: OpEvent) -> list[Tensor]:
+    """The tensors the operation wrote."""
+    return list(event.written)
 
 
 # --- entry point ------------------------------------------------------------------------------
@@ -380,12 +401,14 @@ class Confirming:
 
 
 def confirm(*, script: str | None = None, module: str | None = None, args: Iterable[str] = (),
-            cli: CliOptions = CliOptions(), cwd: str | None = None) -> Confirmation:
+            cli: CliOptions = CliOptions(), cwd: str | None = None,
+            deep: bool = False) -> Confirmation:
     """Run ``script`` (or ``-m module``) with ``args`` in this process and give every static
-    finding of the project files it executes a status.  Paths in the findings are absolute."""
+    finding of the project files it executes a status (``deep``: under the tracer's dispatch
+    mode too).  Paths in the findings are absolute."""
     from aliaslint.tracer import run_program, trace
 
-    tracer = trace()
+    tracer = trace(deep=deep)
     confirming = Confirming(tracer, cli, cwd)
     confirming.open()
     try:

@@ -16,6 +16,9 @@ def pytest_addoption(parser) -> None:
     group.addoption("--aliaslint-trace", action="store_true", default=False,
                     help="run each test under the aliaslint tracer and report the alias "
                     "hazards it hits (needs torch)")
+    group.addoption("--aliaslint-trace-deep", action="store_true", default=False,
+                    help="with --aliaslint-trace: also watch every ATen op (the tracer's "
+                    "--deep mode; slower)")
     group.addoption("--aliaslint-fail-on", choices=("never", "any"), default="never",
                     help="with --aliaslint-trace: 'any' makes the session fail when a test "
                     "hit a hazard (default: never)")
@@ -37,7 +40,7 @@ class TracePlugin:
     def pytest_runtest_call(self, item):
         from aliaslint.tracer import trace
 
-        with trace() as tracer:
+        with trace(deep=self.config.getoption("aliaslint_trace_deep")) as tracer:
             yield
         if tracer.findings:
             self.findings[item.nodeid] = tracer.findings

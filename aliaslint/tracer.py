@@ -1,22 +1,32 @@
 """The runtime half: run code under observation and report alias hazards as they happen.
 
-``trace()`` is a context manager.  While it is open, a ``TorchDispatchMode`` sees
-every ATen operation together with its schema, whose alias annotations say which
-arguments it writes (``Tensor(a!)``) and which outputs are views of an input
-(``Tensor(a)``); no operator list is written by hand.  Saved-tensor hooks
-(``torch.autograd.graph.saved_tensors_hooks``) record, for every tensor autograd
-saves, its storage, its version counter and the user line that saved it.
-Storages are identified by ``untyped_storage().data_ptr()``; tensors the user
-made are only ever held through weak references, and no tensor data is read,
-copied or synchronised.
+``trace()`` is a context manager.  By default it watches three things, each cheap:
 
-While saved-tensor hooks are installed autograd skips its own version check when
-backward unpacks a saved tensor, so the unpack hook performs that check and raises
-the very ``RuntimeError`` autograd would, with the saving and the writing line
-appended.
+* what autograd saves, through saved-tensor hooks (``torch.autograd.graph``): each saved
+  tensor's storage, version counter and the user line that saved it;
+* the calls that write memory or make views, through wrappers installed on those torch
+  functions and methods only (``aliaslint.runtime.patches``; which ones comes from the
+  generated op tables), so calls that neither write nor save run with no Python of ours;
+* the aliasing errors torch raises at a write (``aliaslint.runtime.refusals``), seen as
+  they pass through a wrapper and re-raised untouched.
 
-Findings are ``Diagnostic``s with ``status="runtime"``, one per (code, location).
-torch is imported when a trace starts, never when this module is imported.
+``trace(deep=True)`` adds a ``TorchDispatchMode`` that sees every ATen op with its schema
+(writes are arguments marked ``Tensor(a!)``, views are outputs marked ``Tensor(a)``):
+writes torch makes from C++ (batch norm statistics, fused kernels), every read of a
+tensor, and views made anywhere.  It costs a Python call per op.
+
+Storages are identified by torch's storage objects (``aliaslint.runtime.storages``), not by
+addresses alone; tensors the user made are only held through weak references, and no
+tensor data is read, copied or synchronised (except the bytes shared with NumPy arrays,
+hashed on the CPU: ``aliaslint.runtime.numpy_share``).
+
+While saved-tensor hooks are installed autograd skips its own version check when backward
+unpacks a saved tensor, so the unpack hook performs that check and raises the very
+``RuntimeError`` autograd would, with the saving and the writing line appended.  A write
+to a saved tensor is reported there, when a backward pass reads it.
+
+Findings are ``Diagnostic``s with ``status="runtime"``, one per (code, location).  torch is
+imported when a trace starts, never when this module is imported.
 """
 
 from __future__ import annotations
@@ -27,85 +37,41 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from types import FrameType, ModuleType
+from dataclasses import dataclass, field
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from aliaslint.diagnostics import Diagnostic, Related
-from aliaslint.runtime.dispatch import (
-    OpEvent,
-    OpFacts,
-    OpInputs,
-    OpSite,
-    layout_of,
-    learn,
-    tensors_in,
-    written,
-)
+from aliaslint.runtime import patches
+from aliaslint.runtime.dispatch import OpEvent, OpFacts, OpInputs, mode_type, written
+from aliaslint.runtime.numpy_share import NumpyShare
 from aliaslint.runtime.program import run_program
-from aliaslint.runtime.sites import Site, user_site
+from aliaslint.runtime.refusals import REFUSALS, Refusal, refusal
+from aliaslint.runtime.saved import Saved as _Saved
+from aliaslint.runtime.saved import forward_op_name, version_error
+from aliaslint.runtime.sites import LazySite, Site, user_site
+from aliaslint.runtime.storages import NO_STORAGE, layout_of, storage_of
 from aliaslint.runtime.usercode import is_user_file
 
 if TYPE_CHECKING:
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-# The tracer's API, with the parts that live in aliaslint.runtime.
+    from aliaslint.runtime.patches import Call, WriteSpec
 
 # What torch says when an in-place op writes a leaf that requires grad with grad mode on.
-LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
+LEAF_ERROR = REFUSALS[0].text
 
 __all__ = ["OpEvent", "Tracer", "forward_op_name", "run_program", "trace"]
 
 
-# --- what autograd saved ---------------------------------------------------------------------
-
-
-class _Saved:
-    """The object autograd stores instead of a saved tensor while a trace is open.
-
-    It lives exactly as long as autograd's saved variable (the graph owns it), so
-    "this record is alive" means "a backward pass may still read this tensor".
-    """
-
-    __slots__ = ("tensor", "version", "site", "requires_grad", "is_output", "node_name",
-                 "output_nr", "modified_at", "__weakref__")
-
-    def __init__(self, tensor, version, site, requires_grad, is_output, node_name, output_nr):
-        # For an input this is the original tensor, which autograd holds anyway; for an
-        # output it is a detached alias (same storage and version counter), because the
-        # original refers to the node that owns this record and would make a cycle.
-        self.tensor = tensor
-        self.version = version
-        self.site: Site | None = site
-        self.requires_grad = requires_grad
-        self.is_output = is_output
-        self.node_name = node_name
-        self.output_nr = output_nr
-        self.modified_at: Site | None = None
-
-
-def forward_op_name(node_name: str) -> str:
-    """``SigmoidBackward0`` → ``Sigmoid``, ``AddBackward1`` → ``Add1``, as autograd names them."""
-    position = node_name.rfind("Backward")
-    if position < 0:
-        return node_name
-    suffix = node_name[position + len("Backward"):]
-    if not suffix.isdigit() and suffix:
-        return node_name
-    return node_name[:position] + ("" if suffix in ("", "0") else suffix)
-
-
 @dataclass
-class _PendingWrite:
-    """A write to a saved storage; whether autograd saw it is known once the op returns."""
+class _WriteNote:
+    """What a write found before it ran, settled once it has (versions move afterwards)."""
 
-    record: _Saved
-    version_before: int
-    writer_requires_grad: bool
-    overlaps: bool
     op: str
-    site: Site | None
-    writer_layout: tuple
+    site: LazySite
+    targets: list[Any]
+    pending: list[tuple[_Saved, int, Any, bool]] = field(default_factory=list)
+    shares: list[NumpyShare] = field(default_factory=list)
+    call: Call | None = None  # the wrapped call, for the default tracer
 
 
 @dataclass
@@ -119,32 +85,6 @@ class _ViewWrite:
     view_site: Site
 
 
-@dataclass
-class _NumpyShare:
-    array: weakref.ref
-    site: Site | None
-    # References torch's own storages hold on the array (one per torch.from_numpy call);
-    # None for arrays made by Tensor.numpy(), which torch does not hold.
-    torch_refs: int | None
-
-    def user_holds_array(self) -> bool:
-        array = self.array()
-        if array is None:
-            return False
-        if self.torch_refs is None:
-            return True
-        # getrefcount's argument and the local name, then torch's storages.
-        if sys.getrefcount(array) - 2 - self.torch_refs > 0:
-            return True
-        base = getattr(array, "base", None)
-        while base is not None and hasattr(base, "__array_interface__"):
-            # The argument, the local name and the child's ``.base``.
-            if sys.getrefcount(base) - 3 > 0:
-                return True
-            base = getattr(base, "base", None)
-        return False
-
-
 LineCallback = Callable[[OpEvent], None]
 
 
@@ -156,29 +96,27 @@ _MAX_VIEW_SITES = 1 << 14
 # --- the tracer ------------------------------------------------------------------------------
 
 
-_ACTIVE: list[Tracer] = []
-_ACTIVE_LOCK = threading.Lock()
-
-
 class Tracer:
     """Observes the code run inside ``with trace() as t:``; ``t.findings`` lists the hazards."""
 
-    def __init__(self) -> None:
+    def __init__(self, deep: bool = False) -> None:
+        self.deep = deep
         self._findings: dict[tuple, Diagnostic] = {}
         self._facts: dict[Any, OpFacts | None] = {}
-        self._saved: dict[int, dict[int, weakref.ref]] = {}
-        self._numpy: dict[int, _NumpyShare] = {}
-        self._view_sites: dict[tuple, tuple[Site | None, str]] = {}
+        # Storage key → weak references to the records of the tensors saved over it.
+        self._saved: dict[int, list[weakref.ref[_Saved]]] = {}
+        self._numpy: dict[int, NumpyShare] = {}
+        self._view_sites: dict[tuple, tuple[weakref.ref, Site | None, str]] = {}
         self._view_writes: dict[int, _ViewWrite] = {}
-        self._unresolved: list[_PendingWrite] = []
+        self._unresolved: list[_WriteNote] = []
         self._watches: dict[tuple[str, int], list[LineCallback]] = {}
         self._local = threading.local()
         self._lock = threading.RLock()
-        # True while any pending state asks every op (not just writes and views) to be looked at.
+        # True while pending state asks the deep mode to look at every op, not just writes.
         self._attentive = False
         self._state = "new"
-        # __enter__ adds the torch module, the dispatch mode and the saved-tensor hooks.
         self._previous_thread_profile: Callable[[FrameType, str, Any], object] | None = None
+        self._unpacked = 0
 
     # -- public ---------------------------------------------------------------------------
 
@@ -189,12 +127,19 @@ class Tracer:
             self._resolve()
             return sorted(self._findings.values(), key=lambda d: d.sort_key)
 
+    @property
+    def unpacked(self) -> int:
+        """How many saved tensors backward passes have read so far."""
+        return self._unpacked
+
     def watch(self, filename: str, line: int, callback: LineCallback) -> None:
-        """Call ``callback(event)`` for every ATen op that user code runs at ``filename:line``.
+        """Call ``callback(event)`` for the operations user code runs at ``filename:line``:
+        every call that writes or makes a view (with ``deep``: every ATen op).
 
         The hook a static finding's witness is evaluated through: the finding names a
         line and a predicate, and the callback checks the predicate on the live tensors.
-        Every op is attributed while any watch is set, so tracing is slower then.
+        Every write (with ``deep``: every op) is attributed to its line while a watch is
+        set, so tracing is slower then.
         """
         key = (os.path.abspath(filename), line)
         with self._lock:
@@ -205,31 +150,37 @@ class Tracer:
         if self._state != "new":
             raise RuntimeError("a Tracer can be entered only once; call aliaslint.trace() again")
         import torch
-        from torch.utils._python_dispatch import TorchDispatchMode  # noqa: F401
 
         self._torch = torch
         self._tensor_type = torch.Tensor
-        self._mode = _mode_type()(self)
         self._hooks = torch.autograd.graph.saved_tensors_hooks(self._pack, self._unpack)
         self._hooks.__enter__()
         try:
-            self._mode.__enter__()
+            if self.deep:
+                self._mode = mode_type()(self)
+                self._mode.__enter__()
+            try:
+                patches.activate(self)
+            except BaseException:
+                if self.deep:
+                    self._mode.__exit__(None, None, None)
+                raise
         except BaseException:
             self._hooks.__exit__(None, None, None)
             raise
         self._state = "open"
-        _activate(self)
         self._previous_thread_profile = threading.getprofile()
         threading.setprofile(self._start_thread)
         return self
 
     def __exit__(self, *exc_info) -> None:
-        self._leaf_error(exc_info[1])
+        self._refused_at_exit(exc_info[1])
         threading.setprofile(self._previous_thread_profile)
-        _deactivate(self)
+        patches.deactivate(self)
         self._state = "closed"
         try:
-            self._mode.__exit__(*exc_info)
+            if self.deep:
+                self._mode.__exit__(*exc_info)
         finally:
             self._hooks.__exit__(*exc_info)
         with self._lock:
@@ -242,11 +193,12 @@ class Tracer:
         sys.setprofile(self._previous_thread_profile)
         if self._state != "open":
             return
-        from torch.utils._python_dispatch import _push_mode
+        patches.push_hooks(self._torch, self._pack, self._unpack)
+        if self.deep:
+            from torch.utils._python_dispatch import _push_mode
 
-        self._torch._C._autograd._push_saved_tensors_default_hooks(self._pack, self._unpack)
-        # Threads outlive the trace sometimes; a closed tracer passes every op through.
-        _push_mode(self._mode)
+            # Threads outlive the trace sometimes; a closed tracer passes every op through.
+            _push_mode(self._mode)
 
     # -- findings -------------------------------------------------------------------------
 
@@ -270,12 +222,47 @@ class Tracer:
             end_location=end, related=tuple(spans), status="runtime",
         )
 
-    def _leaf_error(self, error: BaseException | None) -> None:
-        """AL102 at run time: torch refused an in-place write to a leaf that requires grad.
-        It refuses before the op is dispatched, so the error itself is the evidence; its
-        innermost user frame is the write.  (A write through `.data` or `.detach()` is
-        allowed, and is AL103/AL104's matter when autograd still needs the tensor.)"""
-        if not isinstance(error, RuntimeError) or LEAF_ERROR not in str(error):
+    def _reported(self, code: str, site: Site | None) -> bool:
+        return site is None or (code, site.filename, site.span()[0]) in self._findings
+
+    def _update_attention(self) -> None:
+        self._attentive = bool(self._view_writes or self._unresolved or self._watches
+                               or self._numpy)
+
+    # -- what torch refuses ---------------------------------------------------------------
+
+    def _refused(self, call: Call, error: BaseException) -> None:
+        """A wrapped write raised: if torch refused it as an aliasing hazard, report it."""
+        case = refusal(error)
+        if case is None or self._state != "open":
+            return
+        with self._lock:
+            self._report_refusal(case, call.spec.name, call.site(), call.targets, call.inputs)
+
+    def _report_refusal(self, case: Refusal, op: str, site: Site | None, targets: list[Any],
+                        inputs: Callable[[], list[Any]]) -> None:
+        related: list[tuple[str, Site | None]] = []
+        if case.kind in ("view", "overlap"):
+            for tensor in targets:
+                made = self._view_site(tensor)
+                if made is not None:
+                    related.append((f"`{made[1]}` made the view here", made[0]))
+                    break
+        elif case.kind == "input":
+            for tensor in inputs():
+                made = self._view_site(tensor)
+                if made is not None:
+                    related.append((f"`{made[1]}` made the overlapping input here", made[0]))
+                    break
+        name = f"`{op}`" if op else "an in-place operation"
+        self._report(case.code, site, f"torch refused the in-place {name}: {case.explanation}",
+                     related)
+
+    def _refused_at_exit(self, error: BaseException | None) -> None:
+        """A refusal that ended the traced block without passing a wrapper (a write torch
+        made from C++ code): its innermost user frame is the write."""
+        case = refusal(error)
+        if case is None or error is None:
             return
         site = None
         tb = error.__traceback__
@@ -287,72 +274,173 @@ class Tracer:
                     filename = os.path.abspath(filename)
                 site = Site(filename, tb.tb_lineno, code, tb.tb_lasti)
             tb = tb.tb_next
-        self._report("AL102", site, "an in-place write to a leaf tensor that requires grad, "
-                     "with grad mode on: torch raised \"" + LEAF_ERROR + "\" · write it inside "
-                     "`torch.no_grad()`")
-
-    def _reported(self, code: str, site: Site | None) -> bool:
-        return site is None or (code, site.filename, site.span()[0]) in self._findings
-
-    def _update_attention(self) -> None:
-        self._attentive = bool(self._view_writes or self._unresolved or self._watches)
-
-    # -- the dispatch mode's work ---------------------------------------------------------
-
-    def _observe(self, op, facts: OpFacts | None, args: tuple, kwargs: dict):
-        """Everything but the fast path: writes, views, pending reads, watches."""
-        torch = self._torch
-        if self._state != "open" or torch.compiler.is_compiling():
-            return op(*args, **kwargs)
-        tensor_type = self._tensor_type
         with self._lock:
-            if self._unresolved:
-                self._resolve()
-            writes = written(facts, args, kwargs, tensor_type)
-            written_ids = {id(w) for w in writes}
-            if self._view_writes and not (facts is not None and facts.makes_view):
-                self._check_reads(args, kwargs, written_ids)
-            if writes and facts is not None:
-                site = OpSite()
-                inputs = OpInputs([t for t in tensors_in((*args, *kwargs.values()), tensor_type)
-                                    if id(t) not in written_ids])
-                for tensor in writes:
-                    try:
-                        self._before_write(facts.name, tensor, inputs, site)
-                    except (RuntimeError, NotImplementedError, TypeError, ValueError):
-                        # Tensors without plain storage (sparse, nested, subclasses) are skipped.
-                        pass
-            self._update_attention()
-        result = op(*args, **kwargs)
-        if facts is not None and facts.makes_view:
-            self._record_views(facts.name, args, result)
-        if self._watches:
-            where = user_site()
+            if not self._reported(case.code, site):
+                self._report_refusal(case, "", site, [], list)
+
+    # -- writes ---------------------------------------------------------------------------
+
+    def _will_write(self, spec: WriteSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
+                    targets: list[Any]) -> _WriteNote | None:
+        """A wrapped call is about to write ``targets`` (the default tracer's writes).  Most
+        writes (an optimizer's, say) touch no saved tensor, view or shared array: they
+        return at once."""
+        if self._state != "open":
+            return None
+        if self.deep:
+            # The dispatch mode sees the elements written (`x[0, 1] = v` writes a
+            # temporary view of `x`); the call shows which tensor the user wrote through.
+            if spec.data and any(t._is_view() for t in targets):
+                call = patches.Call(spec, args, kwargs, targets)
+                with self._lock:
+                    for tensor in targets:
+                        if tensor._is_view():
+                            self._check_overlap(spec.name, tensor, 0, OpInputs([]), call.site)
+                            self._remember_view_write(spec.name, tensor, call.site)
+            return None
+        if not (self._saved or self._numpy or self._view_writes or self._watches or (
+                spec.data and patches.any_view(args, kwargs, self._tensor_type))):
+            return None
+        call = patches.Call(spec, args, kwargs, targets)
+        with self._lock:
+            note = self._before_write(spec.name, targets, call.site, spec.data, call.inputs)
+        if note is not None:
+            note.call = call
+        return note
+
+    def _wrote(self, note: _WriteNote) -> None:
+        with self._lock:
+            self._settle_write(note)
+        call = note.call
+        if self._watches and call is not None:
+            where = call.site()
             if where is not None:
                 for callback in self._watches.get((where.filename, where.line), ()):
-                    callback(OpEvent(op, args, kwargs, result, where))
-        return result
+                    callback(OpEvent(call.spec.name, call.args, call.kwargs, None, where,
+                                     tuple(call.targets)))
 
-    def _check_reads(self, args, kwargs, written_ids) -> None:
-        """AL201: does this op read the base of a view written earlier?"""
+    def _before_write(self, op: str, targets: list[Any], site: LazySite, data: bool,
+                      inputs: Callable[[], list[Any]]) -> _WriteNote | None:
+        note = None
+        if self._watches:
+            note = _WriteNote(op, site, targets)
+        read: list[Any] | None = None
+        for tensor in targets:
+            storage = storage_of(tensor)
+            if storage is None:
+                continue
+            key = id(storage)
+            refs = self._saved.get(key)
+            if refs:
+                records = [r for r in (ref() for ref in tuple(refs)) if r is not None]
+                if records:
+                    from aliaslint.memory import shares_memory
+
+                    note = note or _WriteNote(op, site, targets)
+                    for record in records:
+                        saved = record.current()
+                        if saved is not None:
+                            note.pending.append((record, saved._version, tensor,
+                                                 shares_memory(tensor, saved)))
+            if self._numpy:
+                share = self._numpy.get(key)
+                if share is not None:
+                    note = note or _WriteNote(op, site, targets)
+                    note.shares.append(share)
+                    self._torch_side_write(op, share, site)
+            if data:
+                if read is None:
+                    read = inputs()
+                self._check_overlap(op, tensor, key, OpInputs(read), site)
+            if tensor._is_view():
+                self._remember_view_write(op, tensor, site)
+            if self._view_writes:
+                # A write through the base itself replaces what the view wrote.
+                self._view_writes.pop(id(tensor), None)
+        if self._view_writes or self._numpy:
+            if read is None:
+                read = inputs()
+            self._reads(read, site, op)
+            if self._numpy:
+                self._reads(targets, site, op)
+        return note
+
+    def _settle_write(self, note: _WriteNote) -> None:
+        """After the write: a moved version counter is a write autograd will notice (AL101 /
+        AL104 when a backward pass reads the tensor); bytes changed with the counter still
+        is a write through `.data` (AL103), if user code made it itself."""
+        for record, before, writer, overlaps in note.pending:
+            saved = record.current()
+            if saved is None:
+                continue
+            version = saved._version
+            if version != before and version != record.version and record.modified_at is None:
+                record.modified_at = note.site()
+                record.modified_op = note.op
+                record.modified_detached = record.requires_grad and not writer.requires_grad
+                if record.modified_detached:
+                    made = self._view_site(writer)
+                    if made is not None and made[1] == "detach":
+                        record.detach_site = made[0]
+            elif version == before and overlaps and record.overwritten_at is None:
+                where = note.site()
+                # torch's own utilities write through `.data` on purpose and undo it
+                # (gradcheck's perturbations); only the user's own such writes count.
+                if note.site.direct:
+                    record.overwritten_at, record.overwritten_op = where, note.op
+        for share in note.shares:
+            share.refresh()
+
+    def _torch_side_write(self, op: str, share: NumpyShare, site: LazySite) -> None:
+        if share.user_holds_array() and not self._reported("AL301", site()):
+            self._report(
+                "AL301", site(),
+                f"in-place `{op}` writes memory shared with a NumPy array that is still alive; "
+                "the array changes too",
+                [("shared with NumPy here", share.site)],
+            )
+
+    def _reads(self, tensors: list[Any], site: Callable[[], Site | None], op: str) -> None:
+        """Tensors an operation reads: the base of a view written earlier (AL201), memory a
+        NumPy array changed (AL301)."""
+        for tensor in tensors:
+            if self._view_writes:
+                self._check_read(tensor)
+            if self._numpy:
+                self._numpy_read(tensor, site, op)
+
+    def _numpy_read(self, tensor: Any, site: Callable[[], Site | None], op: str) -> None:
+        storage = storage_of(tensor)
+        share = self._numpy.get(id(storage)) if storage is not None else None
+        if share is None or not share.changed_by_numpy(tensor):
+            return
+        what = f"`{op}`" if op else "this operation"
+        self._report(
+            "AL301", site(),
+            f"{what} reads memory a NumPy array shares, which was written from the NumPy side "
+            "since torch last saw it (no torch write moved its version counter): the tensor "
+            "changed with the array",
+            [("shared with NumPy here", share.site)],
+        )
+
+    def _check_read(self, tensor: Any) -> None:
+        """AL201: is ``tensor`` the base of a view written earlier, or another view over
+        the written bytes?"""
         from aliaslint.memory import shares_memory
 
-        for tensor in tensors_in((*args, *kwargs.values()), self._tensor_type):
-            if id(tensor) in written_ids:
-                continue
-            pending = self._view_writes.get(id(tensor))
-            if pending is not None and pending.base() is tensor:
-                self._report_view_write(id(tensor), pending)
-                continue
-            if not tensor._is_view():
-                continue
-            base = tensor._base
-            pending = self._view_writes.get(id(base))
-            if pending is None or pending.base() is not base:
-                continue
-            view = pending.view()
-            if view is not None and view is not tensor and shares_memory(view, tensor):
-                self._report_view_write(id(base), pending)
+        pending = self._view_writes.get(id(tensor))
+        if pending is not None and pending.base() is tensor:
+            self._report_view_write(id(tensor), pending)
+            return
+        if not tensor._is_view():
+            return
+        base = tensor._base
+        pending = self._view_writes.get(id(base))
+        if pending is None or pending.base() is not base:
+            return
+        view = pending.view()
+        if view is not None and view is not tensor and shares_memory(view, tensor):
+            self._report_view_write(id(base), pending)
 
     def _report_view_write(self, key: int, pending: _ViewWrite) -> None:
         del self._view_writes[key]
@@ -362,58 +450,27 @@ class Tracer:
             "which is read afterwards",
             [("view created here", pending.view_site), ("base read here", user_site())],
         )
+        self._update_attention()
 
-    def _before_write(self, op: str, tensor, inputs: OpInputs, site: OpSite) -> None:
-        torch = self._torch
-        storage = tensor.untyped_storage().data_ptr()
-        if storage == 0:
-            return
-        self._check_overlap(op, tensor, storage, inputs, site)
-
-        records = [r for r in (ref() for ref in tuple(self._saved.get(storage, {}).values()))
-                   if r is not None]
-        if records:
-            from aliaslint.memory import shares_memory
-
-            layout = layout_of(tensor)
-            for record in records:
-                self._unresolved.append(_PendingWrite(
-                    record, record.tensor._version, tensor.requires_grad,
-                    shares_memory(tensor, record.tensor), op, site(), layout,
-                ))
-
-        share = self._numpy.get(storage)
-        if share is not None and share.user_holds_array() and not self._reported("AL301", site()):
-            self._report(
-                "AL301", site(),
-                f"in-place `{op}` writes memory shared with a NumPy array that is still alive; "
-                "the array changes too",
-                [("shared with NumPy here", share.site)],
-            )
-
-        if tensor._is_view():
-            self._remember_view_write(op, tensor, site)
-        # A write through the base itself replaces what the view wrote: nothing left to warn.
-        self._view_writes.pop(id(tensor), None)
-
-    def _remember_view_write(self, op: str, view, site: OpSite) -> None:
+    def _remember_view_write(self, op: str, view, site: LazySite) -> None:
         """AL201, first half: a write through a view kept under a name of its own."""
-        created = self._view_sites.get(layout_of(view))
+        made = self._view_site(view)
         base = view._base
-        if created is None or created[0] is None or base is None:
+        if made is None or made[0] is None or base is None:
             return
         where = site()
         # A view made and written on one line (`x[:, 0] = 0`, `x[i].zero_()`) is how code
         # updates part of a tensor on purpose; a view made on another line was given a name.
-        if where is None or (created[0].filename, created[0].line) == (where.filename, where.line):
+        if where is None or (made[0].filename, made[0].line) == (where.filename, where.line):
             return
         if self._reported("AL201", where):
             return
         key = id(base)
         self._view_writes[key] = _ViewWrite(
             weakref.ref(base, functools.partial(self._forget_view_write, key)),
-            weakref.ref(view), op, where, created[0],
+            weakref.ref(view), op, where, made[0],
         )
+        self._update_attention()
 
     def _forget_view_write(self, key: int, _ref) -> None:
         pending = self._view_writes.get(key)
@@ -421,18 +478,17 @@ class Tracer:
             del self._view_writes[key]
 
     def _check_overlap(self, op: str, tensor, storage: int, inputs: OpInputs,
-                       site: OpSite) -> None:
+                       site: LazySite) -> None:
         """AL203: the destination overlaps itself, or an input overlaps it partially."""
-        torch = self._torch
-        if torch._debug_has_internal_overlap(tensor) == 1:
+        if tensor._is_view() and self._torch._debug_has_internal_overlap(tensor) == 1:
             if self._reported("AL203", site()):
                 return
-            created = self._view_sites.get(layout_of(tensor))
+            made = self._view_site(tensor)
             self._report(
                 "AL203", site(),
                 f"in-place `{op}` writes a tensor in which several elements share one memory "
                 "location (a stride of 0, as `expand` makes); clone it first",
-                [(f"`{created[1]}` made it here", created[0])] if created else [],
+                [(f"`{made[1]}` made it here", made[0])] if made else [],
             )
             return
         # Two distinct tensors overlap partially only if one of them is a view.
@@ -447,16 +503,97 @@ class Tracer:
                 continue
             if self._reported("AL203", site()):
                 return
-            created = self._view_sites.get(layout_of(other))
+            made = self._view_site(other)
             self._report(
                 "AL203", site(),
                 f"in-place `{op}` reads an input that partially overlaps the memory it "
                 "writes; the result depends on the order elements are visited",
-                [("overlapping view created here", created[0])] if created else [],
+                [("overlapping view created here", made[0])] if made else [],
             )
             return
 
-    def _record_views(self, op: str, args: tuple, result) -> None:
+    # -- views ----------------------------------------------------------------------------
+
+    def _view_site(self, tensor) -> tuple[Site | None, str] | None:
+        """Where the view with ``tensor``'s layout was made, and by what, if known."""
+        try:
+            key = layout_of(tensor)
+        except NO_STORAGE:
+            return None
+        entry = self._view_sites.get(key) if key is not None else None
+        if entry is None or entry[0]() is None:
+            return None
+        return entry[1], entry[2]
+
+    def _remember_view(self, op: str, output: Any, site: Site | None) -> None:
+        storage = storage_of(output)
+        if storage is None:
+            return
+        sites = self._view_sites
+        if len(sites) >= _MAX_VIEW_SITES:
+            sites.clear()
+        sites[(id(storage), output.storage_offset(), tuple(output.shape), output.stride())] = (
+            weakref.ref(storage), site, op)
+
+    def _made_view(self, op: str, source: Any, result: Any, site: Site | None,
+                   args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """A wrapped call made a view (the default tracer's views)."""
+        if self._state != "open":
+            return
+        if op == "detach" and not getattr(source, "requires_grad", False):
+            return
+        outputs = result if isinstance(result, (list, tuple)) else (result,)
+        with self._lock:
+            for output in outputs:
+                if isinstance(output, self._tensor_type) and (
+                        op == "detach" or output._is_view()):
+                    self._remember_view(op, output, site)
+        if self._watches and not self.deep and site is not None:
+            for callback in self._watches.get((site.filename, site.line), ()):
+                callback(OpEvent(op, args, kwargs, result, site))
+
+    # -- the deep mode's work -------------------------------------------------------------
+
+    def _observe(self, op, facts: OpFacts | None, args: tuple, kwargs: dict):
+        """Everything but the dispatch mode's fast path: writes, views, reads, watches."""
+        torch = self._torch
+        if self._state != "open" or torch.compiler.is_compiling():
+            return op(*args, **kwargs)
+        tensor_type = self._tensor_type
+        site = LazySite(patches.wrapped_caller_is_user())
+        with self._lock:
+            if self._unresolved:
+                self._resolve()
+            writes = written(facts, args, kwargs, tensor_type)
+            written_ids = {id(w) for w in writes}
+            inputs = [t for t in patches.inputs_of(args, kwargs, tensor_type, writes)
+                      if id(t) not in written_ids]
+            if not (facts is not None and facts.makes_view):
+                self._reads(inputs, site, facts.name if facts else op.overloadpacket.__name__)
+            if writes and facts is not None:
+                try:
+                    note = self._before_write(facts.name, writes, site, facts.data,
+                                              lambda: inputs)
+                except NO_STORAGE:
+                    note = None  # sparse, nested and subclass tensors are skipped
+                if note is not None and (note.pending or note.shares):
+                    # The version counter moves after the kernel, above this mode: settled
+                    # later, so the line is found now.
+                    site()
+                    self._unresolved.append(note)
+            self._update_attention()
+        result = op(*args, **kwargs)
+        if facts is not None and facts.makes_view:
+            self._record_views(facts.name, args, result, site)
+        if self._watches:
+            where = site()
+            if where is not None:
+                for callback in self._watches.get((where.filename, where.line), ()):
+                    callback(OpEvent(op.overloadpacket.__name__, args, kwargs, result, where,
+                                     tuple(writes), op))
+        return result
+
+    def _record_views(self, op: str, args: tuple, result, site: LazySite) -> None:
         # Views autograd makes while running backward cannot be named by user code, and a
         # detached alias matters only for a tensor that requires grad.
         if (self._torch._C._current_autograd_node() is not None
@@ -464,245 +601,203 @@ class Tracer:
                 or getattr(self._local, "packing", False)):
             return
         outputs = result if isinstance(result, (list, tuple)) else (result,)
-        site = None
-        for output in outputs:
-            if not isinstance(output, self._tensor_type):
-                continue
-            try:
-                key = layout_of(output)
-            except (RuntimeError, NotImplementedError):
-                continue
-            if site is None:
-                site = user_site()
-            sites = self._view_sites
-            if len(sites) >= _MAX_VIEW_SITES:
-                sites.clear()
-            sites[key] = (site, op)
+        with self._lock:
+            for output in outputs:
+                if isinstance(output, self._tensor_type):
+                    try:
+                        self._remember_view(op, output, site())
+                    except NO_STORAGE:
+                        continue
 
     def _resolve(self) -> None:
-        """Classify the writes to saved storages, now that autograd has bumped versions."""
+        """Settle the deep mode's writes, now that autograd has moved version counters."""
         pending, self._unresolved = self._unresolved, []
-        for write in pending:
-            record = write.record
-            if record.tensor._version != write.version_before:
-                if record.modified_at is None:
-                    record.modified_at = write.site
-                if record.requires_grad and not write.writer_requires_grad:
-                    detach = self._view_sites.get(write.writer_layout)
-                    self._report(
-                        "AL104", write.site,
-                        f"in-place `{write.op}` on a `.detach()` alias changes a tensor that "
-                        "autograd saved for backward; backward will raise \"modified by an "
-                        "inplace operation\"",
-                        [("saved for backward here", record.site),
-                         ("detached here", detach[0] if detach and detach[1] == "detach"
-                          else None)],
-                    )
-                else:
-                    saver = f" by `{forward_op_name(record.node_name)}`" if record.is_output else ""
-                    self._report(
-                        "AL101", write.site,
-                        f"in-place `{write.op}` writes a tensor that autograd saved for "
-                        f"backward{saver}; backward will raise \"modified by an inplace "
-                        "operation\"",
-                        [("saved for backward here", record.site)],
-                    )
-            elif write.overlaps:
-                self._report(
-                    "AL103", write.site,
-                    f"in-place `{write.op}` through an alias with its own version counter "
-                    "(`.data`) changes a tensor saved for backward; autograd cannot notice "
-                    "and computes the gradient from the new values",
-                    [("saved for backward here", record.site)],
-                )
+        for note in pending:
+            self._settle_write(note)
         self._update_attention()
 
     # -- saved-tensor hooks ---------------------------------------------------------------
 
-    def _pack(self, tensor):
-        if self._state != "open":
-            return tensor
+    def _record(self, tensor, inner: Any = None, nested: bool = False) -> _Saved | None:
         try:
-            storage = tensor.untyped_storage().data_ptr()
+            storage = tensor.untyped_storage()
             version = tensor._version
-        except (RuntimeError, NotImplementedError):
-            return tensor
-        autograd = self._torch._C._autograd
+        except NO_STORAGE:  # no plain storage, or an inference tensor (no version counter)
+            return None
         node = tensor.grad_fn
         # Autograd creates an op's node before it saves the inputs and saves the outputs
         # right after; an output is thus a tensor whose node is the newest one.
-        is_output = node is not None and node._sequence_nr() == autograd._get_sequence_nr() - 1
-        if is_output:
-            self._local.packing = True
-            try:
-                kept = tensor.detach()
-            finally:
-                self._local.packing = False
+        is_output = (node is not None
+                     and node._sequence_nr() == self._torch._C._autograd._get_sequence_nr() - 1)
+        if nested:
+            kept, original = None, weakref.ref(tensor)
+        elif is_output:
+            kept, original = self._detach(tensor), None
         else:
-            kept = tensor
-        record = _Saved(kept, version, user_site(), tensor.requires_grad, is_output,
-                        node.name() if node is not None else "", tensor.output_nr)
-        with self._lock:
-            records = self._saved.setdefault(storage, {})
-            records[id(record)] = weakref.ref(
-                record, functools.partial(self._forget_saved, storage, id(record)))
+            kept, original = tensor, None
+        site = user_site()
+        # The node's class names it (`SigmoidBackward0`) without holding on to it.
+        record = _Saved(kept, original, inner, version, site, tensor.requires_grad, is_output,
+                        type(node).__name__ if node is not None else "", tensor.output_nr)
+        key = id(storage)
+        self._saved.setdefault(key, []).append(weakref.ref(record, functools.partial(self._forget_saved, key)))
+        if self._view_writes or self._numpy:
+            with self._lock:
+                # Saving is reading: the op that saves this tensor has it as an operand.
+                self._reads([tensor], lambda: site, "")
         return record
 
-    def _forget_saved(self, storage: int, key: int, _ref) -> None:
-        records = self._saved.get(storage)
-        if records is not None:
-            records.pop(key, None)
-            if not records:
-                self._saved.pop(storage, None)
+    def _detach(self, tensor):
+        """A detached alias, made by torch's own method (not a wrapper, not a recorded view)."""
+        self._local.packing = True
+        try:
+            return self._torch._C.TensorBase.detach(tensor)
+        finally:
+            self._local.packing = False
+
+    def _forget_saved(self, key: int, ref: weakref.ref) -> None:
+        """Autograd freed a record: its storage's key may now name another storage."""
+        with self._lock:
+            refs = self._saved.get(key)
+            if refs is not None:
+                try:
+                    refs.remove(ref)
+                except ValueError:
+                    pass
+                if not refs:
+                    del self._saved[key]
+
+    def _pack(self, tensor):
+        if self._state != "open":
+            return tensor
+        record = self._record(tensor)
+        return tensor if record is None else record
 
     def _unpack(self, record):
         if type(record) is not _Saved:
             return record
+        self._unpacked += 1
         if self._unresolved:
             with self._lock:
                 self._resolve()
         tensor = record.tensor
         if tensor._version != record.version:
-            raise RuntimeError(self._version_error(record))
+            with self._lock:
+                self._saved_write_read(record, raises=True)
+            raise RuntimeError(version_error(record, self._torch.is_anomaly_enabled()))
+        if record.overwritten_at is not None or self._numpy:
+            with self._lock:
+                self._saved_tensor_read(record, tensor)
         return tensor
 
-    def _version_error(self, record: _Saved) -> str:
-        """Autograd's own message (torch/csrc/autograd/saved_variable.cpp), then the lines."""
-        tensor = record.tensor
-        shape = ", ".join(str(size) for size in tensor.shape)
-        message = ("one of the variables needed for gradient computation has been modified "
-                   f"by an inplace operation: [{tensor.type()} [{shape}]]")
-        if record.is_output:
-            node_name = record.node_name
-        else:
-            node = tensor.grad_fn
-            node_name = node.name() if node is not None else ""
-        if node_name:
-            message += f", which is output {record.output_nr} of {forward_op_name(node_name)},"
-        message += (f" is at version {tensor._version}; expected version {record.version} "
-                    "instead.")
-        if self._torch.is_anomaly_enabled():
-            message += (" Hint: the backtrace further above shows the operation that failed "
-                        "to compute its gradient. The variable in question was changed in "
-                        "there or anywhere later. Good luck!")
-        else:
-            message += (" Hint: enable anomaly detection to find the operation that failed to "
-                        "compute its gradient, with torch.autograd.set_detect_anomaly(True, "
-                        "check_nan=False).")
-        saved = record.site.describe() if record.site else "an unknown location"
-        modified = record.modified_at.describe() if record.modified_at else "an unknown location"
-        return f"{message} aliaslint: saved at {saved}; modified at {modified}."
+    def _nest_hooks(self, pack: Callable[[Any], Any],
+                    unpack: Callable[[Any], Any]) -> tuple[Callable[[Any], Any],
+                                                           Callable[[Any], Any]]:
+        """The program's saved-tensor hooks, run inside the tracer's: its ``pack`` keeps
+        what it wants; the tracer records the tensor, and when backward unpacks it checks
+        whether what the program's ``unpack`` gives back is memory written meanwhile (as
+        with activation checkpointing, which recomputes from the current inputs).  torch
+        runs no version check under such hooks, so neither does the tracer raise."""
+
+        def nested_pack(tensor):
+            packed = pack(tensor)
+            if self._state != "open":
+                return packed
+            record = self._record(tensor, packed, nested=True)
+            return packed if record is None else record
+
+        def nested_unpack(packed):
+            if type(packed) is not _Saved:
+                return unpack(packed)
+            tensor = unpack(packed.inner)
+            self._unpacked += 1
+            original = packed.current()
+            if original is not None and self._state == "open":
+                from aliaslint.memory import shares_memory
+
+                with self._lock:
+                    if original._version != packed.version and shares_memory(original, tensor):
+                        self._saved_write_read(packed, raises=False)
+                    elif packed.overwritten_at is not None or self._numpy:
+                        self._saved_tensor_read(packed, tensor)
+            return tensor
+
+        return nested_pack, nested_unpack
+
+    def _saved_write_read(self, record: _Saved, raises: bool) -> None:
+        """AL101 / AL104: backward reads a saved tensor written since it was saved."""
+        backward = user_site()
+        saver = f" by `{forward_op_name(record.node_name)}`" if record.is_output else ""
+        outcome = ("backward raises \"modified by an inplace operation\"" if raises else
+                   "backward computes from the new values")
+        related: list[tuple[str, Site | None]] = [("saved for backward here", record.site)]
+        if record.modified_at is None:
+            # Written by a call the default tracer does not wrap (torch's C++ code).
+            self._report(
+                "AL101", record.site,
+                f"a tensor saved for backward here{saver} was written in place before the "
+                f"backward pass read it, by an operation the trace did not see (`--deep` "
+                f"shows it); {outcome}",
+                [("backward runs here", backward)])
+            return
+        if record.modified_detached:
+            related.append(("detached here", record.detach_site))
+            related.append(("backward runs here", backward))
+            self._report(
+                "AL104", record.modified_at,
+                f"in-place `{record.modified_op}` on a `.detach()` alias changes a tensor that "
+                f"autograd saved for backward; {outcome}", related)
+            return
+        related.append(("backward runs here", backward))
+        self._report(
+            "AL101", record.modified_at,
+            f"in-place `{record.modified_op}` writes a tensor that autograd saved for "
+            f"backward{saver}; {outcome}", related)
+
+    def _saved_tensor_read(self, record: _Saved, tensor: Any) -> None:
+        """AL103 and AL301 when backward reads a saved tensor whose counter did not move."""
+        if record.overwritten_at is not None:
+            self._report(
+                "AL103", record.overwritten_at,
+                f"in-place `{record.overwritten_op}` through an alias with its own version "
+                "counter (`.data`) changes a tensor saved for backward; autograd cannot "
+                "notice and computes the gradient from the new values",
+                [("saved for backward here", record.site), ("backward runs here", user_site())],
+            )
+        if self._numpy:
+            self._numpy_read(tensor, user_site, "backward")
 
     # -- NumPy ----------------------------------------------------------------------------
 
     def _shared_with_numpy(self, tensor, array, site: Site | None, from_numpy: bool) -> None:
         if self._state != "open":
             return
-        try:
-            storage = tensor.untyped_storage().data_ptr()
-        except (RuntimeError, NotImplementedError):
+        storage = storage_of(tensor)
+        if storage is None:
             return
+        key = id(storage)
         with self._lock:
-            share = self._numpy.get(storage)
-            if from_numpy and share is not None and share.array() is array and share.torch_refs:
-                share.torch_refs += 1
+            share = self._numpy.get(key)
+            if share is not None and share.array() is array:
+                if from_numpy and share.torch_refs:
+                    share.torch_refs += 1
+                share.add_tensor(tensor)
                 return
-            self._numpy[storage] = _NumpyShare(weakref.ref(array), site,
-                                               1 if from_numpy else None)
+            self._numpy[key] = NumpyShare(array, tensor, site, from_numpy)
+            # The entry lives as long as the storage: its key is valid that long.
+            weakref.finalize(storage, self._numpy.pop, key, None)
+            self._update_attention()
 
 
-@functools.cache
-def _mode_type() -> Callable[[Tracer], TorchDispatchMode]:
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class AliasMode(TorchDispatchMode):
-        """Hands writes and views to the tracer; every other op passes straight through."""
-
-        def __init__(self, tracer: Tracer) -> None:
-            super().__init__()
-            self.tracer = tracer
-            self.facts = tracer._facts
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            if kwargs is None:
-                kwargs = {}
-            try:
-                facts = self.facts[func]
-            except KeyError:
-                facts = self.facts[func] = learn(func)
-            if facts is None and not self.tracer._attentive:
-                return func(*args, **kwargs)
-            return self.tracer._observe(func, facts, args, kwargs)
-
-    return AliasMode
-
-
-# --- NumPy interop: torch.from_numpy and Tensor.numpy are wrapped while a trace is open ---
-
-
-_ORIGINALS: dict[str, Any] = {}
-
-
-def _activate(tracer: Tracer) -> None:
-    with _ACTIVE_LOCK:
-        _ACTIVE.append(tracer)
-        if len(_ACTIVE) > 1:
-            return
-        import torch
-
-        from_numpy, numpy = torch.from_numpy, torch.Tensor.numpy
-        _ORIGINALS.update(from_numpy=from_numpy, numpy=numpy)
-
-        @functools.wraps(from_numpy)
-        def traced_from_numpy(array):
-            tensor = from_numpy(array)
-            if not torch.compiler.is_compiling():
-                site = user_site()
-                for active in list(_ACTIVE):
-                    active._shared_with_numpy(tensor, array, site, from_numpy=True)
-            return tensor
-
-        @functools.wraps(numpy)
-        def traced_numpy(self, *args, **kwargs):
-            array = numpy(self, *args, **kwargs)
-            if not torch.compiler.is_compiling():
-                from aliaslint.memory import shares_memory
-
-                if shares_memory(self, array):
-                    site = user_site()
-                    for active in list(_ACTIVE):
-                        active._shared_with_numpy(self, array, site, from_numpy=False)
-            return array
-
-        _install(torch, traced_from_numpy, traced_numpy)
-
-
-def _deactivate(tracer: Tracer) -> None:
-    with _ACTIVE_LOCK:
-        if tracer in _ACTIVE:
-            _ACTIVE.remove(tracer)
-        if _ACTIVE or not _ORIGINALS:
-            return
-        import torch
-
-        _install(torch, _ORIGINALS.pop("from_numpy"), _ORIGINALS.pop("numpy"))
-
-
-def _install(torch: ModuleType, from_numpy: Callable[..., Any],
-             numpy: Callable[..., Any]) -> None:
-    # setattr: torch's types do not foresee its functions being replaced at run time.
-    setattr(torch, "from_numpy", from_numpy)
-    setattr(torch.Tensor, "numpy", numpy)
-
-
-def trace() -> Tracer:
+def trace(deep: bool = False) -> Tracer:
     """Observe the code in a ``with`` block; afterwards ``.findings`` lists runtime hazards.
 
-    ::
+    ``deep=True`` also runs a dispatch mode that sees every ATen op (slower; it finds writes
+    torch makes from C++ code and reads of any kind).  ::
 
         with aliaslint.trace() as t:
             train_one_step()
         for finding in t.findings:
             print(finding.code, finding.filename, finding.location.row, finding.message)
     """
-    return Tracer()
+    return Tracer(deep=deep)

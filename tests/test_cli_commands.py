@@ -55,7 +55,7 @@ def test_check_help_shows_trace_and_its_options(capsys):
         "--jobs", "-j", "--no-cache", "--stdin-filename",
         "--fix", "--unsafe-fixes", "--no-unsafe-fixes", "--diff", "--fix-only", "--show-fixes",
         "--exit-non-zero-on-fix", "--fixable", "--extend-fixable", "--unfixable",
-        "--trace", "-m", "--fail-on", "--nproc-per-node", "--follow-children",
+        "--trace", "-m", "--fail-on", "--nproc-per-node", "--follow-children", "--deep",
         "--extend-ignore", "--per-file-ignores", "--extend-per-file-ignores", "--show-settings",
         "--verbose", "-v", "--respect-gitignore", "--no-respect-gitignore",
     }
@@ -66,7 +66,7 @@ def test_trace_help_shows_its_options(capsys):
     assert out.startswith("usage: aliaslint trace [OPTIONS] (SCRIPT | -m MODULE) [ARGS ...]\n")
     assert options(out) == {
         "-h", "--help", "--confirm", "-m", "--output-file", "--output", "-o", "--fail-on",
-        "--nproc-per-node", "--follow-children", "--output-format", "--color",
+        "--nproc-per-node", "--follow-children", "--deep", "--output-format", "--color",
         "--select", "--extend-select", "--ignore", "--extend-ignore", "--confidence", "--config",
         "--isolated",
     }

@@ -311,7 +311,12 @@ def test_runtime_only_findings_are_kept(tmp_path, monkeypatch, capsys):
 
         w = torch.ones(3, requires_grad=True)
         h = torch.sigmoid(w)
-        scale(h)
+        steps = {"scale": scale}  # called through a dict: the static check cannot follow
+        steps["scale"](h)
+        try:
+            h.sum().backward()
+        except RuntimeError:
+            pass
     """)
     assert [(d.code, d.status) for d in outcome.diagnostics] == [("AL101", "runtime")]
 
@@ -362,3 +367,35 @@ def test_trace_confirm_text_output_and_fail_on(tmp_path, monkeypatch, capsys):
     assert main(["check", "--trace", "--output-format", "concise", "main.py"]) == 1
     assert "unreached.py:5:12: AL402 [not-reached]" in capsys.readouterr().err
     assert main(["check", "--trace", "--fail-on", "confirmed", "main.py"]) == 0
+
+
+SAVED_THEN_MAYBE_BACKWARD = """\
+    import sys
+
+    import torch
+
+    x = torch.randn(4, requires_grad=True)
+    gate = torch.sigmoid(x)
+    gate.mul_(2.0)
+    if len(sys.argv) > 1:
+        try:
+            gate.sum().backward()
+        except RuntimeError:
+            print("backward refused")
+"""
+
+
+@pytest.mark.parametrize("args, status, note", [
+    ((), "not-reached", "the line ran, but no backward pass ran after it"),
+    (("train",), "confirmed", "the tracer saw it"),
+])
+def test_inplace_on_saved_tensor_is_reached_only_by_a_backward_pass(
+        tmp_path, monkeypatch, capsys, args, status, note):
+    """AL101's hazard is the backward pass reading the changed tensor: the write alone,
+    with no backward after it, does not reach it."""
+    path = tmp_path / "prog.py"
+    path.write_text(textwrap.dedent(SAVED_THEN_MAYBE_BACKWARD))
+    monkeypatch.chdir(tmp_path)
+    outcome = confirm(script=str(path), args=args, cwd=str(tmp_path))
+    assert statuses(outcome) == [("AL101", 7, status)]
+    assert outcome.note(outcome.diagnostics[0]).startswith(note)

@@ -149,7 +149,7 @@ class _Process:
     def begin(self) -> None:
         from aliaslint.tracer import trace
 
-        tracer = self.tracer or trace()
+        tracer = self.tracer or trace(deep=bool(self.settings.get("deep")))
         tracer.__enter__()
         self.tracer, self.started_here, self.reporting = tracer, True, True
 
@@ -167,7 +167,7 @@ class _Process:
                                 ignore=tuple(options.get("ignore", ()))),
             config=Path(options["config"]) if options.get("config") else None,
             confidence=options.get("confidence"), isolated=bool(options.get("isolated")))
-        self.tracer = trace()
+        self.tracer = trace(deep=bool(self.settings.get("deep")))
         self.confirming = Confirming(self.tracer, cli, options.get("cwd"))
         self.confirming.open()
 

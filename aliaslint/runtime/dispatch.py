@@ -1,15 +1,19 @@
-"""What one dispatched ATen op is: its schema's writes and views, its tensors, its user site."""
+"""What one dispatched ATen op is (its schema's writes and views, its tensors), and the
+``--deep`` tracer's dispatch mode that sees every op."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from aliaslint.runtime.sites import Site, user_site
+from aliaslint.runtime.sites import Site
+from aliaslint.runtime.storages import storage_key
 
 if TYPE_CHECKING:
     from torch import Tensor
+    from torch.utils._python_dispatch import TorchDispatchMode
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,9 @@ class OpFacts:
     # (position, name, keyword-only) of every argument the schema marks as written.
     writes: tuple[tuple[int, str, bool], ...]
     makes_view: bool
+    # False for writes of sizes, strides or the storage only (torchgen's `inplace_view` tag:
+    # `set_`, `t_`, `as_strided_`): no element is written.
+    data: bool = True
 
 
 def learn(op: Any) -> OpFacts | None:
@@ -34,7 +41,8 @@ def learn(op: Any) -> OpFacts | None:
     )
     if not writes and not makes_view:
         return None
-    return OpFacts(op.overloadpacket.__name__, writes, makes_view)
+    metadata_only = any(tag.name == "inplace_view" for tag in getattr(op, "tags", ()))
+    return OpFacts(op.overloadpacket.__name__, writes, makes_view, not metadata_only)
 
 
 def tensors_in(values: Iterable[object], tensor_type: type[Tensor]) -> Iterator[Tensor]:
@@ -63,28 +71,16 @@ def written(facts: OpFacts | None, args: tuple[Any, ...], kwargs: Mapping[str, A
 
 @dataclass(frozen=True)
 class OpEvent:
-    """One ATen operation that ran at a watched line (see ``Tracer.watch``)."""
+    """One operation that ran at a watched line (see ``Tracer.watch``): a call that wrote
+    or made a view (the default tracer), or any ATen op (``--deep``)."""
 
-    op: Any  # torch._ops.OpOverload
+    name: str  # `add_`, `view`, `__setitem__`; with --deep the ATen op's name (`add_`)
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
     result: Any
     site: Site
-
-
-class OpSite:
-    """The user site of the running op, found only if some check needs it."""
-
-    __slots__ = ("known", "site")
-
-    def __init__(self) -> None:
-        self.known = False
-        self.site: Site | None = None
-
-    def __call__(self) -> Site | None:
-        if not self.known:
-            self.site, self.known = user_site(), True
-        return self.site
+    written: tuple[Any, ...] = ()  # the tensors it wrote
+    op: Any = None  # with --deep, the torch._ops.OpOverload
 
 
 class OpInputs:
@@ -103,18 +99,39 @@ class OpInputs:
         return self._any_view
 
     def on_storage(self, storage: int) -> list[Tensor]:
+        """The inputs over the storage whose key (``storages.storage_key``) is ``storage``."""
         if self._by_storage is None:
             self._by_storage = {}
             for tensor in self.tensors:
-                try:
-                    key = tensor.untyped_storage().data_ptr()
-                except (RuntimeError, NotImplementedError, TypeError):
-                    continue
-                self._by_storage.setdefault(key, []).append(tensor)
+                key = storage_key(tensor)
+                if key is not None:
+                    self._by_storage.setdefault(key, []).append(tensor)
         return self._by_storage.get(storage, [])
 
 
-def layout_of(tensor: Tensor) -> tuple[object, ...]:
-    """Where a tensor's elements lie: storage, offset, shape, strides."""
-    return (tensor.untyped_storage().data_ptr(), tensor.storage_offset(),
-            tuple(tensor.shape), tensor.stride())
+
+
+@functools.cache
+def mode_type() -> Callable[[Any], TorchDispatchMode]:
+    """The ``--deep`` tracer's dispatch mode: hands writes and views (and, while the tracer
+    waits for a read, every op) to ``tracer._observe``; every other op passes through."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class AliasMode(TorchDispatchMode):
+        def __init__(self, tracer: Any) -> None:
+            super().__init__()
+            self.tracer = tracer
+            self.facts = tracer._facts
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if kwargs is None:
+                kwargs = {}
+            try:
+                facts = self.facts[func]
+            except KeyError:
+                facts = self.facts[func] = learn(func)
+            if facts is None and not self.tracer._attentive:
+                return func(*args, **kwargs)
+            return self.tracer._observe(func, facts, args, kwargs)
+
+    return AliasMode

@@ -63,6 +63,7 @@ class Options:
     follow_children: bool = False  # trace children that import torch, not only DataLoader's
     # With check --trace: the options of the confirmation session each main process opens.
     confirm: dict[str, Any] | None = None
+    deep: bool = False  # the tracer's dispatch mode too (`--deep`)
 
 
 @dataclass
@@ -161,7 +162,7 @@ def launch(program: Program, options: Options = Options()) -> Run:
     run = tempfile.mkdtemp(prefix=_RUN_PREFIX)
     try:
         settings = {"follow_children": options.follow_children, "confirm": options.confirm,
-                    "launcher": os.getpid()}
+                    "deep": options.deep, "launcher": os.getpid()}
         with open(os.path.join(run, SETTINGS), "w", encoding="utf-8") as file:
             json.dump(settings, file)
         env = dict(os.environ)

@@ -73,6 +73,9 @@ class Predicate:
     at_write: WriteCheck | None = None
     # torch's errors that are the hazard itself, raised at a row (any one of them)
     raises: tuple[str, ...] = ()
+    # The hazard happens in a later backward pass: the finding counts as reached only if a
+    # backward pass read saved tensors after its row ran.
+    needs_backward: bool = False
 
 
 PREDICATES: dict[str, Predicate] = {}
@@ -84,8 +87,8 @@ def _predicate(predicate: Predicate) -> None:
 
 # --- saved (AL101, AL103, AL104): the tracer's own findings, matched when the run ends ------
 
-_predicate(Predicate("saved", True, "a tensor autograd saved was written before its backward "
-                     "ran"))
+_predicate(Predicate("saved", False, "a tensor autograd saved was written before its backward "
+                     "ran, and the backward pass read it", needs_backward=True))
 
 
 # --- clobbered (AL105) --------------------------------------------------------------------------
@@ -150,12 +153,13 @@ _predicate(Predicate("forbidden-view", True, "autograd refused an in-place write
 def _negative_slope(witness: Witness, event: OpEvent) -> None:
     """The in-place activation ran with a negative slope on a tensor that requires grad: its
     backward will raise if a backward pass reaches it (the raise confirms it fully)."""
-    if not event.op.overloadpacket.__name__.endswith("_") or not event.args:
+    if not event.name.endswith("_") or not event.args:
         return
     first = event.args[0]
     if not getattr(first, "requires_grad", False):
         return
-    if any(isinstance(arg, float) and arg < 0 for arg in event.args[1:]):
+    if any(isinstance(arg, float) and arg < 0 for arg in (*event.args[1:],
+                                                          *event.kwargs.values())):
         witness.ran = True
         witness.confirm("the in-place activation ran with a negative slope on a tensor that "
                         "requires grad: a backward pass through it raises", strength=1)
@@ -189,7 +193,7 @@ _predicate(Predicate("shared-write", True, "an in-place write hit memory another
 
 
 def _view_input(witness: Witness, event: OpEvent) -> None:
-    if event.op.overloadpacket.__name__ != "view":
+    if event.name != "view":
         return
     witness.ran = True
     if event.args and hasattr(event.args[0], "is_contiguous") \

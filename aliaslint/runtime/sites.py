@@ -71,3 +71,50 @@ def user_site() -> Site | None:
             return Site(filename, frame.f_lineno, code, frame.f_lasti)
         frame = frame.f_back
     return None
+
+
+def user_code(code: CodeType) -> bool:
+    """Is ``code`` the user's (``aliaslint.runtime.usercode``)?  Cached per code object."""
+    entry = _USER_FILE.get(id(code))
+    if entry is None:
+        entry = _USER_FILE[id(code)] = (code, _user_filename(code))
+    return bool(entry[1])
+
+
+def frame_site(frame: FrameType) -> Site:
+    """The site ``frame`` is at now; for a frame of user code (see ``user_code``)."""
+    code = frame.f_code
+    return Site(_USER_FILE[id(code)][1], frame.f_lineno, code, frame.f_lasti)
+
+
+_ALIASLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+class LazySite:
+    """The user site of the running operation, found only if some check needs it, and
+    whether user code made the call itself (``direct``) rather than through a library
+    (an optimizer, ``gradcheck``).  ``direct`` may be known beforehand (from the wrapper
+    the call went through); otherwise it is whether the first frame outside aliaslint is
+    user code."""
+
+    __slots__ = ("known", "site", "direct", "_preset")
+
+    def __init__(self, direct: bool | None = None) -> None:
+        self.known = False
+        self.site: Site | None = None
+        self._preset = direct
+        self.direct = bool(direct)
+
+    def __call__(self) -> Site | None:
+        if not self.known:
+            self.known = True
+            frame: FrameType | None = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename.startswith(_ALIASLINT_DIR):
+                frame = frame.f_back
+            if self._preset is None:
+                self.direct = frame is not None and user_code(frame.f_code)
+            while frame is not None and not user_code(frame.f_code):
+                frame = frame.f_back
+            if frame is not None:
+                self.site = frame_site(frame)
+        return self.site

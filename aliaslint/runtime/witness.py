@@ -29,6 +29,11 @@ class Witness:
     negative: str = ""
     # Why the run could not test the claim (a check that failed): neither proof nor refutal.
     failure: str = ""
+    # For a hazard completed by a later backward pass: how many saved tensors backward
+    # passes had read when a row first ran (None: no row ran yet).
+    backward_mark: int | None = None
+    # Why the finding counts as not reached although a row ran.
+    unreached: str = ""
     # 2: the hazard itself was seen (a wrong answer, the tracer's finding); 1: the premise
     # held (the operands are tensors) but the answer happened to be right on that run.
     strength: int = 0
@@ -61,7 +66,7 @@ class Witness:
             return f"the run could not evaluate this finding: {self.failure}"
         if self.ran:
             return self.negative or "the line ran and the hazard was not observed"
-        return "the line never ran"
+        return self.unreached or "the line never ran"
 
 
 def make_witnesses(diagnostics: Iterable[Diagnostic], path: str) -> list[Witness]:

@@ -1,0 +1,54 @@
+"""The aliasing errors PyTorch raises at an in-place write, and the rule each one is.
+
+torch refuses these writes before they reach any dispatch mode, so the tracer learns of
+them from the exception: the wrapped call sees it go by (and re-raises it untouched), and
+an error that ends the traced block is read from its traceback.  The texts are torch's
+own (``torch/csrc/autograd``, ``aten/src/ATen/MemoryOverlap.cpp``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Refusal(NamedTuple):
+    text: str  # a part of torch's message that names the case
+    code: str
+    kind: str  # which earlier line explains it: "leaf", "view", "overlap", "input", "hook"
+    explanation: str
+
+
+REFUSALS = (
+    Refusal("a leaf Variable that requires grad is being used in an in-place operation",
+            "AL102", "leaf", "it writes a leaf tensor that requires grad, with grad mode on; "
+            "write it inside `torch.no_grad()`"),
+    Refusal("This view is the output of a function that returns multiple views", "AL106",
+            "view", "it writes one of the views a multi-output view op (`split`, `chunk`, "
+            "`unbind`) returned, which autograd cannot rebase; use the out-of-place op or "
+            "clone the view"),
+    Refusal("A view was created in no_grad mode and is being modified inplace", "AL106",
+            "view", "it writes, with grad mode on, a view made under `no_grad` of a tensor "
+            "that requires grad; make and write the view in the same grad mode"),
+    Refusal("This view was created inside a custom Function", "AL106", "view",
+            "it writes a view a custom `autograd.Function` returned, which would bypass its "
+            "backward; clone the output first"),
+    Refusal("A saved tensor pack hook is modifying its input in place", "AL106", "hook",
+            "a saved-tensor pack hook writes the tensor autograd is saving; pack a copy"),
+    Refusal("more than one element of the written-to tensor refers to a single memory "
+            "location", "AL203", "overlap", "several elements of the written tensor are one "
+            "memory location (a stride of 0, as `expand` makes); clone it first"),
+    Refusal("some elements of the input tensor and the written-to tensor refer to a single "
+            "memory location", "AL203", "input", "an input overlaps the written memory "
+            "partially; clone the input first"),
+)
+
+
+def refusal(error: BaseException | None) -> Refusal | None:
+    """The refusal ``error`` is, if torch raised one of these."""
+    if not isinstance(error, RuntimeError):
+        return None
+    text = str(error)
+    for case in REFUSALS:
+        if case.text in text:
+            return case
+    return None

@@ -1,0 +1,94 @@
+"""Storage identity in the tracer: addresses are reused by allocators, storages are not.
+
+The CPU tests drive the same logic the CUDA ones do (CUDA's caching allocator hands a freed
+block's address to the next tensor at once); the CUDA tests are skipped without a GPU."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+import aliaslint
+
+torch = pytest.importorskip("torch")
+
+SIZE = 1 << 16
+
+cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+
+
+def reused_address(device: str):
+    """A tensor whose storage starts where a freed tensor's did, made after the freed one
+    had an `expand` view recorded at a user line (inside an open trace); None if the
+    allocator never reused the address."""
+    for _ in range(50):
+        # Large enough that the allocator hands the block straight back.
+        first = torch.arange(float(SIZE), device=device)
+        address = first.data_ptr()
+        view = first.expand(2, SIZE)
+        del first, view
+        second = torch.arange(float(SIZE), device=device)
+        if second.data_ptr() == address:
+            return second
+    return None
+
+
+def test_a_recorded_view_is_not_attributed_to_a_new_storage_at_the_same_address():
+    with aliaslint.trace() as tracer:
+        second = reused_address("cpu")
+        if second is None:
+            pytest.skip("the allocator did not reuse the address")
+        # The same layout over the new storage, made by torch's own method (not recorded).
+        lookalike = torch._C.TensorBase.expand(second, 2, SIZE)
+        assert tracer._view_site(lookalike) is None
+        fresh = second.expand(2, SIZE)
+        assert tracer._view_site(fresh) is not None
+
+
+def test_saved_records_are_forgotten_with_their_graph():
+    with aliaslint.trace() as tracer:
+        x = torch.randn(8, requires_grad=True)
+        y = torch.sigmoid(x)
+        assert tracer._saved
+        del y
+        gc.collect()
+        assert not tracer._saved
+        z = torch.sigmoid(x)
+        z.sum().backward()
+        assert not tracer._saved  # freed by the backward pass
+
+
+@cuda
+@pytest.mark.cuda
+def test_write_to_a_saved_cuda_tensor_is_reported():
+    source = torch.randn(16, device="cuda", requires_grad=True)
+    with aliaslint.trace() as tracer:
+        gate = torch.sigmoid(source)
+        gate.mul_(2.0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            gate.sum().backward()
+    assert [d.code for d in tracer.findings] == ["AL101"]
+
+
+@cuda
+@pytest.mark.cuda
+def test_cuda_caching_allocator_reuse_is_not_identity():
+    with aliaslint.trace() as tracer:
+        second = reused_address("cuda")
+        if second is None:
+            pytest.skip("the caching allocator did not reuse the block")
+        assert tracer._view_site(torch._C.TensorBase.expand(second, 2, SIZE)) is None
+
+
+@cuda
+@pytest.mark.cuda
+def test_save_on_cpu_copy_makes_a_later_cuda_write_harmless():
+    layer = torch.nn.Linear(8, 8).cuda()
+    x = torch.randn(4, 8, device="cuda")
+    with aliaslint.trace() as tracer:
+        with torch.autograd.graph.save_on_cpu(pin_memory=True):
+            y = layer(x)
+        x.add_(1.0)  # the saved copy on the CPU is what backward reads
+        y.sum().backward()
+    assert tracer.findings == []

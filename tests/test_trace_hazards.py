@@ -1,0 +1,448 @@
+"""The default tracer on the hazards torch raises, the silent writes through views and NumPy
+memory, and the cases that must stay quiet: each a small program shaped like model code,
+run untraced and traced, with the exact findings and the program's output compared."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import runpy
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import aliaslint
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+
+def run(path: Path, deep: bool | None):
+    """Run the program as ``__main__``: (printed output, its exception, findings);
+    ``deep`` None runs it untraced."""
+    out = io.StringIO()
+    error = None
+    tracer = aliaslint.trace(deep=deep) if deep is not None else None
+    torch.manual_seed(0)
+    with contextlib.redirect_stdout(out):
+        try:
+            with tracer if tracer is not None else contextlib.nullcontext():
+                runpy.run_path(str(path), run_name="__main__")
+        except Exception as caught:  # the program's own error, compared below
+            error = caught
+    return out.getvalue(), error, (tracer.findings if tracer is not None else [])
+
+
+def traced(tmp_path: Path, source: str, deep: bool | None = None) -> list[tuple]:
+    """The findings of ``source`` as (code, row, ((related message, row), ...)), after
+    checking that the traced run printed and raised what the untraced one did.  Without
+    ``deep`` both tracers run, and ``deep`` must find the same."""
+    path = tmp_path / "prog.py"
+    path.write_text(textwrap.dedent(source))
+    plain_out, plain_error, _ = run(path, None)
+    found = {}
+    for depth in (False, True) if deep is None else (deep,):
+        out, error, findings = run(path, depth)
+        assert out == plain_out
+        assert type(error) is type(plain_error)
+        if plain_error is not None:
+            assert str(error).startswith(str(plain_error))
+        found[depth] = [(d.code, d.location.row,
+                         tuple((r.message, r.location.row) for r in d.related))
+                        for d in findings]
+    if deep is None:
+        assert found[True] == found[False]
+    return found[bool(deep)]
+
+
+# --- what autograd raises, with the user's lines ------------------------------------------------
+
+
+def test_scaling_a_split_query_in_place(tmp_path):
+    """Attention that splits a fused projection and scales the query in place: autograd
+    refuses to write one output of `split`."""
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        class Attention(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.qkv = nn.Linear(dim, 3 * dim)
+
+            def forward(self, x):
+                q, k, v = self.qkv(x).split(x.shape[-1], dim=-1)
+                q *= x.shape[-1] ** -0.5
+                return torch.softmax(q @ k.transpose(-2, -1), -1) @ v
+
+
+        attention = Attention(8)
+        print(attention(torch.randn(2, 5, 8)).shape)
+    """
+    assert traced(tmp_path, source) == [
+        ("AL106", 12, (("`split` made the view here", 11),))]
+
+
+def test_view_taken_under_no_grad_then_written_with_grad_on(tmp_path):
+    """Masked patch update: the patch is sliced inside `no_grad` (as a "cheap" view), then
+    written in place outside it."""
+    source = """\
+        import torch
+
+        features = torch.randn(4, 16, requires_grad=True)
+        hidden = features * 2.0
+        with torch.no_grad():
+            patch = hidden[:, :4]
+        mask = (torch.rand(4, 4) > 0.5).float()
+        patch.mul_(mask)
+        print(hidden.sum().item())
+    """
+    assert traced(tmp_path, source) == [
+        ("AL106", 8, (("`__getitem__` made the view here", 6),))]
+
+
+def test_view_returned_by_a_custom_function_written_in_place(tmp_path):
+    source = """\
+        import torch
+
+
+        class StraightThrough(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.view_as(x)
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+
+        logits = torch.randn(3, 5, requires_grad=True) * 1.0
+        hard = StraightThrough.apply(logits)
+        hard.clamp_(min=0.0)
+        print(hard.sum().item())
+    """
+    assert traced(tmp_path, source) == [
+        ("AL106", 16, (("`StraightThrough` made the view here", 15),))]
+
+
+def test_sgd_update_of_a_leaf_outside_no_grad(tmp_path):
+    source = """\
+        import torch
+
+        weight = torch.randn(3, requires_grad=True)
+        for step in range(2):
+            loss = (weight * torch.arange(3.0)).pow(2).sum()
+            loss.backward()
+            weight -= 0.1 * weight.grad
+        print(weight)
+    """
+    assert traced(tmp_path, source) == [("AL102", 7, ())]
+
+
+def test_running_statistics_buffer_made_by_expand(tmp_path):
+    """A whitening layer whose running matrix buffer is an `expand` of the identity: the
+    running update writes elements that are one memory location."""
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        class Whitening(nn.Module):
+            def __init__(self, groups, channels):
+                super().__init__()
+                self.register_buffer("running_wm", torch.eye(channels).expand(
+                    groups, channels, channels))
+
+            def forward(self, x):
+                cov = torch.einsum("gnc,gnd->gcd", x, x) / x.shape[1]
+                with torch.no_grad():
+                    self.running_wm.mul_(0.9).add_(0.1 * cov)
+                return x
+
+
+        layer = Whitening(2, 3)
+        print(layer(torch.randn(2, 10, 3)).shape)
+    """
+    assert traced(tmp_path, source) == [
+        ("AL203", 14, (("`expand` made it here", 8),))]
+
+
+def test_saved_tensor_written_before_backward_names_all_three_lines(tmp_path):
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        gate_proj = nn.Linear(6, 6)
+        x = torch.randn(4, 6)
+        gate = torch.sigmoid(gate_proj(x))
+        gate.masked_fill_(gate < 0.1, 0.0)
+        loss = (gate * x).sum()
+        loss.backward()
+    """
+    assert traced(tmp_path, source) == [
+        ("AL101", 7, (("saved for backward here", 6), ("backward runs here", 9)))]
+
+
+def test_overlapping_copy_between_views_of_one_buffer(tmp_path):
+    """Shifting a sequence buffer by one step with a copy between two of its slices."""
+    source = """\
+        import torch
+
+        history = torch.arange(8.0)
+        older = history[:-1]
+        history[1:].copy_(older)
+        print(history)
+    """
+    assert traced(tmp_path, source) == [
+        ("AL203", 5, (("overlapping view created here", 4),))]
+
+
+# --- silent writes through views, expanded memory, NumPy -----------------------------------------
+
+
+def test_item_assignment_into_a_transposed_view_changes_the_base(tmp_path):
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(6, 2)
+        batch = torch.randn(6, 6)
+        columns = batch.t()
+        columns[0, 1] = 0.0
+        out = model(batch)
+        print(out.shape)
+    """
+    assert traced(tmp_path, source) == [
+        ("AL201", 7, (("view created here", 6), ("base read here", 8)))]
+
+
+def test_masked_item_assignment_into_a_slice_changes_the_base(tmp_path):
+    """`index_put_` through a slice kept under a name (padding positions masked)."""
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        head = nn.Linear(8, 3)
+        hidden = torch.randn(5, 8)
+        padded = hidden[2:]
+        padded[padded.abs() > 1.5] = 0.0
+        print(head(hidden).shape)
+    """
+    assert traced(tmp_path, source) == [
+        ("AL201", 7, (("view created here", 6), ("base read here", 8)))]
+
+
+def test_item_assignment_into_expanded_positions_writes_every_row(tmp_path):
+    source = """\
+        import torch
+
+        positions = torch.arange(6).expand(3, 6)
+        positions[0, 5] = 0
+        print(positions[2])
+    """
+    assert traced(tmp_path, source) == [("AL203", 4, (("`expand` made it here", 3),))]
+
+
+def test_numpy_side_standardisation_after_sharing(tmp_path):
+    source = """\
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(3, 1)
+        raw = np.random.default_rng(0).normal(size=(8, 3)).astype(np.float32)
+        inputs = torch.from_numpy(raw)
+        raw -= raw.mean(axis=0)
+        loss = model(inputs).pow(2).mean()
+        loss.backward()
+        print(round(loss.item(), 4))
+    """
+    assert traced(tmp_path, source) == [
+        ("AL301", 9, (("shared with NumPy here", 7),))]
+
+
+def test_numpy_side_write_after_tensor_numpy(tmp_path):
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(4, 2)
+        state = torch.zeros(3, 4)
+        view = state.numpy()
+        view[:, 0] = 1.0
+        print(model(state).sum().item())
+    """
+    assert traced(tmp_path, source) == [
+        ("AL301", 8, (("shared with NumPy here", 6),))]
+
+
+def test_numpy_side_write_before_any_torch_read_is_quiet(tmp_path):
+    """Filling the array, then sharing it, then only reading: nothing changed behind torch."""
+    source = """\
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        model = nn.Linear(3, 1)
+        raw = np.ones((4, 3), dtype=np.float32)
+        raw *= 2.0
+        inputs = torch.from_numpy(raw)
+        model(inputs).sum().backward()
+        print(model.weight.grad.sum().item())
+    """
+    assert traced(tmp_path, source) == []
+
+
+# --- runtime precision: what must stay quiet ------------------------------------------------------
+
+
+def test_write_to_a_saved_output_no_backward_reads(tmp_path):
+    """The gate's saved output is rescaled for display under `no_grad`; the loss is built
+    from the logits alone, so no backward pass reads the changed tensor."""
+    source = """\
+        import torch
+        import torch.nn.functional as F
+
+        logits = torch.randn(4, 3, requires_grad=True)
+        probabilities = torch.sigmoid(logits)
+        with torch.no_grad():
+            probabilities.mul_(100.0)
+        loss = F.cross_entropy(logits, torch.tensor([0, 1, 2, 0]))
+        loss.backward()
+        print(probabilities.round().sum().item())
+    """
+    assert traced(tmp_path, source) == []
+
+
+def test_gradcheck_perturbations_are_not_the_users_writes(tmp_path):
+    source = """\
+        import torch
+
+
+        def swish(x):
+            return x * torch.sigmoid(x)
+
+
+        x = torch.randn(5, dtype=torch.double, requires_grad=True)
+        print(torch.autograd.gradcheck(swish, (x,)))
+    """
+    assert traced(tmp_path, source) == []
+
+
+def test_set_to_a_slice_of_itself_is_not_an_overlapping_write(tmp_path):
+    """A queue that drops its oldest entry by pointing at its own tail."""
+    source = """\
+        import torch
+
+        queue = torch.arange(6.0)
+        queue.set_(queue[1:])
+        print(queue)
+    """
+    assert traced(tmp_path, source) == []
+
+
+def test_activation_checkpointing_keeps_tracing_and_stays_quiet(tmp_path):
+    source = """\
+        import torch
+        import torch.nn as nn
+        from torch.utils.checkpoint import checkpoint
+
+        block = nn.Sequential(nn.Linear(8, 8), nn.GELU(), nn.Linear(8, 8))
+        head = nn.Linear(8, 1)
+        x = torch.randn(4, 8, requires_grad=True)
+        hidden = checkpoint(block, x, use_reentrant=False)
+        loss = head(hidden).sum()
+        loss.backward()
+        print(round(x.grad.sum().item(), 4))
+    """
+    assert traced(tmp_path, source) == []
+
+
+def test_write_to_a_checkpointed_input_is_reported_when_recomputation_reads_it(tmp_path):
+    """Under activation checkpointing torch does not check versions: the recomputation
+    silently uses the changed input.  The tracer still reports it."""
+    source = """\
+        import torch
+        import torch.nn as nn
+        from torch.utils.checkpoint import checkpoint
+
+        block = nn.Sequential(nn.Linear(8, 8), nn.Tanh())
+        x = torch.randn(4, 8)
+        hidden = checkpoint(block, x, use_reentrant=False)
+        x.mul_(2.0)
+        hidden.sum().backward()
+        print(block[0].weight.grad.shape)
+    """
+    assert traced(tmp_path, source) == [
+        ("AL101", 8, (("saved for backward here", 7), ("backward runs here", 9)))]
+
+
+def test_save_on_cpu_without_a_copy_still_reports_the_write(tmp_path):
+    """`save_on_cpu` moves saved tensors to the CPU; a tensor already there is kept as it is
+    (`.cpu()` returns it), so the backward pass reads the changed input, and torch checks no
+    versions under these hooks.  Outside the block the tracer's own hooks are back."""
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        layer = nn.Linear(6, 6)
+        x = torch.randn(3, 6)
+        with torch.autograd.graph.save_on_cpu():
+            y = layer(x)
+        x.add_(1.0)
+        y.sum().backward()
+        print(layer.weight.grad.sum().item())
+        z = torch.sigmoid(layer(x))
+        z.mul_(2.0)
+        try:
+            z.sum().backward()
+        except RuntimeError as error:
+            print(type(error).__name__)
+    """
+    assert traced(tmp_path, source) == [
+        ("AL101", 8, (("saved for backward here", 7), ("backward runs here", 9))),
+        ("AL101", 12, (("saved for backward here", 11), ("backward runs here", 14)))]
+
+
+# --- what only --deep sees ------------------------------------------------------------------------
+
+
+def test_write_made_below_python_is_found_by_deep_only(tmp_path):
+    """A call straight to the ATen op bypasses the Python methods the default tracer wraps."""
+    source = """\
+        import torch
+
+        x = torch.randn(5, requires_grad=True)
+        y = torch.exp(x)
+        torch.ops.aten.mul_.Scalar(y, 2.0)
+        try:
+            y.sum().backward()
+        except RuntimeError:
+            print("refused")
+    """
+    assert traced(tmp_path, source, deep=False) == [
+        ("AL101", 4, (("backward runs here", 7),))]
+    assert traced(tmp_path, source, deep=True) == [
+        ("AL101", 5, (("saved for backward here", 4), ("backward runs here", 7)))]
+
+
+def test_plain_read_of_the_base_is_seen_by_deep_only(tmp_path):
+    """The default tracer sees a read where the tensor is saved, written or shared; a sum
+    saves nothing."""
+    source = """\
+        import torch
+
+        scores = torch.randn(4, 4)
+        upper = scores[:2]
+        upper.zero_()
+        print(scores.sum().item())
+    """
+    assert traced(tmp_path, source, deep=False) == []
+    assert traced(tmp_path, source, deep=True) == [
+        ("AL201", 5, (("view created here", 4), ("base read here", 6)))]
