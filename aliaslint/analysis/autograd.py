@@ -68,7 +68,8 @@ class Autograd(Interpreter):
             self._write_log.append(write)
         self._dirty(target.storage, write, env)
         if target.copied_at is not None and target.copied_at is target_node and \
-                (fill and node is self._stmt or discards(self._stmt, node)):
+                (fill and node is self._stmt or discards(self._stmt, node)
+                 or isinstance(node, cst.AugAssign)):
             # `x[idx][m] = v`, a bare `x[mask].add_(1)`: the copy is dropped at once.
             self._emit(LostWrite(node, self._stmt, write, self._leading_index(target_node)))
         exclude = names_assigned_by(self._stmt)

@@ -248,9 +248,17 @@ class Statements(Interpreter):
         other = self._eval(node.value, env)
         base = self._subscript_bases.get(id(node.target)) if isinstance(
             node.target, cst.Subscript) else None
+        if isinstance(base, TensorValue) and isinstance(node.target, cst.Subscript) and \
+                base.copied_at is node.target.value:
+            # `x[idx][:, 0] += v` is `t = x[idx]; t[:, 0] = t[:, 0] + v`: the item assignment
+            # writes the copy advanced indexing made, which nothing keeps.
+            self._write(base, node.target.value, node, None, env)
+            return
         if isinstance(base, TensorValue) and (
-                not isinstance(target, TensorValue) or target.storage is None):
-            # `x[i] op= v` is `x[i] = x[i].__iop__(v)`: whatever the index, it writes x.
+                not isinstance(target, TensorValue) or target.storage is None
+                or target.copied_at is node.target):
+            # `x[i] op= v` is `x[i] = x[i].__iop__(v)`: whatever the index (a copy for an
+            # advanced one), the item assignment writes x.
             target = self._view(base, node.target, None, env=env)
         if isinstance(target, ArrayValue):
             self._write(target, node.target, node, None, env)

@@ -47,9 +47,14 @@ def _on_the_source(node: cst.CSTNode, copy: cst.CSTNode, leading: bool, ctx: Con
         return None  # `x.index_select(0, i).zero_()`: the right `index_*_` call varies
     if isinstance(node, cst.Call):
         return _method(node, copy, ctx)
-    if not (isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1 and leading):
+    if not leading:
         return None
-    statement = node.body[0]
+    if isinstance(node, cst.AugAssign):
+        statement: cst.BaseSmallStatement = node
+    elif isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
+        statement = node.body[0]
+    else:
+        return None
     if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
         target = statement.targets[0].target
     elif isinstance(statement, cst.AugAssign):

@@ -23,3 +23,25 @@ y = x[idx]
 y.add_(1)
 counts = torch.ones_like(x)
 counts.cumsum_(1).remainder_(2)
+
+
+# case: augmented assignment through a gathered copy
+# runs: raises AssertionError
+import torch
+scores = torch.zeros(6, 4)
+finished = torch.tensor([1, 4])
+scores[finished][:, 0] += 10.0  # error: AL204
+assert scores[finished, 0].eq(10.0).all()  # the bonus went into a dropped copy
+
+
+# case: augmented assignment on the source or a kept copy
+# runs: ok
+import torch
+scores = torch.zeros(6, 4)
+finished = torch.tensor([1, 4])
+scores[finished] += 1.0
+scores[finished, 0] += 10.0
+scores[2:4][:, 0] += 1.0
+picked = scores[finished]
+picked[:, 0] += 1.0
+assert scores[finished, 0].eq(11.0).all() and picked[:, 0].eq(12.0).all()
