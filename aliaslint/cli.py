@@ -663,8 +663,8 @@ def _trace(args) -> int:
     stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stderr
     try:
         color = use_color(args.color, stream)
-        stream.write(render(args.output_format, diagnostics, source_lines=source_lines_from_disk(cwd),
-                            color=color, cwd=cwd))
+        stream.write(render(args.output_format, diagnostics,
+                            source_lines=source_lines_from_disk(cwd), color=color, cwd=cwd))
         if args.output_format in ("full", "concise"):
             count = len(diagnostics)
             stream.write(f"aliaslint trace: {count} runtime finding{'s' if count != 1 else ''}"

@@ -31,16 +31,14 @@ def fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
     if target is not None:
         path, filename, settings = target
         unsafe = settings.fixes.unsafe_fixes
-        done = fix_bytes(
-            data, path.suffix or ".py", filename,
-            lambda text: check_buffer(text, path, filename, settings),
-            lambda d: d.fix is not None and (d.fix.applicability == "safe" or
-                                             d.fix.applicability == "unsafe" and unsafe))
+        done = fix_bytes(data, path.suffix or ".py", filename,
+                         lambda text: check_buffer(text, path, filename, settings),
+                         lambda d: _applies(d, unsafe))
+    final = done.data if done is not None and done.data is not None else data
     if args.diff:
         sys.stdout.write(done.diff if done is not None else "")
     else:
-        sys.stdout.buffer.write(done.data if done is not None and done.data is not None
-                                else data)
+        sys.stdout.buffer.write(final)
         sys.stdout.flush()
     if done is None:
         result = check_stdin(data, args.stdin_filename, cli, cwd=cwd)
@@ -52,11 +50,8 @@ def fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
             print(f"aliaslint: error: {done.filename}: not fixed: {done.not_written}",
                   file=sys.stderr)
     if args.diff:
-        if count:
-            print(f"Would fix {count} finding{'s' if count != 1 else ''}.", file=sys.stderr)
-        return EXIT_FINDINGS if count else EXIT_CLEAN
+        return _would_fix(count)
     if not args.fix_only and remaining:
-        final = done.data if done is not None and done.data is not None else data
         sys.stderr.write(render(args.output_format, remaining, cwd=cwd,
                                 source_lines=lambda name, cell=None: lines_of(final, name, cell),
                                 color=use_color(args.color, sys.stderr)))
@@ -79,8 +74,7 @@ def fix_paths(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int
     unsafe = {display_path(path, cwd): settings.fixes.unsafe_fixes for path, settings in files}
 
     def applicable(d) -> bool:
-        return d.fix is not None and (d.fix.applicability == "safe" or
-                                      d.fix.applicability == "unsafe" and unsafe[d.filename])
+        return _applies(d, unsafe[d.filename])
 
     remaining = [d for d in result.diagnostics if d.filename not in unsafe or not any(
         applicable(x) for x in by_file.get(d.filename, ()))]
@@ -113,15 +107,14 @@ def fix_paths(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int
     count = sum(sum(c.values()) for c in fixed.values())
     if args.diff:
         sys.stdout.write("".join(diffs))
-        if count:
-            print(f"Would fix {count} finding{'s' if count != 1 else ''}.", file=sys.stderr)
-        return EXIT_FINDINGS if count else EXIT_CLEAN
+        return _would_fix(count)
     if args.show_fixes or args.fix_only:
         for filename, codes in sorted(fixed.items()):
             for code, n in sorted(codes.items()):
                 print(f"Fixed {code} × {n} in {filename}")
     if not args.fix_only:
-        sys.stdout.write(render(args.output_format, remaining, source_lines=source_lines_from_disk(cwd),
+        sys.stdout.write(render(args.output_format, remaining,
+                                source_lines=source_lines_from_disk(cwd),
                                 color=use_color(args.color, sys.stdout), cwd=cwd))
         if args.output_format in ("full", "concise"):
             hidden = sum(1 for d in remaining if d.fix is not None and
@@ -135,6 +128,19 @@ def fix_paths(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int
     if remaining and not args.fix_only and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _applies(d, unsafe: bool) -> bool:
+    """May this run apply the finding's fix (a safe one; an unsafe one when allowed)?"""
+    return d.fix is not None and (d.fix.applicability == "safe" or
+                                  d.fix.applicability == "unsafe" and unsafe)
+
+
+def _would_fix(count: int) -> int:
+    """`--diff`'s ending: how many findings the diff fixes, and exit 1 if any."""
+    if count:
+        print(f"Would fix {count} finding{'s' if count != 1 else ''}.", file=sys.stderr)
+    return EXIT_FINDINGS if count else EXIT_CLEAN
 
 
 def _fix_summary(files: int, remaining, fixed: int, hidden: int, could_not_check: int) -> str:

@@ -24,7 +24,7 @@ import libcst as cst
 
 from aliaslint.config import FixPolicy
 from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position
-from aliaslint.notebooks import load_notebook
+from aliaslint.notebooks import load_notebook, normalise_newlines
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import compile_error
 
@@ -181,7 +181,7 @@ def _edited_cell(source: str | list[str], edits: Iterable[Edit]) -> str | list[s
     text the checker read: newlines normalised, a final newline added."""
     text = "".join(source) if isinstance(source, list) else source
     crlf = "\r\n" in text
-    read = text.replace("\r\n", "\n").replace("\r", "\n")
+    read = normalise_newlines(text)
     final = read.endswith("\n")
     new = apply_edits(read if final else read + "\n", edits)
     if not final and new.endswith("\n"):
@@ -251,19 +251,19 @@ def _non_overlapping(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     chosen = []
     applied: set[tuple] = set()
     for diagnostic in sorted(diagnostics, key=lambda d: d.sort_key):
-        edits = (diagnostic.cell, _edits([diagnostic]))
-        if edits in applied:  # the same rewrite fixes several findings (one container)
+        edits = _edits([diagnostic])
+        if (diagnostic.cell, edits) in applied:  # one rewrite fixes several findings
             chosen.append(diagnostic)
             continue
         # A notebook's cells count rows from 1 each: a cell's edits meet only its own.
         cell = diagnostic.cell or 0
-        spans = [((cell, e.location), (cell, e.end_location)) for e in _edits([diagnostic])]
+        spans = [((cell, e.location), (cell, e.end_location)) for e in edits]
         if any(_touch(a, b) for a in spans for b in taken) or any(
                 _touch(a, b) for i, a in enumerate(spans) for b in spans[i + 1:]):
             continue
         taken.extend(spans)
         chosen.append(diagnostic)
-        applied.add(edits)
+        applied.add((diagnostic.cell, edits))
     return chosen
 
 

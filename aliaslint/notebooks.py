@@ -79,7 +79,7 @@ def load_notebook(text: str) -> Notebook:
             source = "".join(source)
         if not isinstance(source, str):
             raise NotebookError(f"cell {number}: `source` is not text")
-        source = _normalise_newlines(source)
+        source = normalise_newlines(source)
         if not source.strip():
             continue
         if not source.endswith("\n"):
@@ -112,7 +112,7 @@ def cell_lines(text: str, cell: int) -> list[str] | None:
     return None
 
 
-def _normalise_newlines(source: str) -> str:
+def normalise_newlines(source: str) -> str:
     return source.replace("\r\n", "\n").replace("\r", "\n")
 
 

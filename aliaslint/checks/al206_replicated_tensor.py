@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from aliaslint.analysis import ArrayValue, InplaceWrite, TensorValue
 from aliaslint.checks.common import writer, written
@@ -51,7 +52,7 @@ def _one_per_element(container: cst.CSTNode, element: TensorValue | ArrayValue, 
     # Evaluated once per element, arguments with calls in them might differ each time.
     plain = isinstance(item, cst.Call) and all(_plain(arg.value) for arg in item.args)
     each = ctx.exact(item) if fresh else f"{ctx.exact(item)}.clone()"
-    names = {node.value for node in _names(item)}
+    names = {node.value for node in m.findall(item, m.Name()) if isinstance(node, cst.Name)}
     if keys is None:
         var = next(name for name in ("_", "_i", "_index") if name not in names)
         text = f"[{each} for {var} in range({ctx.exact(count)})]"
@@ -106,14 +107,3 @@ def _plain_index(index: cst.BaseSlice) -> bool:
         return all(bound is None or _plain(bound)
                    for bound in (index.lower, index.upper, index.step))
     return False
-
-
-def _names(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, name: cst.Name) -> None:
-            found.append(name)
-
-    node.visit(Names())
-    return found

@@ -203,20 +203,20 @@ def out_of_place(call: cst.CSTNode, target: cst.CSTNode | None, ctx: Context, *,
         return None
     twin = name.value[:-1]
     statement = isinstance(ctx.parent(call), cst.Expr)
-    through_data = isinstance(target, cst.Attribute) and target.attr.value == "data"
+    # `x.data` written: the tensor `x` whose data it is.
+    data_of = target.value if isinstance(target, cst.Attribute) and \
+        target.attr.value == "data" else None
     if statement:
-        if isinstance(target, cst.Attribute) and isinstance(func, cst.Attribute) and \
-                through_data:
+        if data_of is not None and isinstance(func, cst.Attribute):
             # `x.data.clamp_(...)` → `x = x.clamp(...)`: the op now enters the graph.
-            receiver = target.value
-            target, func = receiver, func.with_changes(value=receiver)
+            target, func = data_of, func.with_changes(value=data_of)
         # Only a plain name (the one written) can take the result: `x = x.mul(2)`.
         if not isinstance(target, cst.Name):
             return None
         text = f"{target.value} = {ctx.exact(call.with_changes(func=_renamed(func, twin)))}"
         return FixPlan(f"assign the out-of-place `{twin}` instead", applicability,
                        ((call, text),))
-    if through_data or isinstance(ctx.parent(call), cst.Attribute):
+    if data_of is not None or isinstance(ctx.parent(call), cst.Attribute):
         # `x.mul_(a).add_(b)`: the next in-place call would write a temporary; an
         # out-of-place op on `x.data` in an expression would drop the write altogether.
         return None
