@@ -471,7 +471,7 @@ def _check(args) -> int:
         if progress is not None:
             progress.close()
     if args.fix or args.fix_only or args.diff:
-        return fix_paths(args, paths, cli, cwd, result)
+        return fix_paths(args, cwd, result)
     return _report(args, result, source_lines_from_disk(cwd), cwd)
 
 

@@ -15,12 +15,11 @@ from aliaslint.cli_output import (
     summary,
     use_color,
 )
-from aliaslint.config import CliOptions, Resolver
+from aliaslint.config import CliOptions
 from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR
-from aliaslint.engine import check_buffer, check_stdin, display_path, stdin_target
+from aliaslint.engine import Result, check_buffer, check_stdin, display_path, stdin_target
 from aliaslint.fixes import fix_bytes, fix_file
 from aliaslint.report import render
-from aliaslint.walk import walk
 
 
 def fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
@@ -63,15 +62,15 @@ def fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
         else EXIT_CLEAN
 
 
-def fix_paths(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int:
+def fix_paths(args, cwd: Path, result: Result) -> int:
     """`--fix`, `--fix-only`, `--diff`: fix each file that has an applicable fix, then report
     what is left the way `check` does (ruff's exit codes: findings left → 1)."""
     by_file: dict[str, list] = {}
     for d in result.diagnostics:
         by_file.setdefault(d.filename, []).append(d)
-    files, _ = walk(paths, Resolver(cli, cwd))
     # `unsafe-fixes` may differ between configs: each file's own (the command line wins).
-    unsafe = {display_path(path, cwd): settings.fixes.unsafe_fixes for path, settings in files}
+    unsafe = {display_path(path, cwd): settings.fixes.unsafe_fixes
+              for path, settings in result.checked}
 
     def applicable(d) -> bool:
         return _applies(d, unsafe[d.filename])
@@ -80,7 +79,7 @@ def fix_paths(args, paths: list[str], cli: CliOptions, cwd: Path, result) -> int
         applicable(x) for x in by_file.get(d.filename, ()))]
     fixed: dict[str, Counter] = {}
     diffs: list[str] = []
-    for path, settings in files:
+    for path, settings in result.checked:
         filename = display_path(path, cwd)
         if not any(applicable(d) for d in by_file.get(filename, ())):
             continue

@@ -71,7 +71,12 @@ PREFILTER = "torch"
 @dataclass(frozen=True)
 class Result:
     diagnostics: list[Diagnostic]
-    files: list[Path]
+    # Each file checked, with the settings it was checked with (what `--fix` needs again).
+    checked: list[tuple[Path, Settings]]
+
+    @property
+    def files(self) -> list[Path]:
+        return [path for path, _ in self.checked]
 
     @property
     def could_not_check(self) -> int:
@@ -583,7 +588,7 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     if store is not None:
         store.save_index()
     diagnostics.sort(key=lambda d: d.sort_key)
-    return Result(diagnostics, [path for path, _ in files])
+    return Result(diagnostics, files)
 
 
 def check_stdin(data: bytes, path: Path | None, cli: CliOptions = CliOptions(), *,
@@ -596,7 +601,7 @@ def check_stdin(data: bytes, path: Path | None, cli: CliOptions = CliOptions(), 
     if target is None:
         return Result([], [])
     absolute, filename, settings = target
-    return Result(check_buffer(data, absolute, filename, settings), [absolute])
+    return Result(check_buffer(data, absolute, filename, settings), [(absolute, settings)])
 
 
 def stdin_target(path: Path | None, cli: CliOptions = CliOptions(), cwd: Path | None = None
