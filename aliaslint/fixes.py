@@ -24,6 +24,7 @@ import libcst as cst
 
 from aliaslint.config import FixPolicy
 from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position
+from aliaslint.lines import Lines, first_break, split_keepends
 from aliaslint.notebooks import load_notebook, normalise_newlines
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import compile_error
@@ -188,7 +189,7 @@ def _edited_cell(source: str | list[str], edits: Iterable[Edit]) -> str | list[s
         new = new[:-1]
     if crlf:
         new = new.replace("\n", "\r\n")
-    return new.splitlines(keepends=True) if isinstance(source, list) else new
+    return split_keepends(new) if isinstance(source, list) else new
 
 
 def fix_text(text: str, filename: str, check: Callable[[str], list[Diagnostic]],
@@ -274,28 +275,24 @@ def _touch(a: tuple, b: tuple) -> bool:
 
 
 def apply_edits(text: str, edits: Iterable[Edit]) -> str:
-    """``text`` with each edit's span replaced by its content (spans must not overlap)."""
-    starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
+    """``text`` with each edit's span replaced by its content (spans must not overlap).
+    Rows and columns count as everywhere else (:mod:`aliaslint.lines`): a lone ``\\r``
+    ends a row as ``\\n`` and ``\\r\\n`` do."""
+    lines = Lines(text)
 
     def offset(position: Position) -> int:
-        row = min(max(position.row, 1), len(starts) + 1)
-        if row > len(starts):
-            return len(text)
-        return min(starts[row - 1] + position.column - 1, len(text))
+        return lines.offset(position.row, position.column)
 
     pieces = []
     last = len(text)
     for edit in sorted(edits, key=lambda e: (e.location, e.end_location), reverse=True):
-        start, end = offset(edit.location), offset(edit.end_location)
+        start = min(offset(edit.location), last)
+        end = min(max(offset(edit.end_location), start), last)
         pieces.append(text[end:last])
         pieces.append(edit.content)
         last = start
     pieces.append(text[:last])
     return "".join(reversed(pieces))
-
 
 
 @dataclass
@@ -336,7 +333,8 @@ def fix_bytes(data: bytes, suffix: str, filename: str,
                 "it is not a notebook that can be read"
             return FileFix(filename, check(text), not_written=reason)
     # A notebook's JSON escapes its newlines: only a Python file's own line endings show.
-    newline = "\r\n" if "\r\n" in text and suffix == ".py" else "\n"
+    # New lines take the file's first line ending, as libcst writes them.
+    newline = first_break(text) if suffix == ".py" else "\n"
 
     def check_text(candidate: str) -> list[Diagnostic]:
         found = check(candidate)
@@ -351,7 +349,7 @@ def fix_bytes(data: bytes, suffix: str, filename: str,
     if outcome.text == text:
         return FileFix(filename, check(text), outcome)
     diff = "".join(difflib.unified_diff(
-        text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
+        split_keepends(text), split_keepends(outcome.text),
         fromfile=filename, tofile=filename))
     return FileFix(filename, check(outcome.text), outcome, diff,
                    data=outcome.text.encode(encoding))

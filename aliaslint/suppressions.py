@@ -13,6 +13,8 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
+from aliaslint.lines import split as split_lines
+
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 _IGNORE = re.compile(r"#\s*aliaslint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?(?!-)", re.I)
 _IGNORE_FILE = re.compile(r"#\s*aliaslint:\s*ignore-file\b", re.I)
@@ -123,7 +125,7 @@ def noqa_edit(source: str, row: int, code: str) -> LineEdit | None:
     """The edit that silences ``code`` on ``row``: ``# noqa: CODE`` at the end of the line,
     or the code added to a ``# noqa: ...`` list already there.  None when no comment can go
     at the end of that line (it ends inside a string, or in a backslash continuation)."""
-    lines = re.split(r"\r\n|\r|\n", source)
+    lines = split_lines(source)
     if not 1 <= row <= len(lines):
         return None
     line = lines[row - 1]

@@ -12,7 +12,6 @@ applies.  A finding without a fix gets the suppression only.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -21,6 +20,7 @@ from pygls.workspace.position_codec import PositionCodec
 
 from aliaslint import catalog
 from aliaslint.diagnostics import UNUSED_SUPPRESSION, Diagnostic, Edit, Position
+from aliaslint.lines import split as split_lines
 from aliaslint.suppressions import noqa_edit
 
 SOURCE = "aliaslint"
@@ -37,7 +37,7 @@ class Text:
 
     @classmethod
     def of(cls, uri: str, source: str) -> Text:
-        return cls(uri, tuple(re.split(r"\r\n|\r|\n", source)))
+        return cls(uri, tuple(split_lines(source)))
 
     @property
     def source(self) -> str:
