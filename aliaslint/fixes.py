@@ -28,6 +28,7 @@ from aliaslint.lines import Lines, first_break, split_keepends
 from aliaslint.notebooks import load_notebook, normalise_newlines
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import compile_error
+from aliaslint.writes import replace_content
 
 # Passes over one file before giving up on fixes that keep producing new ones.
 MAX_PASSES = 10
@@ -305,6 +306,7 @@ class FileFix:
     diff: str = ""
     # Why the fixed text was not written (the file changed on disk meanwhile), or None.
     not_written: str | None = None
+    write_failed: bool = False  # not written because writing failed (an I/O error)
     data: bytes | None = None  # the fixed file's bytes, when they differ
 
 
@@ -356,9 +358,12 @@ def fix_bytes(data: bytes, suffix: str, filename: str,
 
 
 def fix_file(path: Path, filename: str, check: Callable[[str], list[Diagnostic]],
-             allowed: Callable[[Diagnostic], bool], *, write: bool) -> FileFix | None:
-    """Fix the file at ``path`` (see :func:`fix_bytes`); with ``write``, the fixed content is
-    written back only if the file still holds what was read."""
+             allowed: Callable[[Diagnostic], bool], *, write: bool,
+             before_replace: Callable[[], None] | None = None) -> FileFix | None:
+    """Fix the file at ``path`` (see :func:`fix_bytes`); with ``write``, the fixed content
+    replaces the file's (:func:`aliaslint.writes.replace_content`) only if the file still
+    holds what was read; ``not_written`` says why it was not (the caller counts its fixes
+    as not done)."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -366,11 +371,8 @@ def fix_file(path: Path, filename: str, check: Callable[[str], list[Diagnostic]]
     result = fix_bytes(data, path.suffix, filename, check, allowed)
     if result is None or result.data is None or not write:
         return result
-    try:
-        if path.read_bytes() != data:
-            result.not_written = "the file changed on disk while it was being fixed"
-        else:
-            path.write_bytes(result.data)
-    except OSError as error:
-        result.not_written = f"cannot write the file: {error.strerror or error}"
+    failure = replace_content(path, data, result.data, before_replace or (lambda: None))
+    if failure is not None:
+        result.not_written = failure.reason
+        result.write_failed = failure.failed
     return result

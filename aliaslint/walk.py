@@ -60,6 +60,39 @@ def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], Proble
     return sorted(unique.values(), key=lambda item: str(item[0])), sorted(problems)
 
 
+class WriteScope:
+    """Which checked files ``--fix`` may write.
+
+    Symbolic links to files are checked wherever they point, whether named on the
+    command line or met in a walk (a walk follows no link to a directory, and skips a
+    link whose target is not a regular file: dangling, a loop, a directory, a FIFO).  A
+    fix may write a file named on the command line, or one whose real path (links
+    resolved) lies inside a directory named there: a link in the tree to a file elsewhere
+    is checked but not written.
+    """
+
+    def __init__(self, paths, cwd: Path):
+        self.roots: list[str] = []
+        self.named: set[str] = set()
+        for raw in paths:
+            absolute = os.path.normpath(os.path.join(cwd, raw))
+            if os.path.isdir(absolute):
+                self.roots.append(os.path.realpath(absolute))
+            else:
+                self.named.add(absolute)
+
+    def refusal(self, path: Path) -> str | None:
+        """Why ``path`` may not be written, or None."""
+        if os.path.normpath(path) in self.named:
+            return None
+        real = os.path.realpath(path)
+        if any(real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+               for root in self.roots):
+            return None
+        return (f"it is a symbolic link to {real}, outside the checked directories "
+                "(name the link on the command line to fix it there)")
+
+
 def _unreachable(error: OSError) -> str:
     if isinstance(error, FileNotFoundError):
         return "no such file or directory"
