@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -82,6 +83,7 @@ def fix_paths(args, cwd: Path, result: Result) -> int:
     diffs: list[str] = []
     scope = WriteScope(args.paths or ["."], cwd)
     write_failed = False
+    fixed_at: dict[str, Counter] = {}  # by real path: what the fixes written there fixed
     for path, settings in result.checked:
         filename = display_path(path, cwd)
         if not any(applicable(d) for d in by_file.get(filename, ())):
@@ -90,6 +92,11 @@ def fix_paths(args, cwd: Path, result: Result) -> int:
         if refusal is not None:
             print(f"aliaslint: warning: {filename}: not fixed: {refusal}", file=sys.stderr)
             remaining.extend(by_file[filename])
+            continue
+
+        real = os.path.realpath(path)
+        if real in fixed_at:  # the same file by another name (a link), fixed already
+            fixed[filename] = fixed_at[real]
             continue
 
         def check(text: str, path=path, filename=filename, settings=settings):
@@ -112,7 +119,7 @@ def fix_paths(args, cwd: Path, result: Result) -> int:
             continue
         remaining.extend(done.remaining)
         if done.outcome is not None and done.outcome.fixed:
-            fixed[filename] = done.outcome.fixed
+            fixed[filename] = fixed_at[real] = done.outcome.fixed
         diffs.append(done.diff)
     remaining.sort(key=lambda d: d.sort_key)
     count = sum(sum(c.values()) for c in fixed.values())

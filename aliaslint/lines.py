@@ -38,6 +38,12 @@ def split_keepends(text: str) -> list[str]:
     return [text[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
+def normalise_line_breaks(text: str) -> str:
+    """``text`` with every line break made ``\\n``: the same rows and columns, for tools
+    that break lines at ``\\n`` only (the ``tokenize`` module, notebook cells)."""
+    return LINE_BREAK.sub("\n", text)
+
+
 def starts(text: str) -> list[int]:
     """The offset in ``text`` of each row's first character (row 1 at index 0)."""
     return [0, *(match.end() for match in LINE_BREAK.finditer(text))]

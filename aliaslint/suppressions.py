@@ -13,6 +13,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
+from aliaslint.lines import normalise_line_breaks
 from aliaslint.lines import split as split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
@@ -73,7 +74,9 @@ def parse_suppressions(source: str) -> Suppressions:
     try:
         tokens = [
             token
-            for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            # Rows as CPython counts them: tokenize itself only breaks at "\n".
+            for token in tokenize.generate_tokens(
+                io.StringIO(normalise_line_breaks(source)).readline)
             if token.type == tokenize.COMMENT
         ]
     except (tokenize.TokenError, SyntaxError):
@@ -131,7 +134,8 @@ def noqa_edit(source: str, row: int, code: str) -> LineEdit | None:
     line = lines[row - 1]
     comment = None
     try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        for token in tokenize.generate_tokens(
+                io.StringIO(normalise_line_breaks(source)).readline):
             if token.type == tokenize.COMMENT and token.start[0] == row:
                 comment = token
             elif token.type in _STRING_PARTS and token.start[0] <= row < token.end[0]:

@@ -266,10 +266,26 @@ class _Walk:
                     self.skipped(path, is_dir, settings, None, ignores)
                 elif is_dir:
                     self.directory(path, ignores)
-                elif include_spec.match_file(key) and entry.is_file():
+                elif include_spec.match_file(key) and self.regular_file(entry):
                     self.out.append((path, settings))
             except OSError as error:
                 self.problems.append((path, _unreachable(error)))
+
+    def regular_file(self, entry: os.DirEntry) -> bool:
+        """Is the entry a regular file, or a symbolic link to one?  A link that leads
+        nowhere (dangling, a loop) or to anything else is skipped, as a directory link is."""
+        if not entry.is_symlink():
+            return entry.is_file(follow_symlinks=False)
+        try:
+            regular = stat.S_ISREG(os.stat(entry.path).st_mode)
+        except OSError as error:
+            verbose.note(f"skipped {display_path(entry.path, self.resolver.cwd)}: a symbolic "
+                         f"link that leads nowhere ({error.strerror or error})")
+            return False
+        if not regular:
+            verbose.note(f"skipped {display_path(entry.path, self.resolver.cwd)}: a symbolic "
+                         "link to something other than a file")
+        return regular
 
     def skipped(self, path: Path, is_dir: bool, settings: Settings, excludes,
                 ignores: Ignores | None = None) -> None:
