@@ -25,7 +25,7 @@ import libcst as cst
 from aliaslint.config import FixPolicy
 from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position
 from aliaslint.lines import Lines, first_break, split_keepends
-from aliaslint.notebooks import load_notebook, normalise_newlines
+from aliaslint.notebooks import load_notebook
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import compile_error
 from aliaslint.writes import replace_content
@@ -180,16 +180,16 @@ def _json_layout(text: str) -> Callable[[object], str]:
 
 def _edited_cell(source: str | list[str], edits: Iterable[Edit]) -> str | list[str]:
     """A cell's ``source`` (text or list of lines, as stored) with edits made on the
-    text the checker read: newlines normalised, a final newline added."""
+    text the checker read (its line breaks made ``\\n``, which moves no row or column, and
+    a final one added); the rows the edits leave keep their own line breaks."""
     text = "".join(source) if isinstance(source, list) else source
-    crlf = "\r\n" in text
-    read = normalise_newlines(text)
-    final = read.endswith("\n")
-    new = apply_edits(read if final else read + "\n", edits)
-    if not final and new.endswith("\n"):
-        new = new[:-1]
-    if crlf:
-        new = new.replace("\n", "\r\n")
+    newline = first_break(text)
+    if newline != "\n":
+        edits = [replace(edit, content=edit.content.replace("\n", newline)) for edit in edits]
+    final = text.endswith(("\n", "\r"))
+    new = apply_edits(text if final else text + newline, edits)
+    if not final and new.endswith(newline):
+        new = new[:-len(newline)]
     return split_keepends(new) if isinstance(source, list) else new
 
 

@@ -241,3 +241,11 @@ def test_a_notebook_cell_list_is_split_at_line_breaks_only():
     source = ["x = 1  # a form feed \f here\n", "y.mul_(2)\n"]
     edited = _edited_cell(source, [_edit(2, 1, 2, 10, "y = y.mul(2)")])
     assert edited == ["x = 1  # a form feed \f here\n", "y = y.mul(2)\n"]
+
+
+def test_a_notebook_cell_keeps_the_line_breaks_of_the_rows_a_fix_leaves():
+    source = "import torch\r\nw = torch.randn(3, requires_grad=True)\ry = w.sigmoid()\n" \
+             "y.mul_(2)\r\ny.sum().backward()"
+    edited = _edited_cell(source, [_edit(4, 1, 4, 10, "y = y.mul(2)"),
+                                   _edit(6, 1, 6, 1, "print(w.grad)\n")])
+    assert edited == source.replace("y.mul_(2)", "y = y.mul(2)") + "\r\nprint(w.grad)"
