@@ -75,8 +75,9 @@ def replace_content(path: Path, expected: bytes, data: bytes,
             if os.fstat(out.fileno()).st_size != len(data):
                 return NotWritten("cannot write the file: the new content was cut short",
                                   failed=True)
-            os.fchmod(out.fileno(), stat.S_IMODE(status.st_mode))
+            # The owner first: changing it clears the set-user-ID and set-group-ID bits.
             _keep_owner(out.fileno(), status)
+            os.fchmod(out.fileno(), stat.S_IMODE(status.st_mode))
         before_replace()
         if _changed(real, status, expected):
             return NotWritten("the file changed on disk while it was being fixed")

@@ -147,7 +147,7 @@ def test_a_file_with_hard_links_is_not_fixed(tmp_path, capsys, monkeypatch):
     assert path.stat().st_nlink == 2
 
 
-@pytest.mark.parametrize("mode", [0o644, 0o755, 0o600, 0o664])
+@pytest.mark.parametrize("mode", [0o644, 0o755, 0o600, 0o664, 0o2775])
 def test_a_fixed_file_keeps_its_mode_and_owner(tmp_path, capsys, monkeypatch, mode):
     monkeypatch.chdir(tmp_path)
     path = Path("train.py")
