@@ -24,7 +24,7 @@ import libcst as cst
 
 from aliaslint.config import FixPolicy
 from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position
-from aliaslint.lines import Lines, first_break, split_keepends
+from aliaslint.lines import Lines, split_keepends, usual_break
 from aliaslint.notebooks import load_notebook
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import compile_error
@@ -183,7 +183,7 @@ def _edited_cell(source: str | list[str], edits: Iterable[Edit]) -> str | list[s
     text the checker read (its line breaks made ``\\n``, which moves no row or column, and
     a final one added); the rows the edits leave keep their own line breaks."""
     text = "".join(source) if isinstance(source, list) else source
-    newline = first_break(text)
+    newline = usual_break(text)
     if newline != "\n":
         edits = [replace(edit, content=edit.content.replace("\n", newline)) for edit in edits]
     final = text.endswith(("\n", "\r"))
@@ -335,8 +335,8 @@ def fix_bytes(data: bytes, suffix: str, filename: str,
                 "it is not a notebook that can be read"
             return FileFix(filename, check(text), not_written=reason)
     # A notebook's JSON escapes its newlines: only a Python file's own line endings show.
-    # New lines take the file's first line ending, as libcst writes them.
-    newline = first_break(text) if suffix == ".py" else "\n"
+    # A line a fix adds takes the line ending the file uses most.
+    newline = usual_break(text) if suffix == ".py" else "\n"
 
     def check_text(candidate: str) -> list[Diagnostic]:
         found = check(candidate)

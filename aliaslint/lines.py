@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Sequence
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -54,6 +55,13 @@ def first_break(text: str) -> str:
     when it has none."""
     match = LINE_BREAK.search(text)
     return match.group() if match else "\n"
+
+
+def usual_break(text: str) -> str:
+    """The line break ``text`` uses most (the first of those used as often), for the
+    lines a fix adds; ``\\n`` when it has none."""
+    counts = Counter(match.group() for match in LINE_BREAK.finditer(text))
+    return counts.most_common(1)[0][0] if counts else "\n"
 
 
 class Lines:

@@ -19,7 +19,7 @@ from aliaslint.cli_output import lines_of
 from aliaslint.diagnostics import Edit, Position
 from aliaslint.engine import check_source
 from aliaslint.fixes import _edited_cell, apply_edits, fix_bytes
-from aliaslint.lines import Lines, first_break, split, split_keepends
+from aliaslint.lines import Lines, first_break, split, split_keepends, usual_break
 from aliaslint.rule import Context
 from aliaslint.server.convert import Converter, Text
 from aliaslint.suppressions import parse_suppressions
@@ -112,10 +112,15 @@ def test_only_carriage_returns():
     assert done is not None and done.data == source.replace(b"y.mul_(2)", b"y = y.mul(2)")
 
 
-def test_an_added_line_takes_the_files_first_line_ending():
+def test_an_added_line_takes_the_files_usual_line_ending():
     done = _fix("\r".join(STEP).encode() + b"\r")
     assert done is not None and done.data is not None
     assert done.data.startswith(b"import copy\rimport torch\r") and b"\n" not in done.data
+    # Mostly "\n" after a first "\r\n": the added line ends with "\n".
+    done = _fix(("\r\n".join(STEP[:2]) + "\r\n" + "\n".join(STEP[2:]) + "\n").encode())
+    assert done is not None and done.data is not None
+    assert done.data.startswith(b"import copy\nimport torch\r\nfrom torch import nn\r\nmodel")
+    assert usual_break("a\rb\r\nc\r\nd\r") == "\r" and usual_break("a\rb\nc\n") == "\n"
 
 
 def test_form_feed_columns_are_cpythons():
@@ -178,7 +183,7 @@ def test_fixes_land_on_their_rows_whatever_the_line_endings(program):
     news = [row.lstrip("\f") for _, new in changed for row in new]
     assert sorted(olds) == sorted(FIXED)
     assert sorted(n for n in news if n != "import copy") == sorted(FIXED.values())
-    assert "import copy" + first_break(text) in fixed
+    assert "import copy" + usual_break(text) in fixed
     # Fixing again changes nothing.
     assert _fix(done.data).data is None
 
