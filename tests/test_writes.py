@@ -257,3 +257,13 @@ def test_broken_links_are_skipped_without_an_error(tree, capsys):
     assert "skipped tree/dangling.py: a symbolic link that leads nowhere" in err
     assert "skipped tree/loop.py: a symbolic link that leads nowhere" in err
     assert "skipped tree/pipe.py: a symbolic link to something other than a file" in err
+
+
+def test_diff_leaves_out_what_fix_would_not_write(tree, capsys):
+    code = main(["check", "--isolated", "--no-cache", "--diff", "--unsafe-fixes", "tree"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "Would fix 2 findings." in err
+    assert "tree/abs.py: not fixed: it is a symbolic link to" in err
+    assert "+++ tree/inside.py" in out and "+++ tree/abs.py" not in out
+    assert (tree / "elsewhere" / "notes.txt").read_text() == STEP
+    assert (tree / "tree" / "models" / "step.py").read_text() == STEP
