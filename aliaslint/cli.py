@@ -267,7 +267,10 @@ def _add_check(commands) -> None:
     unsafe = fixing.add_mutually_exclusive_group()
     static += [
         fixing.add_argument("--fix", action="store_true",
-                            help="apply the safe fixes (with --unsafe-fixes, the unsafe ones too)"),
+                            help="apply the safe fixes (with --unsafe-fixes, the unsafe ones "
+                            "too); a file is replaced whole or left as it was, and only inside "
+                            "the directories named (a symbolic link to a file elsewhere only "
+                            "when the link itself is named)"),
         unsafe.add_argument("--unsafe-fixes", action="store_true", default=None,
                             help="also apply (and count as available) fixes that may change "
                             "what the program computes"),

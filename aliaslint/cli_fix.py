@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -20,6 +21,7 @@ from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR
 from aliaslint.engine import Result, check_buffer, check_stdin, display_path, stdin_target
 from aliaslint.fixes import fix_bytes, fix_file
 from aliaslint.report import render
+from aliaslint.walk import WriteScope
 
 
 def fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
@@ -79,9 +81,22 @@ def fix_paths(args, cwd: Path, result: Result) -> int:
         applicable(x) for x in by_file.get(d.filename, ()))]
     fixed: dict[str, Counter] = {}
     diffs: list[str] = []
+    scope = WriteScope(args.paths or ["."], cwd)
+    write_failed = False
+    fixed_at: dict[str, Counter] = {}  # by real path: what the fixes written there fixed
     for path, settings in result.checked:
         filename = display_path(path, cwd)
         if not any(applicable(d) for d in by_file.get(filename, ())):
+            continue
+        refusal = scope.refusal(path)
+        if refusal is not None:
+            print(f"aliaslint: warning: {filename}: not fixed: {refusal}", file=sys.stderr)
+            remaining.extend(by_file[filename])
+            continue
+
+        real = os.path.realpath(path)
+        if real in fixed_at:  # the same file by another name (a link), fixed already
+            fixed[filename] = fixed_at[real]
             continue
 
         def check(text: str, path=path, filename=filename, settings=settings):
@@ -91,16 +106,20 @@ def fix_paths(args, cwd: Path, result: Result) -> int:
         if done is None:
             remaining.extend(by_file[filename])
             continue
-        remaining.extend(done.remaining)
         if done.outcome is not None:
             for message in done.outcome.dropped:
                 print(f"aliaslint: warning: {filename}: fix not applied: {message}",
                       file=sys.stderr)
-            if done.outcome.fixed:
-                fixed[filename] = done.outcome.fixed
         if done.not_written is not None:
+            # Nothing was written: the file's findings are all still there.
             print(f"aliaslint: error: {filename}: not fixed: {done.not_written}",
                   file=sys.stderr)
+            remaining.extend(by_file[filename])
+            write_failed = write_failed or done.write_failed
+            continue
+        remaining.extend(done.remaining)
+        if done.outcome is not None and done.outcome.fixed:
+            fixed[filename] = fixed_at[real] = done.outcome.fixed
         diffs.append(done.diff)
     remaining.sort(key=lambda d: d.sort_key)
     count = sum(sum(c.values()) for c in fixed.values())
@@ -120,7 +139,7 @@ def fix_paths(args, cwd: Path, result: Result) -> int:
                          d.fix.applicability == "unsafe" and not unsafe.get(d.filename))
             print(_fix_summary(len(result.files), remaining, count, hidden,
                                result.could_not_check))
-    if result.could_not_check:
+    if result.could_not_check or write_failed:
         return EXIT_ERROR
     if count and args.exit_non_zero_on_fix:
         return EXIT_FINDINGS

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from aliaslint.diagnostics import FILE_NOT_CHECKED
 from aliaslint.engine import NOTEBOOK_SUFFIX, decode
+from aliaslint.lines import split as split_lines
 from aliaslint.notebooks import cell_lines
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -59,4 +59,4 @@ def lines_of(data: bytes, filename: str, cell: int | None) -> list[str] | None:
     if filename.endswith(NOTEBOOK_SUFFIX):
         return cell_lines(text, cell) if cell is not None else None
     # Only the line breaks Python itself counts, so rows match the parser's.
-    return re.split(r"\r\n|\r|\n", text)
+    return split_lines(text)

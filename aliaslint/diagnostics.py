@@ -34,7 +34,8 @@ def display_path(path: str | os.PathLike[str], cwd: str | os.PathLike[str]) -> s
 
 @dataclass(frozen=True, order=True)
 class Position:
-    """A 1-based row and 1-based column, as editors and ruff's JSON count them."""
+    """A 1-based row and 1-based column, as editors and ruff's JSON count them: rows end
+    where CPython ends a line, columns count code points (:mod:`aliaslint.lines`)."""
 
     row: int
     column: int

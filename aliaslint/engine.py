@@ -262,7 +262,7 @@ def _parse(source: str, filename: str) -> cst.Module | Diagnostic:
 def _check_module(module: cst.Module, source: str, filename: str, enabled: frozenset[str],
                   confidence: Confidence, positions: ChunkPositions | None = None
                   ) -> list[Diagnostic]:
-    context = Context(module, positions)
+    context = Context(module, positions, source)
     findings, errors = _run_checks(context, enabled, filename, source)
     located = _locate(context, findings, filename, confidence)
     diagnostics = [diagnostic for diagnostic, _ in located]

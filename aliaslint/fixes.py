@@ -24,9 +24,11 @@ import libcst as cst
 
 from aliaslint.config import FixPolicy
 from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position
-from aliaslint.notebooks import load_notebook, normalise_newlines
+from aliaslint.lines import Lines, split_keepends, usual_break
+from aliaslint.notebooks import load_notebook
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import compile_error
+from aliaslint.writes import replace_content
 
 # Passes over one file before giving up on fixes that keep producing new ones.
 MAX_PASSES = 10
@@ -178,17 +180,17 @@ def _json_layout(text: str) -> Callable[[object], str]:
 
 def _edited_cell(source: str | list[str], edits: Iterable[Edit]) -> str | list[str]:
     """A cell's ``source`` (text or list of lines, as stored) with edits made on the
-    text the checker read: newlines normalised, a final newline added."""
+    text the checker read (its line breaks made ``\\n``, which moves no row or column, and
+    a final one added); the rows the edits leave keep their own line breaks."""
     text = "".join(source) if isinstance(source, list) else source
-    crlf = "\r\n" in text
-    read = normalise_newlines(text)
-    final = read.endswith("\n")
-    new = apply_edits(read if final else read + "\n", edits)
-    if not final and new.endswith("\n"):
-        new = new[:-1]
-    if crlf:
-        new = new.replace("\n", "\r\n")
-    return new.splitlines(keepends=True) if isinstance(source, list) else new
+    newline = usual_break(text)
+    if newline != "\n":
+        edits = [replace(edit, content=edit.content.replace("\n", newline)) for edit in edits]
+    final = text.endswith(("\n", "\r"))
+    new = apply_edits(text if final else text + newline, edits)
+    if not final and new.endswith(newline):
+        new = new[:-len(newline)]
+    return split_keepends(new) if isinstance(source, list) else new
 
 
 def fix_text(text: str, filename: str, check: Callable[[str], list[Diagnostic]],
@@ -274,28 +276,24 @@ def _touch(a: tuple, b: tuple) -> bool:
 
 
 def apply_edits(text: str, edits: Iterable[Edit]) -> str:
-    """``text`` with each edit's span replaced by its content (spans must not overlap)."""
-    starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
+    """``text`` with each edit's span replaced by its content (spans must not overlap).
+    Rows and columns count as everywhere else (:mod:`aliaslint.lines`): a lone ``\\r``
+    ends a row as ``\\n`` and ``\\r\\n`` do."""
+    lines = Lines(text)
 
     def offset(position: Position) -> int:
-        row = min(max(position.row, 1), len(starts) + 1)
-        if row > len(starts):
-            return len(text)
-        return min(starts[row - 1] + position.column - 1, len(text))
+        return lines.offset(position.row, position.column)
 
     pieces = []
     last = len(text)
     for edit in sorted(edits, key=lambda e: (e.location, e.end_location), reverse=True):
-        start, end = offset(edit.location), offset(edit.end_location)
+        start = min(offset(edit.location), last)
+        end = min(max(offset(edit.end_location), start), last)
         pieces.append(text[end:last])
         pieces.append(edit.content)
         last = start
     pieces.append(text[:last])
     return "".join(reversed(pieces))
-
 
 
 @dataclass
@@ -308,6 +306,7 @@ class FileFix:
     diff: str = ""
     # Why the fixed text was not written (the file changed on disk meanwhile), or None.
     not_written: str | None = None
+    write_failed: bool = False  # not written because writing failed (an I/O error)
     data: bytes | None = None  # the fixed file's bytes, when they differ
 
 
@@ -336,7 +335,8 @@ def fix_bytes(data: bytes, suffix: str, filename: str,
                 "it is not a notebook that can be read"
             return FileFix(filename, check(text), not_written=reason)
     # A notebook's JSON escapes its newlines: only a Python file's own line endings show.
-    newline = "\r\n" if "\r\n" in text and suffix == ".py" else "\n"
+    # A line a fix adds takes the line ending the file uses most.
+    newline = usual_break(text) if suffix == ".py" else "\n"
 
     def check_text(candidate: str) -> list[Diagnostic]:
         found = check(candidate)
@@ -351,16 +351,19 @@ def fix_bytes(data: bytes, suffix: str, filename: str,
     if outcome.text == text:
         return FileFix(filename, check(text), outcome)
     diff = "".join(difflib.unified_diff(
-        text.splitlines(keepends=True), outcome.text.splitlines(keepends=True),
+        split_keepends(text), split_keepends(outcome.text),
         fromfile=filename, tofile=filename))
     return FileFix(filename, check(outcome.text), outcome, diff,
                    data=outcome.text.encode(encoding))
 
 
 def fix_file(path: Path, filename: str, check: Callable[[str], list[Diagnostic]],
-             allowed: Callable[[Diagnostic], bool], *, write: bool) -> FileFix | None:
-    """Fix the file at ``path`` (see :func:`fix_bytes`); with ``write``, the fixed content is
-    written back only if the file still holds what was read."""
+             allowed: Callable[[Diagnostic], bool], *, write: bool,
+             before_replace: Callable[[], None] | None = None) -> FileFix | None:
+    """Fix the file at ``path`` (see :func:`fix_bytes`); with ``write``, the fixed content
+    replaces the file's (:func:`aliaslint.writes.replace_content`) only if the file still
+    holds what was read; ``not_written`` says why it was not (the caller counts its fixes
+    as not done)."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -368,11 +371,8 @@ def fix_file(path: Path, filename: str, check: Callable[[str], list[Diagnostic]]
     result = fix_bytes(data, path.suffix, filename, check, allowed)
     if result is None or result.data is None or not write:
         return result
-    try:
-        if path.read_bytes() != data:
-            result.not_written = "the file changed on disk while it was being fixed"
-        else:
-            path.write_bytes(result.data)
-    except OSError as error:
-        result.not_written = f"cannot write the file: {error.strerror or error}"
+    failure = replace_content(path, data, result.data, before_replace or (lambda: None))
+    if failure is not None:
+        result.not_written = failure.reason
+        result.write_failed = failure.failed
     return result

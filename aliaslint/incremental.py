@@ -22,8 +22,8 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-# The first line break, which libcst takes as the module's.
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+from aliaslint.lines import first_break, split_keepends
+
 _CONTINUED = re.compile(r"\\(\r\n|\r|\n)$")
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 # Chunks remembered beyond those of the current text (a few edits' worth).
@@ -57,9 +57,8 @@ class StatementCache:
         bounds = _boundaries(source)
         if bounds is None:
             return None
-        newline_match = _NEWLINE.search(source)
-        newline = newline_match.group() if newline_match else "\n"
-        lines = source.splitlines(keepends=True)
+        newline = first_break(source)  # libcst takes it as the module's
+        lines = split_keepends(source)
         texts = ["".join(lines[start:end]) for start, end in bounds]
         indent: str | None = None
         used: dict[tuple, Chunk] = {}
@@ -97,7 +96,7 @@ def _boundaries(source: str) -> list[tuple[int, int]] | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
     assert isinstance(tree, ast.Module)
-    lines = source.splitlines(keepends=True)
+    lines = split_keepends(source)
     if not tree.body:
         return [(0, len(lines))] if lines else []
     starts = [0]

@@ -14,6 +14,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from aliaslint.lines import normalise_line_breaks
+
 # Cell magics whose body is Python: only their first line is masked.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "pypy"})
 
@@ -79,7 +81,7 @@ def load_notebook(text: str) -> Notebook:
             source = "".join(source)
         if not isinstance(source, str):
             raise NotebookError(f"cell {number}: `source` is not text")
-        source = normalise_newlines(source)
+        source = normalise_line_breaks(source)
         if not source.strip():
             continue
         if not source.endswith("\n"):
@@ -110,10 +112,6 @@ def cell_lines(text: str, cell: int) -> list[str] | None:
         if candidate.number == cell:
             return candidate.source.split("\n")[:-1]
     return None
-
-
-def normalise_newlines(source: str) -> str:
-    return source.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def mask_ipython(source: str) -> str:

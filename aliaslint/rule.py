@@ -27,6 +27,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, Posi
 
 from aliaslint import ops
 from aliaslint.diagnostics import Applicability, Confidence, Operand, Position, Witness
+from aliaslint.lines import libcst_column_shifts
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,12 @@ class Finding:
 class Context:
     """What a check may ask about the module beyond the event itself."""
 
-    def __init__(self, module: cst.Module, positions: Any = None):
+    def __init__(self, module: cst.Module, positions: Any = None, source: str | None = None):
         self.module = module
+        # Rows whose columns libcst counts short of CPython's (form feeds it drops).
+        self._shifts: dict[int, int] = {}
+        if source is not None and "\f" in source:
+            self._shifts = libcst_column_shifts(source, module.code)
         # A mapping node -> CodeRange; given when a part of it can be kept from a check of
         # an earlier version of the text (the language server's re-check).
         self._positions: Any = positions
@@ -91,8 +96,9 @@ class Context:
     def location(self, node: cst.CSTNode) -> tuple[Position, Position]:
         """The node's start and end as findings count them: 1-based rows and columns."""
         span = self.span(node)
-        return (Position(span.start.line, span.start.column + 1),
-                Position(span.end.line, span.end.column + 1))
+        shifts = self._shifts
+        return (Position(span.start.line, span.start.column + 1 + shifts.get(span.start.line, 0)),
+                Position(span.end.line, span.end.column + 1 + shifts.get(span.end.line, 0)))
 
     def line(self, node: cst.CSTNode) -> int:
         return self.span(node).start.line

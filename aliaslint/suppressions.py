@@ -13,6 +13,9 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
+from aliaslint.lines import normalise_line_breaks
+from aliaslint.lines import split as split_lines
+
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 _IGNORE = re.compile(r"#\s*aliaslint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?(?!-)", re.I)
 _IGNORE_FILE = re.compile(r"#\s*aliaslint:\s*ignore-file\b", re.I)
@@ -71,7 +74,9 @@ def parse_suppressions(source: str) -> Suppressions:
     try:
         tokens = [
             token
-            for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            # Rows as CPython counts them: tokenize itself only breaks at "\n".
+            for token in tokenize.generate_tokens(
+                io.StringIO(normalise_line_breaks(source)).readline)
             if token.type == tokenize.COMMENT
         ]
     except (tokenize.TokenError, SyntaxError):
@@ -123,13 +128,14 @@ def noqa_edit(source: str, row: int, code: str) -> LineEdit | None:
     """The edit that silences ``code`` on ``row``: ``# noqa: CODE`` at the end of the line,
     or the code added to a ``# noqa: ...`` list already there.  None when no comment can go
     at the end of that line (it ends inside a string, or in a backslash continuation)."""
-    lines = re.split(r"\r\n|\r|\n", source)
+    lines = split_lines(source)
     if not 1 <= row <= len(lines):
         return None
     line = lines[row - 1]
     comment = None
     try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        for token in tokenize.generate_tokens(
+                io.StringIO(normalise_line_breaks(source)).readline):
             if token.type == tokenize.COMMENT and token.start[0] == row:
                 comment = token
             elif token.type in _STRING_PARTS and token.start[0] <= row < token.end[0]:

@@ -60,6 +60,39 @@ def walk(paths, resolver: Resolver) -> tuple[list[tuple[Path, Settings]], Proble
     return sorted(unique.values(), key=lambda item: str(item[0])), sorted(problems)
 
 
+class WriteScope:
+    """Which checked files ``--fix`` may write.
+
+    Symbolic links to files are checked wherever they point, whether named on the
+    command line or met in a walk (a walk follows no link to a directory, and skips a
+    link whose target is not a regular file: dangling, a loop, a directory, a FIFO).  A
+    fix may write a file named on the command line, or one whose real path (links
+    resolved) lies inside a directory named there: a link in the tree to a file elsewhere
+    is checked but not written.
+    """
+
+    def __init__(self, paths, cwd: Path):
+        self.roots: list[str] = []
+        self.named: set[str] = set()
+        for raw in paths:
+            absolute = os.path.normpath(os.path.join(cwd, raw))
+            if os.path.isdir(absolute):
+                self.roots.append(os.path.realpath(absolute))
+            else:
+                self.named.add(absolute)
+
+    def refusal(self, path: Path) -> str | None:
+        """Why ``path`` may not be written, or None."""
+        if os.path.normpath(path) in self.named:
+            return None
+        real = os.path.realpath(path)
+        if any(real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+               for root in self.roots):
+            return None
+        return (f"it is a symbolic link to {real}, outside the checked directories "
+                "(name the link on the command line to fix it there)")
+
+
 def _unreachable(error: OSError) -> str:
     if isinstance(error, FileNotFoundError):
         return "no such file or directory"
@@ -233,10 +266,26 @@ class _Walk:
                     self.skipped(path, is_dir, settings, None, ignores)
                 elif is_dir:
                     self.directory(path, ignores)
-                elif include_spec.match_file(key) and entry.is_file():
+                elif include_spec.match_file(key) and self.regular_file(entry):
                     self.out.append((path, settings))
             except OSError as error:
                 self.problems.append((path, _unreachable(error)))
+
+    def regular_file(self, entry: os.DirEntry) -> bool:
+        """Is the entry a regular file, or a symbolic link to one?  A link that leads
+        nowhere (dangling, a loop) or to anything else is skipped, as a directory link is."""
+        if not entry.is_symlink():
+            return entry.is_file(follow_symlinks=False)
+        try:
+            regular = stat.S_ISREG(os.stat(entry.path).st_mode)
+        except OSError as error:
+            verbose.note(f"skipped {display_path(entry.path, self.resolver.cwd)}: a symbolic "
+                         f"link that leads nowhere ({error.strerror or error})")
+            return False
+        if not regular:
+            verbose.note(f"skipped {display_path(entry.path, self.resolver.cwd)}: a symbolic "
+                         "link to something other than a file")
+        return regular
 
     def skipped(self, path: Path, is_dir: bool, settings: Settings, excludes,
                 ignores: Ignores | None = None) -> None:

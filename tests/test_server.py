@@ -163,6 +163,36 @@ async def test_position_encoding_is_negotiated(tmp_path, encoding):
 
 
 @pytest.mark.asyncio
+async def test_rows_break_where_python_breaks_them_through_edits(tmp_path):
+    """A lone CR ends a row, a form feed in a comment does not: the finding, its quick fix
+    and the buffer the server keeps after the edit all agree with the editor's rows."""
+    uri = (tmp_path / "page.py").as_uri()
+    text = ("import torch\r# the step \f (a page break)\rw = torch.randn(3, requires_grad=True)\r"
+            "y = w.sigmoid()\r\fy.mul_(2)\ry.sum().backward()\r")
+    async with session(tmp_path) as client:
+        open_text(client, uri, text)
+        (al101,) = await published(client, uri, ["AL101"])
+        assert al101.range == types.Range(types.Position(4, 1), types.Position(4, 10))
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), al101.range,
+            types.CodeActionContext(diagnostics=[al101])))
+        fix = next(a for a in actions if "AL101, unsafe" in a.title)
+        (edit,) = fix.edit.changes[uri]
+        assert (edit.range, edit.new_text) == (al101.range, "y = y.mul(2)")
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text)]))
+        await published(client, uri, [])
+        # The buffer is the editor's: the edit landed on row 4, nowhere else.
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            [types.TextDocumentContentChangePartial(
+                range=types.Range(types.Position(4, 1), types.Position(4, 13)),
+                text="y.mul_(2)")]))
+        await published(client, uri, ["AL101"])
+
+
+@pytest.mark.asyncio
 async def test_pull_diagnostics_untitled_and_a_crash_free_bad_buffer(tmp_path):
     async with session(tmp_path, capabilities(pull=True)) as client:
         assert client.server_result.capabilities.diagnostic_provider is not None

@@ -12,15 +12,17 @@ applies.  A finding without a fix gets the suppression only.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from lsprotocol import types
+from pygls.workspace import TextDocument, Workspace
 from pygls.workspace.position_codec import PositionCodec
 
 from aliaslint import catalog
 from aliaslint.diagnostics import UNUSED_SUPPRESSION, Diagnostic, Edit, Position
+from aliaslint.lines import split as split_lines
+from aliaslint.lines import split_keepends
 from aliaslint.suppressions import noqa_edit
 
 SOURCE = "aliaslint"
@@ -37,11 +39,38 @@ class Text:
 
     @classmethod
     def of(cls, uri: str, source: str) -> Text:
-        return cls(uri, tuple(re.split(r"\r\n|\r|\n", source)))
+        return cls(uri, tuple(split_lines(source)))
 
     @property
     def source(self) -> str:
         return "\n".join(self.lines)
+
+
+class PythonLinesDocument(TextDocument):
+    """pygls' document with its lines broken where LSP (and Python) break them.  pygls
+    splits with ``str.splitlines``, which also breaks at a form feed, a vertical tab or
+    U+2028: one of those in a comment would shift every later incremental edit by a line,
+    and the buffer checked would no longer be the buffer shown."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        return tuple(split_keepends(self.source))
+
+
+def use_python_lines(workspace: Workspace) -> None:
+    """Make ``workspace`` hold :class:`PythonLinesDocument` documents (pygls has no public
+    way to choose the class; where its internals differ, its own documents are kept)."""
+    sync_kind = getattr(workspace, "_sync_kind", None)
+    if sync_kind is None or not hasattr(workspace, "_create_text_document"):
+        return
+
+    def create(doc_uri: str, source: str | None = None, version: int | None = None,
+               language_id: str | None = None) -> TextDocument:
+        return PythonLinesDocument(doc_uri, source=source, version=version,
+                                   language_id=language_id, sync_kind=sync_kind,
+                                   position_codec=workspace.position_codec)
+
+    workspace._create_text_document = create  # type: ignore[method-assign]
 
 
 @dataclass(frozen=True)

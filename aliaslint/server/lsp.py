@@ -32,6 +32,7 @@ from aliaslint.server.convert import (
     Text,
     hover,
     touches,
+    use_python_lines,
 )
 from aliaslint.server.workspace import (
     CONFIG_NAMES,
@@ -271,6 +272,7 @@ def _register(server: AliaslintServer) -> None:
     def initialize(ls: AliaslintServer, params: types.InitializeParams) -> None:
         ls.pull = _capability(params.capabilities, "text_document", "diagnostic") is not None
         ls.converter = Converter(ls.workspace.position_encoding)
+        use_python_lines(ls.workspace)
         ls.project.configure(ls.folders(),
                              client_settings(params.initialization_options, warn=ls.warn))
 
