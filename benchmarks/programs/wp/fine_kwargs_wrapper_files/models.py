@@ -1,0 +1,17 @@
+import torch
+from torch import nn
+
+
+class MaskedCorruption(nn.Module):
+    def forward(self, x, fraction=0.25):
+        mask = torch.rand_like(x) < fraction
+        return x.masked_fill(mask, 0.0)
+
+
+class Denoiser(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(dim, 16), nn.ReLU(), nn.Linear(16, dim))
+
+    def forward(self, x):
+        return self.net(x)

@@ -1,0 +1,10 @@
+from base import MultiLabelHead
+
+
+class SmoothedHead(MultiLabelHead):
+    def __init__(self, dim, labels, smoothing=0.1):
+        super().__init__(dim, labels)
+        self.smoothing = smoothing
+
+    def post(self, probs):
+        return probs * (1.0 - self.smoothing) + self.smoothing / 2

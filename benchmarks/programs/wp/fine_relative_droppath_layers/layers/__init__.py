@@ -1,0 +1,2 @@
+from .drop import DropPath, drop_path
+from .mlp import Mlp
