@@ -42,7 +42,7 @@ from aliaslint.engine import (
 )
 from aliaslint.registry import rule_url
 from aliaslint.progress import ProgressLine
-from aliaslint.report import FORMATS, render, render_statistics
+from aliaslint.report import FORMATS, render, render_statistics, shown_path
 from aliaslint.rule import Rule
 from aliaslint.screen import Version, parse_target_version
 from aliaslint.show import per_file_option, settings_text
@@ -459,7 +459,7 @@ def _check(args) -> int:
         files, problems = walk(paths, Resolver(cli, cwd))
         for path, settings in files:
             source = display_path(settings.source, cwd) if settings.source else "defaults"
-            print(f"{display_path(path, cwd)}  ({source})")
+            print(f"{shown_path(display_path(path, cwd))}  ({shown_path(source)})")
         for path, reason in problems:
             print(f"aliaslint: error: {display_path(path, cwd)}: {reason}", file=sys.stderr)
         return EXIT_ERROR if problems else EXIT_CLEAN
@@ -742,7 +742,7 @@ def _confirm_summary(outcome, shown) -> str:
     if refuted:
         lines.append(f"Refuted: {len(refuted)} static finding{'s' if len(refuted) != 1 else ''} "
                      "whose line ran without the hazard (false positives of `check`):")
-        lines += [f"  {d.filename}:{d.location.row}:{d.location.column}: {d.code}"
+        lines += [f"  {shown_path(d.filename)}:{d.location.row}:{d.location.column}: {d.code}"
                   for d in refuted]
     files = len(outcome.files)
     static = sum(1 for d in outcome.diagnostics

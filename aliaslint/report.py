@@ -101,6 +101,35 @@ def _where(filename: str, location: Position, cell: int | None = None) -> str:
     return f"{filename}:{location.row}:{location.column}"
 
 
+def _shown_where(filename: str, location: Position, cell: int | None = None) -> str:
+    """``_where`` for a terminal: the file name with what it cannot show escaped."""
+    return _where(shown_path(filename), location, cell)
+
+
+def shown_path(filename: str) -> str:
+    """A file name as the text formats print it: control characters (newlines, escape
+    sequences), bidi overrides, line separators and undecodable bytes written as ``%XX``
+    (UTF-8 bytes), and then ``%`` too, as GitHub's workflow commands escape their text, so a
+    name can neither break a line nor act on the terminal; a name with none of these (``100%.py``
+    included) is printed as it is."""
+    if not any(unicodedata.category(ch) in _UNSHOWABLE for ch in filename):
+        return filename
+    return _percent_escaped(filename, lambda ch: unicodedata.category(ch) in _UNSHOWABLE)
+
+
+def _percent_escaped(text: str, escape: Callable[[str], bool]) -> str:
+    """``text`` with ``%`` and every character ``escape`` picks written as ``%XX``."""
+    return "".join(_percent(ch) if ch == "%" or escape(ch) else ch for ch in text)
+
+
+def _percent(ch: str) -> str:
+    try:  # an undecodable byte of a file name comes back as the byte it was
+        data = ch.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        data = ch.encode("utf-8", "surrogatepass")
+    return "".join(f"%{byte:02X}" for byte in data)
+
+
 def _message_lines(message: str) -> list[str]:
     return [line.strip() for line in message.splitlines() if line.strip()]
 
@@ -172,7 +201,7 @@ CONCISE_CODE = 30
 
 def _render_concise(diagnostics: Sequence[Diagnostic], palette: _Palette) -> str:
     return "".join(
-        f"{palette.strong(_where(d.filename, d.location, d.cell))}: {_code(d, palette)} "
+        f"{palette.strong(_shown_where(d.filename, d.location, d.cell))}: {_code(d, palette)} "
         f"{concise_message(d.message)}{_processes(d)}\n"
         for d in diagnostics
     )
@@ -273,7 +302,7 @@ def _render_full(
 def _full_block(d: Diagnostic, source_lines: SourceLines, palette: _Palette) -> str:
     title, *explanation = _message_lines(d.message) or [""]
     out = [
-        f"{palette.strong(_where(d.filename, d.location, d.cell))}: "
+        f"{palette.strong(_shown_where(d.filename, d.location, d.cell))}: "
         f"{_code(d, palette, name=True)} {palette.strong(title)}{_processes(d)}"
     ]
     spans = [_Span(d.filename, d.location, d.end_location, d.code, True, d.cell)]
@@ -308,14 +337,14 @@ def _full_block(d: Diagnostic, source_lines: SourceLines, palette: _Palette) -> 
             continue
         if (filename, cell) != primary:
             first = min(s.location for s in shown)
-            out.append(pad + palette.gutter("::: ") + _where(filename, first, cell))
+            out.append(pad + palette.gutter("::: ") + _shown_where(filename, first, cell))
         out.append(palette.gutter(pad + " |"))
         out += _snippet(lines, marks, width, palette)
         out.append(palette.gutter(pad + " |"))
 
     # What no frame can show is still said, so a related location is never lost.
     notes = [
-        ("note", f"{_where(s.filename, s.location, s.cell)}: {s.label}")
+        ("note", f"{_shown_where(s.filename, s.location, s.cell)}: {s.label}")
         for s in unshown if not s.primary
     ]
     for line in explanation:
@@ -433,10 +462,8 @@ def _github_command(d: Diagnostic) -> str:
 
 
 def _github_escape(text: str, is_property: bool) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if is_property:
-        text = text.replace(":", "%3A").replace(",", "%2C")
-    return text
+    special = "\r\n:," if is_property else "\r\n"
+    return _percent_escaped(text, special.__contains__)
 
 
 # --- gitlab ---------------------------------------------------------------------------------
