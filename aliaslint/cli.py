@@ -20,6 +20,7 @@ from aliaslint.cli_output import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
+    fix_applies,
     lines_of,
     source_lines_from_disk,
     summary,
@@ -508,7 +509,8 @@ def _report(args, result, source_lines, cwd: Path) -> int:
     try:
         color = use_color(args.color, stream)
         if args.statistics:
-            stream.write(render_statistics(diagnostics, args.output_format))
+            stream.write(render_statistics(diagnostics, args.output_format,
+                                           fix_applies(result, cwd)))
         else:
             stream.write(render(args.output_format, diagnostics,
                                 source_lines=source_lines, color=color, cwd=cwd))

@@ -69,23 +69,53 @@ def render(
     raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
-def render_statistics(diagnostics: Sequence[Diagnostic], fmt: str = "full") -> str:
+def render_statistics(diagnostics: Sequence[Diagnostic], fmt: str = "full",
+                      applies: Callable[[Diagnostic], bool] | None = None) -> str:
     """How often each code fired, most frequent first (like ``ruff --statistics``): a table,
-    or with ``fmt`` ``json`` a list of ``{code, name, count, fixable}`` objects."""
+    or with ``fmt`` ``json`` a list of ``{code, name, count, fixable}`` objects.
+
+    A code is fixable when this run's settings would apply a fix of one of its findings
+    (``applies``; by default, a safe fix): ``[*]`` before its name, as ruff marks it.  Unsafe
+    fixes left out by the settings are counted under the table."""
+    applies = applies or _safe_fix
     counts = Counter(d.code for d in diagnostics)
     names = {d.code: d.name for d in diagnostics}
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    fixable = {d.code for d in diagnostics if applies(d)}
     if fmt == "json":
-        fixable = {d.code for d in diagnostics if d.fix is not None}
         return json.dumps([{"code": code, "name": names[code], "count": count,
                             "fixable": code in fixable} for code, count in rows], indent=2) + "\n"
     if not counts:
         return ""
     count_width = len(str(rows[0][1]))
     code_width = max(len(code) for code in counts)
-    return "".join(
-        f"{count:>{count_width}}\t{code:<{code_width}}\t{names[code]}\n" for code, count in rows
+    marks = {code: ("[*] " if code in fixable else "[ ] ") if fixable else "" for code in counts}
+    table = "".join(
+        f"{count:>{count_width}}\t{code:<{code_width}}\t{marks[code]}{names[code]}\n"
+        for code, count in rows
     )
+    if fixable:
+        table += "[*] fixable with the `--fix` option\n"
+    hidden = hidden_fixes(diagnostics, applies)
+    if hidden:
+        table += f"{hidden_fixes_note(hidden)}.\n"
+    return table
+
+
+def _safe_fix(d: Diagnostic) -> bool:
+    return d.fix is not None and d.fix.applicability == "safe"
+
+
+def hidden_fixes(diagnostics: Sequence[Diagnostic], applies: Callable[[Diagnostic], bool]) -> int:
+    """How many findings have an unsafe fix that ``applies`` (this run's settings) leaves out."""
+    return sum(1 for d in diagnostics
+               if d.fix is not None and d.fix.applicability == "unsafe" and not applies(d))
+
+
+def hidden_fixes_note(hidden: int) -> str:
+    """"2 hidden fixes can be enabled with the `--unsafe-fixes` option", as ruff says it."""
+    return (f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the "
+            "`--unsafe-fixes` option")
 
 
 # --- shared pieces --------------------------------------------------------------------------

@@ -427,9 +427,11 @@ def test_statistics():
         "1\tAL201\twrite-through-view\n"
         "1\tAL404\ttyped-storage\n"
         "1\tAL902\tfile-not-checked\n"
+        "2 hidden fixes can be enabled with the `--unsafe-fixes` option.\n"
     )
-    assert report.render_statistics([SAVED] * 10 + [VIEW]) == (
-        "10\tAL101\tinplace-on-saved-tensor\n 1\tAL201\twrite-through-view\n"
+    assert report.render_statistics([SAVED] * 10 + [VIEW], applies=lambda d: d.fix is not None) == (
+        "10\tAL101\t[*] inplace-on-saved-tensor\n 1\tAL201\t[ ] write-through-view\n"
+        "[*] fixable with the `--fix` option\n"
     )
     assert report.render_statistics([]) == ""
 
