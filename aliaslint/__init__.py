@@ -16,11 +16,11 @@ use, so importing aliaslint (as pytest does for its plugin) stays cheap.
 __version__ = "0.1.0"
 
 # Before any other import: under `python -m aliaslint` the working directory's modules must
-# not stand in for aliaslint's dependencies (see path_guard).
-from aliaslint import path_guard as _path_guard
+# not stand in for aliaslint's dependencies (see interpreter).
+from aliaslint import interpreter as _interpreter
 
-if _path_guard.run_as_module():
-    _path_guard.guard_as_main()
+if _interpreter.run_as_module():
+    _interpreter.guard_as_main()
 
 from aliaslint.diagnostics import Diagnostic, Position, Related
 from aliaslint.memory import may_share_memory, shares_memory

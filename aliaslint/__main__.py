@@ -1,8 +1,8 @@
 import sys
 
-from aliaslint.path_guard import guard_as_main
+from aliaslint.interpreter import guard_as_main
 
-guard_as_main()  # before the CLI imports libcst, pathspec, tomllib (see path_guard)
+guard_as_main()  # before the CLI imports libcst, pathspec, tomllib (see interpreter)
 
 from aliaslint.cli import main  # noqa: E402
 

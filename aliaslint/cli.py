@@ -667,7 +667,9 @@ def _trace(args) -> int:
         color = use_color(args.color, stream)
         stream.write(render(args.output_format, diagnostics,
                             source_lines=source_lines_from_disk(cwd), color=color, cwd=cwd))
-        if args.output_format in ("full", "concise"):
+        if args.output_format in ("full", "concise") and not run.started:
+            stream.write(_did_not_start("aliaslint trace", args, run))
+        elif args.output_format in ("full", "concise"):
             count = len(diagnostics)
             stream.write(f"aliaslint trace: {count} runtime finding{'s' if count != 1 else ''}"
                          f"{'.' if count else ' (no alias hazard was hit).'}\n")
@@ -678,6 +680,13 @@ def _trace(args) -> int:
     if status == 0 and diagnostics and args.fail_on != "never":
         return EXIT_FINDINGS
     return status
+
+
+def _did_not_start(command: str, args, run: Run) -> str:
+    """The summary of a run whose program never began (Python said why, above)."""
+    name = f"-m {args.program[0]}" if args.module else args.program[0]
+    return (f"{command}: the program `{name}` did not start (exit status {run.exit_status}); "
+            "nothing was traced.\n")
 
 
 def _relative(diagnostic, cwd: Path):
@@ -723,7 +732,9 @@ def _confirm(args) -> int:
         color = use_color(args.color, stream)
         stream.write(render(args.output_format, shown, source_lines=source_lines_from_disk(cwd),
                             color=color, cwd=cwd))
-        if args.output_format in ("full", "concise"):
+        if args.output_format in ("full", "concise") and not run.started:
+            stream.write(_did_not_start("aliaslint check --trace", args, run))
+        elif args.output_format in ("full", "concise"):
             stream.write(_confirm_summary(outcome, shown))
     finally:
         if args.output:

@@ -1,4 +1,4 @@
-"""Keep the working directory's modules out of aliaslint's own imports.
+"""The interpreter's command line, and the working directory kept out of aliaslint's imports.
 
 ``python -m aliaslint`` starts with the working directory first on ``sys.path``, so a
 ``libcst.py``, ``pathspec.py`` or ``tomllib.py`` of the project being checked would be
@@ -36,35 +36,42 @@ def run_as_module() -> bool:
     ``sys.argv[0]`` is ``-m``; ``sys.orig_argv`` names the module.)"""
     if sys.argv[:1] != ["-m"]:
         return False
-    module = _main_module(getattr(sys, "orig_argv", [])[1:])
+    module = interpreter_options(getattr(sys, "orig_argv", [])[1:])[1]
     return module is not None and module.partition(".")[0] == __package__
 
 
-def _main_module(options: list[str]) -> str | None:
-    """The MODULE of ``-m MODULE`` among the interpreter's options, or None for a script
-    or ``-c``.  Single-letter options may be joined (``-Bm aliaslint``)."""
+def interpreter_options(args: list[str]) -> tuple[list[str], str | None]:
+    """The interpreter's own options at the start of ``args`` (``sys.orig_argv[1:]``), one
+    option a word and the value of ``-W``/``-X`` a word of its own (``-BWerror`` gives
+    ``-B -W error``), up to the script, ``-c`` or ``-m``; and the MODULE of ``-m MODULE``."""
+    options: list[str] = []
     index = 0
-    while index < len(options):
-        option = options[index]
+    while index < len(args):
+        option = args[index]
         index += 1
         if option == "--" or option == "-" or not option.startswith("-"):
-            return None
+            return options, None
         if option.startswith("--"):
-            if option == "--check-hash-based-pycs":
+            options.append(option)
+            if option == "--check-hash-based-pycs" and index < len(args):
+                options.append(args[index])
                 index += 1
             continue
         for position, letter in enumerate(option[1:], start=2):
             if letter == "c":
-                return None
-            if letter in "mWX":
-                value = option[position:]
-                if not value:
-                    value = options[index] if index < len(options) else ""
-                    index += 1
-                if letter == "m":
-                    return value or None
-                break
-    return None
+                return options, None
+            if letter not in "mWX":
+                options.append(f"-{letter}")
+                continue
+            value = option[position:]
+            if not value:
+                value = args[index] if index < len(args) else ""
+                index += 1
+            if letter == "m":
+                return options, value or None
+            options += [f"-{letter}", value]
+            break
+    return options, None
 
 
 def _is_working_directory(entry: str) -> bool:

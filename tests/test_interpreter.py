@@ -61,15 +61,15 @@ def test_a_program_that_imports_aliaslint_keeps_its_sys_path(shadowing_project):
 
 def _guard(monkeypatch, cwd: Path, path: list[str], orig_argv: list[str]) -> list[str]:
     """sys.path after the guard, in a process started as ``orig_argv`` from ``cwd``."""
-    from aliaslint import path_guard
+    from aliaslint import interpreter
 
     monkeypatch.chdir(cwd)
-    monkeypatch.setattr(path_guard, "_guarded", False)
+    monkeypatch.setattr(interpreter, "_guarded", False)
     monkeypatch.setattr(sys, "argv", ["-m"])  # as while -m locates the module
     monkeypatch.setattr(sys, "orig_argv", orig_argv)
     monkeypatch.setattr(sys, "path", list(path))
-    if path_guard.run_as_module():
-        path_guard.guard_as_main()
+    if interpreter.run_as_module():
+        interpreter.guard_as_main()
     return sys.path
 
 
