@@ -81,16 +81,16 @@ def _environment_as_given(startup: str) -> None:
     if not isinstance(data, dict):
         return
     try:
-        key = os.environ.encodekey("PYTHONPATH")  # type: ignore[attr-defined]
+        key = os.environ.encodekey("PYTHONPATH")
         value = os.environ.get("PYTHONPATH")
         if value is not None:
             first, separator, rest = value.partition(os.pathsep)
             if os.path.abspath(first or os.curdir) == startup:
                 if separator:
-                    data[key] = os.environ.encodevalue(rest)  # type: ignore[attr-defined]
+                    data[key] = os.environ.encodevalue(rest)
                 else:
                     del data[key]
-        data.pop(os.environ.encodekey(ENV_RUN), None)  # type: ignore[attr-defined]
+        data.pop(os.environ.encodekey(ENV_RUN), None)
     except Exception:  # another os.environ than CPython's: it shows the hook, nothing worse
         pass
 
