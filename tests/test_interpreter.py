@@ -96,3 +96,19 @@ def test_only_python_m_aliaslint_is_guarded(monkeypatch, shadowing_project):
                       [sys.executable, "script.py", "-m", "aliaslint"]):
         assert _guard(monkeypatch, shadowing_project, [here, "/lib"], orig_argv) == [
             here, "/lib"]
+
+
+TRACED = HAZARD.replace("y.sum().backward()\n",
+                        "try:\n    y.sum().backward()\nexcept RuntimeError:\n    pass\n")
+
+
+@pytest.mark.parametrize("command", [["trace"], ["check", "--trace"]])
+def test_a_traced_program_s_directory_does_not_stand_in_for_aliaslint_s_imports(
+        shadowing_project, command):
+    pytest.importorskip("torch")
+    (shadowing_project / "x.py").write_text(TRACED)
+    done = _python(shadowing_project, "-m", "aliaslint", *command, "--output-format", "concise",
+                   "x.py")
+    assert "was imported" not in done.stderr + done.stdout
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[0].startswith("x.py:4:1: AL101 ")

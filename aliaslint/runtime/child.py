@@ -24,11 +24,12 @@ and worker id; the launcher merges them.  The tracer is used through its public 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,8 @@ RECORDS = "records"
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _PROCESS: _Process | None = None
+# sys.path when the hook runs: before the interpreter puts the program's directory first.
+_HOOK_PATH: list[str] = []
 
 
 def start(hook_file: str) -> None:
@@ -51,6 +54,7 @@ def start(hook_file: str) -> None:
     startup = os.path.dirname(os.path.abspath(hook_file))
     # As in a plain run, sys.path does not hold the hook's directory.
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != startup]
+    _HOOK_PATH[:] = sys.path
     run = os.environ.get(ENV_RUN)
     role, _, parent = os.environ.pop(ENV_ROLE, "").partition(":")
     if run and _PROCESS is None:
@@ -68,6 +72,19 @@ def start(hook_file: str) -> None:
             except Exception:  # the trace is lost, never the program
                 pass
     _chain_user_sitecustomize(startup)
+
+
+@contextlib.contextmanager
+def _imports_of_aliaslint() -> Iterator[None]:
+    """Imports made by aliaslint from the program's process find aliaslint's dependencies
+    where the interpreter found them before the program ran, never a module of the same name
+    in the program's directory (a ``libcst.py`` next to the script)."""
+    program_path = sys.path[:]
+    sys.path[:] = _HOOK_PATH or program_path
+    try:
+        yield
+    finally:
+        sys.path[:] = program_path
 
 
 def _environment_as_given(startup: str) -> None:
@@ -226,23 +243,24 @@ class _Process:
             return
         self.written = True
         record: dict[str, Any] = {"label": self.label(), "pid": self.pid}
-        try:
-            tracer = self.tracer
-            if tracer is not None and self.started_here:
-                error = self.error
-                tracer.__exit__(type(error) if error else None, error,
-                                error.__traceback__ if error else None)
-            if self.confirming is not None:
-                self.confirming.close()
-                outcome = self.confirming.outcome(0)
-                record["confirmation"] = [
-                    {**d.to_json(), "note": outcome.note(d)} for d in outcome.diagnostics]
-                record["files"] = outcome.files
-            elif tracer is not None:
-                record["findings"] = [d.to_json() for d in tracer.findings
-                                      if _key(d) not in self.inherited]
-        except Exception as error:  # the record says what failed; the program is unaffected
-            record["error"] = f"{type(error).__name__}: {error}"
+        with _imports_of_aliaslint():  # the tracer's last imports (rule names)
+            try:
+                tracer = self.tracer
+                if tracer is not None and self.started_here:
+                    error = self.error
+                    tracer.__exit__(type(error) if error else None, error,
+                                    error.__traceback__ if error else None)
+                if self.confirming is not None:
+                    self.confirming.close()
+                    outcome = self.confirming.outcome(0)
+                    record["confirmation"] = [
+                        {**d.to_json(), "note": outcome.note(d)} for d in outcome.diagnostics]
+                    record["files"] = outcome.files
+                elif tracer is not None:
+                    record["findings"] = [d.to_json() for d in tracer.findings
+                                          if _key(d) not in self.inherited]
+            except Exception as error:  # the record says what failed; the program is unaffected
+                record["error"] = f"{type(error).__name__}: {error}"
         if self.role == "main":
             record["started"] = self.program_started
         if isinstance(self.error, KeyboardInterrupt) and self.role == "main":
