@@ -343,9 +343,13 @@ def test_a_program_that_never_started_is_not_reported_as_clean(tmp, program, sta
             f"(exit status {status}); nothing was traced.")
 
 
-def test_a_program_that_started_and_failed_is_reported_as_run(tmp):
+@pytest.mark.parametrize("script", ["fails.py", "fails.pyc"])
+def test_a_program_that_started_and_failed_is_reported_as_run(tmp, script):
+    import py_compile
+
     (tmp / "fails.py").write_text("import torch\nraise SystemExit(3)\n")
-    traced = run([*ALIASLINT, "trace", "fails.py"], tmp)
+    py_compile.compile(str(tmp / "fails.py"), cfile=str(tmp / "fails.pyc"))
+    traced = run([*ALIASLINT, "trace", script], tmp)
     assert traced.returncode == 3
     assert traced.stderr.splitlines()[-1] == (
         "aliaslint trace: 0 runtime findings (no alias hazard was hit).")

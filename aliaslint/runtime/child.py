@@ -262,7 +262,10 @@ class _Process:
             except Exception as error:  # the record says what failed; the program is unaffected
                 record["error"] = f"{type(error).__name__}: {error}"
         if self.role == "main":
-            record["started"] = self.program_started
+            # A compiled script (`python prog.pyc`) runs without an `exec` event: no claim.
+            loader = getattr(sys.modules.get("__main__"), "__loader__", None)
+            record["started"] = self.program_started or (
+                type(loader).__name__ == "SourcelessFileLoader")
         if isinstance(self.error, KeyboardInterrupt) and self.role == "main":
             record["interrupted"] = True
         self.write(record)
