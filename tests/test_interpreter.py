@@ -92,7 +92,9 @@ def test_the_checkout_that_holds_aliaslint_is_kept(monkeypatch):
 
 def test_only_python_m_aliaslint_is_guarded(monkeypatch, shadowing_project):
     here = str(shadowing_project)
-    for orig_argv in ([sys.executable, "-m", "tool"], [sys.executable, "-c", "-m"],
+    # pytest loading the plugin (`python -m pytest`), a tool of the project, -c, a script.
+    for orig_argv in ([sys.executable, "-m", "pytest"], [sys.executable, "-m", "tool"],
+                      [sys.executable, "-c", "-m"],
                       [sys.executable, "script.py", "-m", "aliaslint"]):
         assert _guard(monkeypatch, shadowing_project, [here, "/lib"], orig_argv) == [
             here, "/lib"]
