@@ -15,6 +15,13 @@ use, so importing aliaslint (as pytest does for its plugin) stays cheap.
 
 __version__ = "0.1.0"
 
+# Before any other import: under `python -m aliaslint` the working directory's modules must
+# not stand in for aliaslint's dependencies (see interpreter).
+from aliaslint import interpreter as _interpreter
+
+if _interpreter.run_as_module():
+    _interpreter.guard_as_main()
+
 from aliaslint.diagnostics import Diagnostic, Position, Related
 from aliaslint.memory import may_share_memory, shares_memory
 

@@ -20,6 +20,7 @@ from aliaslint.cli_output import (
     EXIT_CLEAN,
     EXIT_ERROR,
     EXIT_FINDINGS,
+    fix_applies,
     lines_of,
     source_lines_from_disk,
     summary,
@@ -42,7 +43,7 @@ from aliaslint.engine import (
 )
 from aliaslint.registry import rule_url
 from aliaslint.progress import ProgressLine
-from aliaslint.report import FORMATS, render, render_statistics
+from aliaslint.report import FORMATS, render, render_statistics, shown_path
 from aliaslint.rule import Rule
 from aliaslint.screen import Version, parse_target_version
 from aliaslint.show import per_file_option, settings_text
@@ -462,7 +463,7 @@ def _check(args) -> int:
         files, problems = walk(paths, Resolver(cli, cwd))
         for path, settings in files:
             source = display_path(settings.source, cwd) if settings.source else "defaults"
-            print(f"{display_path(path, cwd)}  ({source})")
+            print(f"{shown_path(display_path(path, cwd))}  ({shown_path(source)})")
         for path, reason in problems:
             print(f"aliaslint: error: {display_path(path, cwd)}: {reason}", file=sys.stderr)
         return EXIT_ERROR if problems else EXIT_CLEAN
@@ -511,7 +512,8 @@ def _report(args, result, source_lines, cwd: Path) -> int:
     try:
         color = use_color(args.color, stream)
         if args.statistics:
-            stream.write(render_statistics(diagnostics, args.output_format))
+            stream.write(render_statistics(diagnostics, args.output_format,
+                                           fix_applies(result, cwd)))
         else:
             stream.write(render(args.output_format, diagnostics,
                                 source_lines=source_lines, color=color, cwd=cwd))
@@ -668,7 +670,9 @@ def _trace(args) -> int:
         color = use_color(args.color, stream)
         stream.write(render(args.output_format, diagnostics,
                             source_lines=source_lines_from_disk(cwd), color=color, cwd=cwd))
-        if args.output_format in ("full", "concise"):
+        if args.output_format in ("full", "concise") and not run.started:
+            stream.write(_did_not_start("aliaslint trace", args, run))
+        elif args.output_format in ("full", "concise"):
             count = len(diagnostics)
             stream.write(f"aliaslint trace: {count} runtime finding{'s' if count != 1 else ''}"
                          f"{'.' if count else ' (no alias hazard was hit).'}\n")
@@ -679,6 +683,13 @@ def _trace(args) -> int:
     if status == 0 and diagnostics and args.fail_on != "never":
         return EXIT_FINDINGS
     return status
+
+
+def _did_not_start(command: str, args, run: Run) -> str:
+    """The summary of a run whose program never began (Python said why, above)."""
+    name = f"-m {args.program[0]}" if args.module else args.program[0]
+    return (f"{command}: the program `{name}` did not start (exit status {run.exit_status}); "
+            "nothing was traced.\n")
 
 
 def _relative(diagnostic, cwd: Path):
@@ -724,7 +735,9 @@ def _confirm(args) -> int:
         color = use_color(args.color, stream)
         stream.write(render(args.output_format, shown, source_lines=source_lines_from_disk(cwd),
                             color=color, cwd=cwd))
-        if args.output_format in ("full", "concise"):
+        if args.output_format in ("full", "concise") and not run.started:
+            stream.write(_did_not_start("aliaslint check --trace", args, run))
+        elif args.output_format in ("full", "concise"):
             stream.write(_confirm_summary(outcome, shown))
     finally:
         if args.output:
@@ -745,7 +758,7 @@ def _confirm_summary(outcome, shown) -> str:
     if refuted:
         lines.append(f"Refuted: {len(refuted)} static finding{'s' if len(refuted) != 1 else ''} "
                      "whose line ran without the hazard (false positives of `check`):")
-        lines += [f"  {d.filename}:{d.location.row}:{d.location.column}: {d.code}"
+        lines += [f"  {shown_path(d.filename)}:{d.location.row}:{d.location.column}: {d.code}"
                   for d in refuted]
     files = len(outcome.files)
     static = sum(1 for d in outcome.diagnostics

@@ -20,7 +20,7 @@ from aliaslint.config import CliOptions
 from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR
 from aliaslint.engine import Result, check_buffer, check_stdin, display_path, stdin_target
 from aliaslint.fixes import fix_bytes, fix_file
-from aliaslint.report import render
+from aliaslint.report import hidden_fixes, hidden_fixes_note, render
 from aliaslint.walk import WriteScope
 
 
@@ -29,6 +29,7 @@ def fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
     (with `--diff`, the diff), and what is left to standard error."""
     target = stdin_target(args.stdin_filename, cli, cwd)
     done = None
+    unsafe = False
     if target is not None:
         path, filename, settings = target
         unsafe = settings.fixes.unsafe_fixes
@@ -51,7 +52,7 @@ def fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
             print(f"aliaslint: error: {done.filename}: not fixed: {done.not_written}",
                   file=sys.stderr)
     if args.diff:
-        return _would_fix(count)
+        return _would_fix(count, hidden_fixes(remaining, lambda d: _applies(d, unsafe)))
     if not args.fix_only and remaining:
         sys.stderr.write(render(args.output_format, remaining, cwd=cwd,
                                 source_lines=lambda name, cell=None: lines_of(final, name, cell),
@@ -125,7 +126,7 @@ def fix_paths(args, cwd: Path, result: Result) -> int:
     count = sum(sum(c.values()) for c in fixed.values())
     if args.diff:
         sys.stdout.write("".join(diffs))
-        return _would_fix(count)
+        return _would_fix(count, hidden_fixes(remaining, applicable))
     if args.show_fixes or args.fix_only:
         for filename, codes in sorted(fixed.items()):
             for code, n in sorted(codes.items()):
@@ -154,10 +155,14 @@ def _applies(d, unsafe: bool) -> bool:
                                   d.fix.applicability == "unsafe" and unsafe)
 
 
-def _would_fix(count: int) -> int:
-    """`--diff`'s ending: how many findings the diff fixes, and exit 1 if any."""
+def _would_fix(count: int, hidden: int) -> int:
+    """`--diff`'s ending: how many findings the diff fixes and how many more `--unsafe-fixes`
+    would (as ruff says it), and exit 1 if the diff fixes any."""
+    more = f" ({hidden_fixes_note(hidden)})" if hidden else ""
     if count:
-        print(f"Would fix {count} finding{'s' if count != 1 else ''}.", file=sys.stderr)
+        print(f"Would fix {count} finding{'s' if count != 1 else ''}{more}.", file=sys.stderr)
+    elif hidden:
+        print(f"No fixes available{more}.", file=sys.stderr)
     return EXIT_FINDINGS if count else EXIT_CLEAN
 
 

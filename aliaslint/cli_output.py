@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from aliaslint.diagnostics import FILE_NOT_CHECKED
+from aliaslint.diagnostics import FILE_NOT_CHECKED, display_path
 from aliaslint.engine import NOTEBOOK_SUFFIX, decode
 from aliaslint.lines import split as split_lines
 from aliaslint.notebooks import cell_lines
@@ -36,6 +36,20 @@ def summary(files: int, diagnostics, could_not_check: int) -> str:
         parts.append(f"{could_not_check} file{'s' if could_not_check != 1 else ''} "
                      "could not be checked")
     return "; ".join(parts) + "."
+
+
+def fix_applies(result, cwd: Path):
+    """Would this run's settings apply the finding's fix (a safe one; an unsafe one where the
+    file's settings or the command line allow unsafe fixes)?"""
+    unsafe = {display_path(path, cwd): settings.fixes.unsafe_fixes
+              for path, settings in result.checked}
+    alone = next(iter(unsafe.values())) if len(unsafe) == 1 else False  # standard input
+
+    def applies(d) -> bool:
+        return d.fix is not None and (d.fix.applicability == "safe" or d.fix.applicability
+                                      == "unsafe" and unsafe.get(d.filename, alone))
+
+    return applies
 
 
 def source_lines_from_disk(cwd: Path):

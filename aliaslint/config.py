@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -227,8 +228,7 @@ def _is_file(path: Path) -> bool:
 
 def _has_section(pyproject: Path) -> bool:
     try:
-        with pyproject.open("rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
+        data = _read_bounded(pyproject)
     except OSError:
         return False
     # Cheap test first; only a real [tool.aliaslint] table counts.  A file that mentions
@@ -242,10 +242,47 @@ def _has_section(pyproject: Path) -> bool:
 MAX_CONFIG_BYTES = 1 << 20
 
 
+def config_file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a config file (missing, a directory, a FIFO or a device), or
+    None for a regular file (or one whose reading will say what is wrong)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "config file not found"
+    except OSError:
+        return None
+    return _not_regular(mode)
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a config file"
+    kind = next((name for test, name in _KINDS if test(mode)), "")
+    return "is not a regular file" + (f" ({kind})" if kind else "")
+
+
+def _read_bounded(path: Path) -> bytes:
+    """At most ``MAX_CONFIG_BYTES + 1`` bytes of ``path``, a regular file: opened without
+    blocking and checked after opening, so a FIFO or a device put in its place is never read
+    (reading would wait for a writer forever, or never end)."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        problem = _not_regular(os.fstat(descriptor).st_mode)
+        if problem is not None:
+            raise ConfigError(f"{path}: {problem}")
+        return handle.read(MAX_CONFIG_BYTES + 1)
+
+
 def _read_toml(path: Path) -> dict:
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_CONFIG_BYTES + 1)
+        data = _read_bounded(path)
         if len(data) > MAX_CONFIG_BYTES:
             raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES >> 20} MiB, not read as "
                               "a configuration file")
@@ -327,8 +364,9 @@ def config_chain(path: Path) -> list[tuple[Path, dict]]:
             raise ConfigError(f"{current}: extend: expected the path of a config file, "
                               f"got {base!r}")
         target = current.parent / Path(os.path.expandvars(base)).expanduser()
-        if not _is_file(target):
-            raise ConfigError(f"{current}: extend: {base!r}: config file not found")
+        problem = config_file_problem(target)
+        if problem is not None:
+            raise ConfigError(f"{current}: extend: {base!r}: {problem}")
         current = Path(os.path.normpath(os.path.abspath(target)))
 
 
@@ -521,8 +559,9 @@ class Resolver:
         self._fixed: Settings | None = None
         if cli.config is not None:
             path = cli.config.resolve()
-            if not path.is_file():
-                raise ConfigError(f"{cli.config}: config file not found")
+            problem = config_file_problem(path)
+            if problem is not None:
+                raise ConfigError(f"{cli.config}: {problem}")
             self._fixed = settings_for_config(path, cli)
         elif cli.isolated:
             self._fixed = settings_from_options({}, None, self.cwd, cli)

@@ -69,23 +69,53 @@ def render(
     raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
-def render_statistics(diagnostics: Sequence[Diagnostic], fmt: str = "full") -> str:
+def render_statistics(diagnostics: Sequence[Diagnostic], fmt: str = "full",
+                      applies: Callable[[Diagnostic], bool] | None = None) -> str:
     """How often each code fired, most frequent first (like ``ruff --statistics``): a table,
-    or with ``fmt`` ``json`` a list of ``{code, name, count, fixable}`` objects."""
+    or with ``fmt`` ``json`` a list of ``{code, name, count, fixable}`` objects.
+
+    A code is fixable when this run's settings would apply a fix of one of its findings
+    (``applies``; by default, a safe fix): ``[*]`` before its name, as ruff marks it.  Unsafe
+    fixes left out by the settings are counted under the table."""
+    applies = applies or _safe_fix
     counts = Counter(d.code for d in diagnostics)
     names = {d.code: d.name for d in diagnostics}
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    fixable = {d.code for d in diagnostics if applies(d)}
     if fmt == "json":
-        fixable = {d.code for d in diagnostics if d.fix is not None}
         return json.dumps([{"code": code, "name": names[code], "count": count,
                             "fixable": code in fixable} for code, count in rows], indent=2) + "\n"
     if not counts:
         return ""
     count_width = len(str(rows[0][1]))
     code_width = max(len(code) for code in counts)
-    return "".join(
-        f"{count:>{count_width}}\t{code:<{code_width}}\t{names[code]}\n" for code, count in rows
+    marks = {code: ("[*] " if code in fixable else "[ ] ") if fixable else "" for code in counts}
+    table = "".join(
+        f"{count:>{count_width}}\t{code:<{code_width}}\t{marks[code]}{names[code]}\n"
+        for code, count in rows
     )
+    if fixable:
+        table += "[*] fixable with the `--fix` option\n"
+    hidden = hidden_fixes(diagnostics, applies)
+    if hidden:
+        table += f"{hidden_fixes_note(hidden)}.\n"
+    return table
+
+
+def _safe_fix(d: Diagnostic) -> bool:
+    return d.fix is not None and d.fix.applicability == "safe"
+
+
+def hidden_fixes(diagnostics: Sequence[Diagnostic], applies: Callable[[Diagnostic], bool]) -> int:
+    """How many findings have an unsafe fix that ``applies`` (this run's settings) leaves out."""
+    return sum(1 for d in diagnostics
+               if d.fix is not None and d.fix.applicability == "unsafe" and not applies(d))
+
+
+def hidden_fixes_note(hidden: int) -> str:
+    """"2 hidden fixes can be enabled with the `--unsafe-fixes` option", as ruff says it."""
+    return (f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the "
+            "`--unsafe-fixes` option")
 
 
 # --- shared pieces --------------------------------------------------------------------------
@@ -99,6 +129,35 @@ def _where(filename: str, location: Position, cell: int | None = None) -> str:
     if location.row < 1:
         return filename
     return f"{filename}:{location.row}:{location.column}"
+
+
+def _shown_where(filename: str, location: Position, cell: int | None = None) -> str:
+    """``_where`` for a terminal: the file name with what it cannot show escaped."""
+    return _where(shown_path(filename), location, cell)
+
+
+def shown_path(filename: str) -> str:
+    """A file name as the text formats print it: control characters (newlines, escape
+    sequences), bidi overrides, line separators and undecodable bytes written as ``%XX``
+    (UTF-8 bytes), and then ``%`` too, as GitHub's workflow commands escape their text, so a
+    name can neither break a line nor act on the terminal; a name with none of these (``100%.py``
+    included) is printed as it is."""
+    if not any(unicodedata.category(ch) in _UNSHOWABLE for ch in filename):
+        return filename
+    return _percent_escaped(filename, lambda ch: unicodedata.category(ch) in _UNSHOWABLE)
+
+
+def _percent_escaped(text: str, escape: Callable[[str], bool]) -> str:
+    """``text`` with ``%`` and every character ``escape`` picks written as ``%XX``."""
+    return "".join(_percent(ch) if ch == "%" or escape(ch) else ch for ch in text)
+
+
+def _percent(ch: str) -> str:
+    try:  # an undecodable byte of a file name comes back as the byte it was
+        data = ch.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        data = ch.encode("utf-8", "surrogatepass")
+    return "".join(f"%{byte:02X}" for byte in data)
 
 
 def _message_lines(message: str) -> list[str]:
@@ -172,7 +231,7 @@ CONCISE_CODE = 30
 
 def _render_concise(diagnostics: Sequence[Diagnostic], palette: _Palette) -> str:
     return "".join(
-        f"{palette.strong(_where(d.filename, d.location, d.cell))}: {_code(d, palette)} "
+        f"{palette.strong(_shown_where(d.filename, d.location, d.cell))}: {_code(d, palette)} "
         f"{concise_message(d.message)}{_processes(d)}\n"
         for d in diagnostics
     )
@@ -273,7 +332,7 @@ def _render_full(
 def _full_block(d: Diagnostic, source_lines: SourceLines, palette: _Palette) -> str:
     title, *explanation = _message_lines(d.message) or [""]
     out = [
-        f"{palette.strong(_where(d.filename, d.location, d.cell))}: "
+        f"{palette.strong(_shown_where(d.filename, d.location, d.cell))}: "
         f"{_code(d, palette, name=True)} {palette.strong(title)}{_processes(d)}"
     ]
     spans = [_Span(d.filename, d.location, d.end_location, d.code, True, d.cell)]
@@ -308,14 +367,14 @@ def _full_block(d: Diagnostic, source_lines: SourceLines, palette: _Palette) -> 
             continue
         if (filename, cell) != primary:
             first = min(s.location for s in shown)
-            out.append(pad + palette.gutter("::: ") + _where(filename, first, cell))
+            out.append(pad + palette.gutter("::: ") + _shown_where(filename, first, cell))
         out.append(palette.gutter(pad + " |"))
         out += _snippet(lines, marks, width, palette)
         out.append(palette.gutter(pad + " |"))
 
     # What no frame can show is still said, so a related location is never lost.
     notes = [
-        ("note", f"{_where(s.filename, s.location, s.cell)}: {s.label}")
+        ("note", f"{_shown_where(s.filename, s.location, s.cell)}: {s.label}")
         for s in unshown if not s.primary
     ]
     for line in explanation:
@@ -433,10 +492,8 @@ def _github_command(d: Diagnostic) -> str:
 
 
 def _github_escape(text: str, is_property: bool) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if is_property:
-        text = text.replace(":", "%3A").replace(",", "%2C")
-    return text
+    special = "\r\n:," if is_property else "\r\n"
+    return _percent_escaped(text, special.__contains__)
 
 
 # --- gitlab ---------------------------------------------------------------------------------

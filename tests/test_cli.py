@@ -80,7 +80,13 @@ def test_select_ignore_and_statistics(project, capsys):
                     "AL401")
     assert [line.split()[1] for line in out.splitlines()[:-1]] == ["AL401"]
     _, out, _ = run(capsys, "--statistics")
-    assert out.splitlines() == ["1\tAL401\tid-sharing-check", "1\tAL404\ttyped-storage"]
+    # AL401's fix is unsafe: fixable only with --unsafe-fixes ([*], as ruff marks it); AL404's
+    # here is display-only, never applied.
+    assert out.splitlines() == ["1\tAL401\tid-sharing-check", "1\tAL404\ttyped-storage",
+                                "1 hidden fix can be enabled with the `--unsafe-fixes` option."]
+    _, out, _ = run(capsys, "--statistics", "--unsafe-fixes")
+    assert out.splitlines() == ["1\tAL401\t[*] id-sharing-check", "1\tAL404\t[ ] typed-storage",
+                                "[*] fixable with the `--fix` option"]
 
 
 def test_unknown_selectors_are_usage_errors(project, capsys):
@@ -319,8 +325,14 @@ def test_output_file_quiet_and_statistics_as_json(project, capsys):
     assert (project / "report.txt").read_text(encoding="utf-8").startswith("bad.py:3:7: AL401 ")
     assert "Found" not in (project / "report.txt").read_text(encoding="utf-8")
     code, out, _ = run(capsys, "--statistics", "--output-format", "json")
+    assert json.loads(out) == [  # its only fix is unsafe
+        {"code": "AL401", "name": "id-sharing-check", "count": 1, "fixable": False}]
+    code, out, _ = run(capsys, "--statistics", "--output-format", "json", "--unsafe-fixes")
     assert json.loads(out) == [
         {"code": "AL401", "name": "id-sharing-check", "count": 1, "fixable": True}]
+    (project / "pyproject.toml").write_text("[tool.aliaslint]\nunsafe-fixes = true\n")
+    code, out, _ = run(capsys, "--statistics", "--output-format", "json")
+    assert json.loads(out)[0]["fixable"] is True
 
 
 def test_rule_by_name_as_json_and_did_you_mean(capsys):

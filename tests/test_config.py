@@ -278,3 +278,65 @@ def test_directories_whose_names_are_pattern_syntax(tmp_path, monkeypatch, capsy
     write(project / "old" / "o.py", BOTH)
     monkeypatch.chdir(project)
     assert check(capsys)[1] == ["tests/t.py:AL404"]
+
+
+# --- config paths that are not regular files: said what they are, never read ------------------
+
+def _aliaslint(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """The CLI in its own process: a read that blocks ends in the timeout, not in a hung run."""
+    import os
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run([sys.executable, "-m", "aliaslint", *args], cwd=cwd, timeout=60,
+                          capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+
+
+@pytest.fixture
+def special_files(project):
+    write(project / "x.py", BOTH)
+    (project / "folder.toml").mkdir()
+    import os
+
+    os.mkfifo(project / "pipe.toml")
+    (project / "zero.toml").symlink_to("/dev/zero")
+    return project
+
+
+@pytest.mark.parametrize("name, what", [
+    ("pipe.toml", "is not a regular file (a FIFO)"),
+    ("folder.toml", "is a directory, not a config file"),
+    ("zero.toml", "is not a regular file (a character device)"),
+    ("/dev/zero", "is not a regular file (a character device)"),
+    ("missing.toml", "config file not found"),
+])
+def test_a_config_path_that_is_not_a_regular_file(special_files, capsys, name, what):
+    def run(*args: str) -> tuple[int, str, str]:
+        if name == "pipe.toml":  # reading would wait for a writer: in a process of its own
+            done = _aliaslint(special_files, *args)
+            return done.returncode, done.stdout, done.stderr
+        code = main(list(args))
+        return (code, *capsys.readouterr())
+
+    for command in (["check", "x.py", "--no-cache"], ["clean"]):
+        assert run(*command, "--config", name) == (2, "", f"aliaslint: error: {name}: {what}\n")
+    write(special_files / "aliaslint.toml", f'extend = "{name}"\n')
+    assert run("check", "x.py", "--no-cache") == (
+        2, "", f"aliaslint: error: {special_files / 'aliaslint.toml'}: extend: {name!r}: {what}\n")
+
+
+def test_a_fifo_where_the_config_is_looked_for_is_passed_over(special_files):
+    import os
+
+    os.mkfifo(special_files / "pyproject.toml")
+    done = _aliaslint(special_files, "check", "x.py", "--no-cache", "--output-format", "concise")
+    assert (done.returncode, done.stderr) == (1, "")
+    assert done.stdout.splitlines()[-1] == "Found 2 findings in 1 of 1 file."
+
+
+def test_a_config_replaced_by_a_fifo_after_its_check_is_not_read(special_files):
+    from aliaslint.config import ConfigError, _read_toml
+
+    with pytest.raises(ConfigError, match="pipe.toml: is not a regular file \\(a FIFO\\)"):
+        _read_toml(special_files / "pipe.toml")

@@ -152,7 +152,8 @@ def test_diff_writes_nothing_and_exits_1(tmp_path, capsys, monkeypatch):
     code, out, err = run(capsys, "--diff", "m.py")
     assert code == 1 and Path("m.py").read_text() == TRAIN
     assert "-flat = x.t().view(-1)\n+flat = x.t().reshape(-1)\n" in out
-    assert "Would fix 3 findings." in err
+    assert err.endswith("Would fix 3 findings (2 hidden fixes can be enabled with the "
+                        "`--unsafe-fixes` option).\n")
 
 
 def test_fix_reports_what_is_left_and_what_unsafe_fixes_would_do(tmp_path, capsys, monkeypatch):

@@ -259,3 +259,97 @@ def test_the_program_ends_when_aliaslint_is_killed(tmp):
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
+
+
+# --- what the program can see of the tracer ---------------------------------------------------
+
+SEES = """\
+import json, os, subprocess, sys
+import torch
+
+child = subprocess.run([sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)))"],
+                       capture_output=True, text=True, check=True).stdout
+print(json.dumps({
+    "environ": dict(os.environ),
+    "child environ": json.loads(child),
+    "orig_argv": sys.orig_argv,
+    "executable": sys.executable,
+    "flags": repr(sys.flags),
+    "warnoptions": sys.warnoptions,
+    "xoptions": sys._xoptions,
+    "path": sys.path,
+}))
+"""
+
+
+@pytest.mark.parametrize("environment", [{}, {"PYTHONDONTWRITEBYTECODE": "1",
+                                              "PYTHONPATH": "/nonexistent/site"}])
+def test_the_program_sees_the_environment_and_command_line_of_a_plain_run(tmp, environment):
+    (tmp / "sees.py").write_text(SEES)
+    root = str(Path(__file__).resolve().parent.parent)
+    # aliaslint is found through PYTHONPATH here; the program's PYTHONPATH is that one.
+    env = {**environment, "PYTHONPATH": os.pathsep.join(
+        [root, *([environment["PYTHONPATH"]] if "PYTHONPATH" in environment else [])])}
+    plain = run([sys.executable, "sees.py", "arg"], tmp, env=env)
+    traced = run([*ALIASLINT, "trace", "sees.py", "arg"], tmp, env=env)
+    assert plain.returncode == traced.returncode == 0, traced.stderr
+    seen, expected = json.loads(traced.stdout), json.loads(plain.stdout)
+    assert seen == expected
+    assert seen["orig_argv"] == [sys.executable, "sees.py", "arg"]  # no -B
+    assert seen["environ"]["PYTHONPATH"] == env["PYTHONPATH"]
+
+
+def test_interpreter_options_given_to_aliaslint_reach_the_program(tmp):
+    (tmp / "sees.py").write_text(SEES)
+    traced = run([sys.executable, "-X", "dev", "-Wignore::DeprecationWarning", "-m", "aliaslint",
+                  "trace", "sees.py"], tmp)
+    seen = json.loads(traced.stdout)
+    assert seen["orig_argv"] == [sys.executable, "-X", "dev", "-W", "ignore::DeprecationWarning",
+                                 "sees.py"]
+    assert seen["xoptions"] == {"dev": True}
+
+
+def test_children_of_the_program_are_still_traced_with_follow_children(tmp):
+    (tmp / "parent.py").write_text(
+        "import os, subprocess, sys\n"
+        "code = 'import torch\\nx = torch.randn(3, requires_grad=True)\\ny = x.exp()\\n"
+        "y.add_(1)\\ntry:\\n    y.sum().backward()\\nexcept RuntimeError:\\n    pass\\n'\n"
+        "subprocess.run([sys.executable, '-c', code], check=True, env={**os.environ, 'X': '1'})\n")
+    traced = run([*ALIASLINT, "trace", "--follow-children", "--output-format", "concise",
+                  "parent.py"], tmp)
+    assert traced.returncode == 1, traced.stderr
+    assert traced.stderr.startswith("<string>:4:1: AL101 in-place `add_` writes a tensor")
+    assert "(in process " in traced.stderr.splitlines()[0]
+
+
+# --- a program that never started ---------------------------------------------------------------
+
+@pytest.mark.parametrize("program, status, said", [
+    (["missing.py"], 2, "can't open file"),
+    (["broken.py"], 1, "SyntaxError: '(' was never closed"),
+    (["-m", "no_such_module"], 1, "No module named no_such_module"),
+    (["-m", "broken"], 1, "SyntaxError: '(' was never closed"),
+])
+def test_a_program_that_never_started_is_not_reported_as_clean(tmp, program, status, said):
+    (tmp / "broken.py").write_text("x = (\n")
+    plain = run([sys.executable, *program], tmp)
+    name = " ".join(program)
+    for command in (["trace"], ["check", "--trace"]):
+        traced = run([*ALIASLINT, *command, *program], tmp)
+        assert traced.returncode == plain.returncode == status
+        assert said in traced.stderr
+        assert traced.stderr.splitlines()[-1] == (
+            f"aliaslint {' '.join(command)}: the program `{name}` did not start "
+            f"(exit status {status}); nothing was traced.")
+
+
+@pytest.mark.parametrize("script", ["fails.py", "fails.pyc"])
+def test_a_program_that_started_and_failed_is_reported_as_run(tmp, script):
+    import py_compile
+
+    (tmp / "fails.py").write_text("import torch\nraise SystemExit(3)\n")
+    py_compile.compile(str(tmp / "fails.py"), cfile=str(tmp / "fails.pyc"))
+    traced = run([*ALIASLINT, "trace", script], tmp)
+    assert traced.returncode == 3
+    assert traced.stderr.splitlines()[-1] == (
+        "aliaslint trace: 0 runtime findings (no alias hazard was hit).")

@@ -159,9 +159,12 @@ def test_walk_include_and_exclude(project, capsys):
     assert capsys.readouterr().out.splitlines()[0] == "ok.py  (pyproject.toml)"
 
 
-def test_precommit_hook_covers_notebooks():
-    text = (ROOT / ".pre-commit-hooks.yaml").read_text()
-    assert "types_or: [python, pyi, jupyter]" in text
+def test_every_precommit_hook_covers_notebooks():
+    yaml = pytest.importorskip("yaml")
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert {hook["id"]: hook["types_or"] for hook in hooks} == {
+        "aliaslint": ["python", "pyi", "jupyter"],
+        "aliaslint-fix": ["python", "pyi", "jupyter"]}
 
 
 def test_related_locations_render_with_their_cell():

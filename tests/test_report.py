@@ -427,9 +427,11 @@ def test_statistics():
         "1\tAL201\twrite-through-view\n"
         "1\tAL404\ttyped-storage\n"
         "1\tAL902\tfile-not-checked\n"
+        "2 hidden fixes can be enabled with the `--unsafe-fixes` option.\n"
     )
-    assert report.render_statistics([SAVED] * 10 + [VIEW]) == (
-        "10\tAL101\tinplace-on-saved-tensor\n 1\tAL201\twrite-through-view\n"
+    assert report.render_statistics([SAVED] * 10 + [VIEW], applies=lambda d: d.fix is not None) == (
+        "10\tAL101\t[*] inplace-on-saved-tensor\n 1\tAL201\t[ ] write-through-view\n"
+        "[*] fixable with the `--fix` option\n"
     )
     assert report.render_statistics([]) == ""
 
@@ -596,3 +598,42 @@ def test_messages_quote_a_statement_without_the_comments_above_it():
     (finding,) = [d for d in check_source(source) if d.code == "AL205"]
     assert "`scores[:, 1:] = 0`" in finding.message
     assert "#" not in finding.message
+
+
+# --- file names that could act on the terminal -------------------------------------------------
+
+HOSTILE_NAMES = {
+    "a\nb.py": "a%0Ab.py",
+    "c\rd.py": "c%0Dd.py",
+    "e\x1b[31mf.py": "e%1B[31mf.py",
+    "g\u202eh.py": "g%E2%80%AEh.py",  # a bidi override
+    "i\x07 100%.py": "i%07 100%25.py",  # once escaped, % is too: the name reads back
+    "j\udcffk.py": "j%FFk.py",  # an undecodable byte of the name
+}
+
+
+@pytest.mark.parametrize("name, shown", HOSTILE_NAMES.items())
+def test_text_formats_escape_control_characters_in_file_names(name, shown):
+    related = Related("saved here", name, Position(1, 1), Position(1, 2))
+    d = Diagnostic("AL101", "m", name, Position(2, 1), Position(2, 4), (related,))
+    other = Diagnostic("AL101", "m", "main.py", Position(2, 1), Position(2, 4), (related,))
+    unreadable = report.render("full", [d, other], source_lines=lambda *_: None)
+    assert unreadable.splitlines()[:2] == [
+        f"{shown}:2:1: AL101 [inplace-on-saved-tensor] m", f"  = note: {shown}:1:1: saved here"]
+    readable = report.render("full", [other], source_lines=lambda *_: ["x = 1", "y = 2"])
+    assert f" ::: {shown}:1:1" in readable.splitlines()
+    assert report.render("concise", [d], source_lines=lambda *_: None) == f"{shown}:2:1: AL101 m\n"
+    for text in (unreadable, readable):
+        assert not any(ch in text for ch in "\r\x1b\x07\u202e\udcff")
+
+
+def test_a_checked_file_whose_name_holds_a_newline(tmp_path, monkeypatch, capsys):
+    from aliaslint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "evil\nx.py:1:1: AL999 forged.py").write_text(
+        "import torch\na = torch.zeros(3)\nprint(id(a) == id(a[1:]))\n")
+    assert main(["check", "--no-cache", "--output-format", "concise"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("evil%0Ax.py:1:1: AL999 forged.py:3:7: AL401 ")
+    assert len(out.splitlines()) == 2

@@ -24,6 +24,25 @@ def _output_buffer(origin: cst.CSTNode | None) -> bool:
     return name in _BUFFER_FACTORIES
 
 
+# Methods called by their name (by Python, torch or a training framework): renaming one would
+# stop it being called, so the finding proposes what works instead.
+_CALLED_BY_NAME = frozenset({
+    "forward", "backward", "setup_context", "jvp", "vjp",  # nn.Module, autograd.Function
+    "training_step", "validation_step", "test_step", "predict_step",  # Lightning
+})
+
+
+def _remedy(callee: str) -> str:
+    """What the author of ``callee`` can do: make it out of place, or say that it writes."""
+    if not (callee in _CALLED_BY_NAME or callee.startswith("__") and callee.endswith("__")):
+        return (f"return a new tensor instead, pass a `.clone()`, or name the function "
+                f"`{callee}_`")
+    return (f"return a new tensor instead (out-of-place ops, or clone the argument at the top "
+            f"of `{callee}`), pass a `.clone()`, or say in `{callee}`'s docstring that it "
+            f"modifies its argument in place (a method called by its name cannot become "
+            f"`{callee}_`)")
+
+
 RULE = Rule(
     "AL208", "argument-written",
     "A function writes a caller's tensor argument in place without saying so, and the caller "
@@ -54,8 +73,8 @@ def argument_written(event: StaleRead, ctx: Context):
         inside, inside,
         f"{ctx.code(write.node)} writes its argument {written(write, ctx)} in place "
         f"({ctx.code(inside)} at line {ctx.line(inside)}, inside `{write.callee}`) though "
-        f"nothing in its name or docstring says so · {sees(event, ctx)} · return a new tensor "
-        f"instead, pass a `.clone()`, or name the function `{write.callee}_`",
+        f"nothing in its name or docstring says so · {sees(event, ctx)} · "
+        f"{_remedy(write.callee)}",
         (("called here with the caller's tensor", call), read_related(event)),
         witness=witness,
     )

@@ -24,11 +24,12 @@ and worker id; the launcher merges them.  The tracer is used through its public 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,8 @@ RECORDS = "records"
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _PROCESS: _Process | None = None
+# sys.path when the hook runs: before the interpreter puts the program's directory first.
+_HOOK_PATH: list[str] = []
 
 
 def start(hook_file: str) -> None:
@@ -51,6 +54,7 @@ def start(hook_file: str) -> None:
     startup = os.path.dirname(os.path.abspath(hook_file))
     # As in a plain run, sys.path does not hold the hook's directory.
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != startup]
+    _HOOK_PATH[:] = sys.path
     run = os.environ.get(ENV_RUN)
     role, _, parent = os.environ.pop(ENV_ROLE, "").partition(":")
     if run and _PROCESS is None:
@@ -61,11 +65,51 @@ def start(hook_file: str) -> None:
             settings = None  # the run is over (an orphan outliving it): nothing to report to
         if settings is not None:
             _PROCESS = _Process(run, settings, role, int(parent) if parent.isdigit() else None)
+            if role != "agent" and not settings.get("follow_children"):
+                _environment_as_given(startup)
             try:
                 _PROCESS.start()
             except Exception:  # the trace is lost, never the program
                 pass
     _chain_user_sitecustomize(startup)
+
+
+@contextlib.contextmanager
+def _imports_of_aliaslint() -> Iterator[None]:
+    """Imports made by aliaslint from the program's process find aliaslint's dependencies
+    where the interpreter found them before the program ran, never a module of the same name
+    in the program's directory (a ``libcst.py`` next to the script)."""
+    program_path = sys.path[:]
+    sys.path[:] = _HOOK_PATH or program_path
+    try:
+        yield
+    finally:
+        sys.path[:] = program_path
+
+
+def _environment_as_given(startup: str) -> None:
+    """``os.environ`` as the user's own run has it: without the hook's ``PYTHONPATH`` entry
+    and the run's directory.  Only the mapping changes, not the process's environment, which
+    the processes the program starts inherit (DataLoader workers, spawn and forkserver
+    included), so they still join the run.  torchrun's agent keeps both: it builds each
+    rank's environment from a copy of ``os.environ``, and so does a program that starts a
+    child with ``env={**os.environ, ...}``; with ``--follow-children`` they stay visible."""
+    data = getattr(os.environ, "_data", None)
+    if not isinstance(data, dict):
+        return
+    try:
+        key = os.environ.encodekey("PYTHONPATH")
+        value = os.environ.get("PYTHONPATH")
+        if value is not None:
+            first, separator, rest = value.partition(os.pathsep)
+            if os.path.abspath(first or os.curdir) == startup:
+                if separator:
+                    data[key] = os.environ.encodevalue(rest)
+                else:
+                    del data[key]
+        data.pop(os.environ.encodekey(ENV_RUN), None)
+    except Exception:  # another os.environ than CPython's: it shows the hook, nothing worse
+        pass
 
 
 def _chain_user_sitecustomize(startup: str) -> None:
@@ -99,6 +143,7 @@ class _Process:
         self.written = False
         self.worker: int | None = None
         self.error: BaseException | None = None
+        self.program_started = False  # the program's own code began to run (main only)
         # Findings the process had when it forked: the child reports only its own.
         self.inherited: frozenset[tuple] = frozenset()
         self._at_fork: frozenset[tuple] = frozenset()
@@ -116,6 +161,7 @@ class _Process:
         _after_import("torch", self._torch_imported)
         if self.role != "main":
             return
+        self._watch_for_the_program()
         try:
             import torch  # noqa: F401  (the trace starts from here, before the program)
         except Exception as error:
@@ -129,6 +175,25 @@ class _Process:
             self._open_confirmation(confirm)
         self.begin()
         atexit.register(self.finish)
+
+    def _watch_for_the_program(self) -> None:
+        """Note when the program's code starts: its module is executed as ``__main__``
+        (the ``exec`` audit event of code compiled from ``__main__.__file__``).  A missing
+        script, a syntax error or an unknown module end the process before that, and the
+        launcher then says the program did not start instead of "no hazard was hit"."""
+
+        def hook(event: str, args: tuple) -> None:
+            if self.program_started or event != "exec":
+                return
+            try:
+                filename = getattr(sys.modules.get("__main__"), "__file__", None)
+                code = args[0] if args else None
+                if filename is not None and getattr(code, "co_filename", None) == filename:
+                    self.program_started = True
+            except Exception:  # an audit hook that raises would fail the program's exec
+                pass
+
+        sys.addaudithook(hook)
 
     def _torch_imported(self, torch: Any) -> None:
         _wrap_worker_loop(self)
@@ -178,23 +243,29 @@ class _Process:
             return
         self.written = True
         record: dict[str, Any] = {"label": self.label(), "pid": self.pid}
-        try:
-            tracer = self.tracer
-            if tracer is not None and self.started_here:
-                error = self.error
-                tracer.__exit__(type(error) if error else None, error,
-                                error.__traceback__ if error else None)
-            if self.confirming is not None:
-                self.confirming.close()
-                outcome = self.confirming.outcome(0)
-                record["confirmation"] = [
-                    {**d.to_json(), "note": outcome.note(d)} for d in outcome.diagnostics]
-                record["files"] = outcome.files
-            elif tracer is not None:
-                record["findings"] = [d.to_json() for d in tracer.findings
-                                      if _key(d) not in self.inherited]
-        except Exception as error:  # the record says what failed; the program is unaffected
-            record["error"] = f"{type(error).__name__}: {error}"
+        with _imports_of_aliaslint():  # the tracer's last imports (rule names)
+            try:
+                tracer = self.tracer
+                if tracer is not None and self.started_here:
+                    error = self.error
+                    tracer.__exit__(type(error) if error else None, error,
+                                    error.__traceback__ if error else None)
+                if self.confirming is not None:
+                    self.confirming.close()
+                    outcome = self.confirming.outcome(0)
+                    record["confirmation"] = [
+                        {**d.to_json(), "note": outcome.note(d)} for d in outcome.diagnostics]
+                    record["files"] = outcome.files
+                elif tracer is not None:
+                    record["findings"] = [d.to_json() for d in tracer.findings
+                                          if _key(d) not in self.inherited]
+            except Exception as error:  # the record says what failed; the program is unaffected
+                record["error"] = f"{type(error).__name__}: {error}"
+        if self.role == "main":
+            # A compiled script (`python prog.pyc`) runs without an `exec` event: no claim.
+            loader = getattr(sys.modules.get("__main__"), "__loader__", None)
+            record["started"] = self.program_started or (
+                type(loader).__name__ == "SourcelessFileLoader")
         if isinstance(self.error, KeyboardInterrupt) and self.role == "main":
             record["interrupted"] = True
         self.write(record)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from aliaslint.diagnostics import Diagnostic, Status
+from aliaslint.interpreter import interpreter_options
 from aliaslint.runtime.child import ENV_ROLE, ENV_RUN, RECORDS, SETTINGS
 
 _RUN_PREFIX = "aliaslint-trace-"
@@ -80,6 +81,13 @@ class Run:
             if "error" in record and "label" not in record:
                 return str(record["error"])
         return None
+
+    @property
+    def started(self) -> bool:
+        """False when the program never began to run (a missing script, a syntax error, an
+        unknown module): every main process says so, and the job failed as Python fails."""
+        mains = [r for r in self.records if "started" in r]
+        return self.exit_status == 0 or not mains or any(r["started"] for r in mains)
 
     @property
     def several(self) -> bool:
@@ -219,8 +227,7 @@ def _alive(pid: int) -> bool:
 
 
 def _command(program: Program, options: Options, run: str) -> list[str]:
-    flags = [flag for flag in subprocess._args_from_interpreter_flags()  # type: ignore[attr-defined]
-             if flag not in _HOOK_BLOCKERS]
+    flags = _interpreter_flags()
     target = ["-m", program.target] if program.module else [program.target]
     if options.nproc_per_node is None:
         return [sys.executable, *flags, *target, *program.args]
@@ -229,6 +236,21 @@ def _command(program: Program, options: Options, run: str) -> list[str]:
     return [sys.executable, *flags, "-m", "torch.distributed.run", "--standalone",
             "--nproc-per-node", str(options.nproc_per_node), "--monitor-interval", "0.1",
             "--log-dir", os.path.join(run, "torchrun"), *target, *program.args]
+
+
+def _interpreter_flags() -> list[str]:
+    """The options this interpreter was started with (``python -X dev -m aliaslint trace``),
+    for the program's: the ones given on the command line only, so ``sys.orig_argv`` gains
+    nothing that the environment the program inherits already says (``-B`` for
+    ``PYTHONDONTWRITEBYTECODE``), and none that would keep the hook from running."""
+    words, _ = interpreter_options(list(getattr(sys, "orig_argv", ())[1:]))
+    flags: list[str] = []
+    takes_value = False
+    for word in words:
+        if takes_value or word not in _HOOK_BLOCKERS:
+            flags.append(word)
+        takes_value = not takes_value and word in ("-W", "-X", "--check-hash-based-pycs")
+    return flags
 
 
 def _run(command: list[str], env: dict[str, str]) -> int:

@@ -117,3 +117,19 @@ torch.manual_seed(0)
 images = torch.rand(4, 3, 2, 2)
 centered = center(images)
 assert (images.mean(dim=(1, 2, 3)) > 0.1).all()
+
+
+# case: forward and dunder methods are called by name: declared in their docstrings instead
+import torch
+from torch import nn
+class Normalize(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Normalizes `x` in place (it is large; the caller no longer needs it)."""
+        return x.sub_(x.mean())
+class Scale(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x.mul_(2)  # error: AL208
+images = torch.rand(4, 3)
+out = Normalize()(images)
+out = Scale()(images)
+print(images)
