@@ -365,8 +365,8 @@ def verify_directory(directory: Path, setting: str,
         home = Path(os.path.realpath(Path.home()))
     except (RuntimeError, KeyError, OSError):
         home = None
-    for protected, what in [*((Path(os.path.realpath(p)), w) for p, w in keep),
-                            *([(home, "the home directory")] if home else [])]:
+    for protected, what in [*([(home, "the home directory")] if home else []),
+                            *((Path(os.path.realpath(p)), w) for p, w in keep)]:
         if resolved == protected:
             raise refuse(f"{resolved} is {what}")
         if resolved in protected.parents:
