@@ -13,7 +13,8 @@ facts itself and is used only when each is the one of the file at hand, so an
 entry moved, renamed or copied from another file, version or configuration is
 a miss.  Its findings are then read field by field: exact types, known codes,
 rows and columns inside the file's lines, a cell only in a notebook's code
-cell, edits inside the file.  The file's extent (its rows, its longest line,
+cell, edits inside the file; and a checksum over them catches damage that
+still looks like a finding.  The file's extent (its rows, its longest line,
 its cells) is measured when its content is hashed and kept in the index with
 the hash, so this costs a warm run no read either.  An entry that fails any of
 this is a miss: the file is checked again and the entry overwritten.  These
@@ -213,7 +214,8 @@ class Cache:
                     and entry.get("kind") == binding.kind
                     and entry.get("settings") == binding.settings
                     and entry.get("digest") == binding.digest
-                    and isinstance(entry.get("diagnostics"), list)):
+                    and isinstance(entry.get("diagnostics"), list)
+                    and entry.get("check") == _checksum(key, entry["diagnostics"])):
                 return None
             found = [_decode(item) for item in entry["diagnostics"]]
         except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
@@ -228,9 +230,10 @@ class Cache:
         if not all(_fits(d.with_filename(""), extent) for d in diagnostics):
             return
         key = self.key(binding)
+        encoded = [_encode(d.with_filename("")) for d in diagnostics]
         entry = {"format": _FORMAT, "key": key, "fingerprint": self.fingerprint,
                  "kind": binding.kind, "settings": binding.settings, "digest": binding.digest,
-                 "diagnostics": [_encode(d.with_filename("")) for d in diagnostics]}
+                 "check": _checksum(key, encoded), "diagnostics": encoded}
         # Listed before it exists, so `clean` knows every entry a run may have left.
         if self._list(key):
             self._write(self._entry_path(key), json.dumps(entry, separators=(",", ":")))
@@ -582,6 +585,13 @@ def _rmdir(path: Path) -> bool:
 
 
 # -- entries as JSON -----------------------------------------------------------------------
+
+
+def _checksum(key: str, encoded: list) -> str:
+    """A hash of an entry's findings as written, so a flipped byte inside a message or a
+    position that still fits the file is caught too."""
+    text = json.dumps([key, encoded], separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def _encode(d: Diagnostic) -> list:

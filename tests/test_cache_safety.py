@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from aliaslint import engine
-from aliaslint.cache import _MADE, TAG_NAME, Cache, _make_directory
+from aliaslint.cache import _MADE, TAG_NAME, Cache, _checksum, _make_directory
 from aliaslint.config import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -375,6 +375,7 @@ FORGED = {
     "another version's fingerprint": ("gate.py", lambda e: {**e, "fingerprint": "0" * 32}),
     "another format": ("gate.py", lambda e: {**e, "format": 2}),
     "truncated JSON": ("gate.py", "truncate"),
+    "a changed message under the old checksum": ("gate.py", "stale checksum"),
     "a row as a string": ("gate.py", forge(3, ["13", 9])),
     "a row as a float": ("gate.py", forge(3, [13.0, 9])),
     "a row as true": ("gate.py", forge(3, [True, 9])),
@@ -399,10 +400,17 @@ def test_a_forged_entry_is_refused_recomputed_and_overwritten(project, parsed, n
     honest = path.read_text()
     if change == "truncate":
         path.write_text(honest[: len(honest) // 2])
+    elif change == "stale checksum":
+        path.write_text(honest.replace("out-of-place", "in-place"))
+        assert path.read_text() != honest
     elif isinstance(change, str):
         path.write_text(entry_of(project, change).read_text())
     else:
-        path.write_text(json.dumps(change(json.loads(honest))))
+        # Checksummed again, as a careful forger would: the field checks alone refuse it.
+        forged = change(json.loads(honest))
+        if "check" in forged:
+            forged["check"] = _checksum(forged["key"], forged["diagnostics"])
+        path.write_text(json.dumps(forged))
     if warm_path == "content-hash":
         (project / ".aliaslint_cache" / "0.1.0" / "index.json").unlink()
     parsed.clear()
