@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from aliaslint import __version__
 from aliaslint.config import ConfigError
@@ -67,7 +67,8 @@ _TAG_HEAD = (
 )
 _TAG = _TAG_HEAD + "# For information about cache directory tags see https://bford.info/cachedir/\n"
 # The record that aliaslint made the directory, so `clean` may remove it once it is empty.
-_MADE = "# aliaslint made this directory; `aliaslint clean` removes it once it holds nothing else.\n"
+_MADE = ("# aliaslint made this directory; `aliaslint clean` removes it once it holds "
+         "nothing else.\n")
 _GITIGNORE = "# Automatically created by aliaslint.\n*\n"
 ENTRIES_LIST = "entries.list"
 INDEX = "index.json"
@@ -128,7 +129,8 @@ class Extent:
     cells: tuple[tuple[int, int, int], ...] | None = None
 
     def to_json(self) -> list:
-        return [self.rows, self.width, None if self.cells is None else [list(c) for c in self.cells]]
+        cells = None if self.cells is None else [list(cell) for cell in self.cells]
+        return [self.rows, self.width, cells]
 
     @classmethod
     def from_json(cls, data: Any) -> Extent | None:
@@ -324,7 +326,8 @@ def _read_regular(path: Path, limit: int) -> bytes | None:
     """The content of a regular file of at most ``limit`` bytes; None for anything else (a
     FIFO is never waited on, a symlink never followed)."""
     try:
-        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+                         | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None
     try:
@@ -400,44 +403,42 @@ def _made_here(directory: Path) -> bool:
 
 
 def _survey(directory: Path) -> tuple[list[str], dict[Path, list[str]]]:
-    """What in ``directory`` is not the layout of an aliaslint cache (paths relative to it,
-    the first few), and the entry files found in each version's directory."""
+    """What in ``directory`` is not the layout of an aliaslint cache (paths relative to it),
+    and the entry files found in each version's directory."""
     stray: list[str] = []
-    entries: dict[Path, list[str]] = {}
 
-    def ours(folder: Path, name: str, allowed: bool, is_dir: bool) -> bool:
+    def expect(item: os.DirEntry, allowed: object) -> bool:
         if not allowed:
-            stray.append(os.path.relpath(folder / name, directory) + ("/" if is_dir else ""))
-        return allowed
+            stray.append(os.path.relpath(item.path, directory) + ("/" if item.is_dir() else ""))
+        return bool(allowed)
 
+    entries: dict[Path, list[str]] = {}
     for item in _scan(directory):
-        if len(stray) > 3:
-            break
         if item.name == TAG_NAME:
-            ours(directory, item.name, _read_text(item.path).startswith(_TAG_HEAD), False)
+            expect(item, _read_text(item.path).startswith(_TAG_HEAD))
         elif item.name == ".gitignore":
-            ours(directory, item.name, _read_text(item.path) == _GITIGNORE, False)
-        elif ours(directory, item.name, _VERSION.match(item.name) is not None
-                  and item.is_dir(follow_symlinks=False), item.is_dir()):
-            root = Path(item.path)
-            found = entries.setdefault(root, [])
-            for inner in _scan(root):
-                if inner.name == "entries" and inner.is_dir(follow_symlinks=False):
-                    for bucket in _scan(Path(inner.path)):
-                        if ours(Path(inner.path), bucket.name, _BUCKET.match(bucket.name) is not None
-                                and bucket.is_dir(follow_symlinks=False), bucket.is_dir()):
-                            for entry in _scan(Path(bucket.path)):
-                                if ours(Path(bucket.path), entry.name,
-                                        (_KEY.match(entry.name) is not None
-                                         or _TEMPORARY.match(entry.name) is not None)
-                                        and entry.is_file(follow_symlinks=False), entry.is_dir()):
-                                    if _KEY.match(entry.name):
-                                        found.append(entry.name)
-                else:
-                    ours(root, inner.name, (inner.name in (INDEX, ENTRIES_LIST)
-                                            or _TEMPORARY.match(inner.name) is not None)
-                         and inner.is_file(follow_symlinks=False), inner.is_dir())
+            expect(item, _read_text(item.path) == _GITIGNORE)
+        elif expect(item, item.is_dir(follow_symlinks=False) and _VERSION.match(item.name)):
+            entries[Path(item.path)] = _survey_version(Path(item.path), expect)
     return stray, entries
+
+
+def _survey_version(root: Path, expect: Callable[[os.DirEntry, object], bool]) -> list[str]:
+    """The entry files of one version's directory; ``expect`` is told what else is there."""
+    keys = []
+    for item in _scan(root):
+        if item.name != "entries" or not item.is_dir(follow_symlinks=False):
+            expect(item, item.is_file(follow_symlinks=False)
+                   and (item.name in (INDEX, ENTRIES_LIST) or _TEMPORARY.match(item.name)))
+            continue
+        for bucket in _scan(Path(item.path)):
+            if expect(bucket, bucket.is_dir(follow_symlinks=False) and _BUCKET.match(bucket.name)):
+                for entry in _scan(Path(bucket.path)):
+                    if expect(entry, entry.is_file(follow_symlinks=False) and (
+                            _KEY.match(entry.name) or _TEMPORARY.match(entry.name))) \
+                            and _KEY.match(entry.name):
+                        keys.append(entry.name)
+    return keys
 
 
 def _scan(folder: Path) -> list[os.DirEntry]:

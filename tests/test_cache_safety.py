@@ -17,6 +17,7 @@ import pytest
 
 from aliaslint import engine
 from aliaslint.cache import _MADE, TAG_NAME, Cache, _checksum, _make_directory
+from aliaslint.cli import main
 from aliaslint.config import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -167,9 +168,9 @@ def test_clean_keeps_what_it_did_not_write(workspace):
                              "it holds files the cache does not list (0.1.0/entries/mine.txt, "
                              "notes.md)\n")
     assert everything(cache) == {
-        TAG_NAME: (cache / TAG_NAME).read_bytes(), ".gitignore": (cache / ".gitignore").read_bytes(),
-        "notes.md": b"mine\n", "0.1.0": "dir", "0.1.0/entries": "dir",
-        "0.1.0/entries/mine.txt": b"mine too\n"}
+        TAG_NAME: (cache / TAG_NAME).read_bytes(),
+        ".gitignore": (cache / ".gitignore").read_bytes(), "notes.md": b"mine\n",
+        "0.1.0": "dir", "0.1.0/entries": "dir", "0.1.0/entries/mine.txt": b"mine too\n"}
 
 
 def test_default_cache_dir_holding_user_files_is_refused(workspace):
@@ -448,3 +449,16 @@ def test_every_real_finding_round_trips(project, parsed):
     parsed.clear()
     assert engine.check_paths(["."], jobs=1, cache=True).diagnostics == cold
     assert parsed == []
+
+
+def test_the_refusal_names_the_file_that_sets_cache_dir(project, capsys):
+    """A value inherited through `extend` is reported with the file that wrote it."""
+    (project / "configs").mkdir()
+    (project / "configs" / "base.toml").write_text('cache-dir = ".."\n')
+    (project / "pyproject.toml").write_text('[tool.aliaslint]\nextend = "configs/base.toml"\n')
+    (project / "m.py").write_text(MODEL)
+    assert main(["check", "m.py"]) == 2
+    assert capsys.readouterr().err == (
+        'aliaslint: error: configs/base.toml: [tool.aliaslint] cache-dir = "..": '
+        f"{project} is the project root; the cache needs a directory of its own (such as "
+        "'.aliaslint_cache')\n")
