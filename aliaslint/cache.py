@@ -414,10 +414,8 @@ def _survey(directory: Path) -> tuple[list[str], dict[Path, list[str]]]:
 
     entries: dict[Path, list[str]] = {}
     for item in _scan(directory):
-        if item.name == TAG_NAME:
-            expect(item, _read_text(item.path).startswith(_TAG_HEAD))
-        elif item.name == ".gitignore":
-            expect(item, _read_text(item.path) == _GITIGNORE)
+        if item.name in (TAG_NAME, ".gitignore"):
+            expect(item, _own_file(item))
         elif expect(item, item.is_dir(follow_symlinks=False) and _VERSION.match(item.name)):
             entries[Path(item.path)] = _survey_version(Path(item.path), expect)
     return stray, entries
@@ -494,12 +492,12 @@ def _make_directory(directory: Path) -> None:
 
 @dataclass(frozen=True)
 class Cleaned:
-    """What ``clean`` did: entries removed, whether the directory went, what stayed."""
+    """What ``clean`` did: entries removed, whether the directory went, what stayed (when
+    nothing did, aliaslint did not make the directory)."""
 
     entries: int
     removed: bool
     left: tuple[str, ...] = ()
-    made_here: bool = True
 
 
 def clean(directory: Path, setting: str, keep: Sequence[tuple[Path, str]] = ()) -> Cleaned | None:
@@ -532,16 +530,13 @@ def clean(directory: Path, setting: str, keep: Sequence[tuple[Path, str]] = ()) 
             if name in (INDEX, ENTRIES_LIST) and item.is_file(follow_symlinks=False):
                 _unlink(Path(item.path))
         _rmdir(root)
-    made_here = _made_here(resolved)
-    stray, _ = _survey(resolved)
-    left = [item.name for item in _scan(resolved) if item.name not in (TAG_NAME, ".gitignore")]
-    if made_here and not left and not stray:
+    left = _left(resolved)
+    if _made_here(resolved) and not left:
         for name in (TAG_NAME, ".gitignore"):
             _unlink(resolved / name)
         if _rmdir(resolved):
             return Cleaned(removed, True)
-    remaining = stray or [_relative(p, resolved) for p in _files_under(resolved)]
-    return Cleaned(removed, False, tuple(remaining), made_here)
+    return Cleaned(removed, False, tuple(left))
 
 
 def _listed(root: Path) -> set[str]:
@@ -551,22 +546,31 @@ def _listed(root: Path) -> set[str]:
     return {line for line in data.decode("ascii", "replace").splitlines() if _KEY.match(line)}
 
 
-def _files_under(directory: Path) -> list[Path]:
-    found: list[Path] = []
-    for item in _scan(directory):
-        if len(found) > 3:
-            break
-        if item.name in (TAG_NAME, ".gitignore") and item.is_file(follow_symlinks=False):
-            continue
-        if item.is_dir(follow_symlinks=False):
-            found += _files_under(Path(item.path)) or [Path(item.path)]
-        else:
-            found.append(Path(item.path))
+def _left(directory: Path) -> list[str]:
+    """The files (or empty directories) below the cache directory, besides its own tag and
+    .gitignore, as paths relative to it; the first few."""
+    found: list[str] = []
+
+    def visit(folder: Path) -> bool:
+        items = _scan(folder)
+        for item in items:
+            if len(found) > 3:
+                break
+            if folder == directory and _own_file(item):
+                continue
+            if not item.is_dir(follow_symlinks=False) or not visit(Path(item.path)):
+                found.append(os.path.relpath(item.path, directory))
+        return bool(items)
+
+    visit(directory)
     return found
 
 
-def _relative(path: Path, directory: Path) -> str:
-    return os.path.relpath(path, directory)
+def _own_file(item: os.DirEntry) -> bool:
+    """Is this the cache directory's tag or .gitignore, as aliaslint writes them?"""
+    if item.name == TAG_NAME:
+        return _read_text(item.path).startswith(_TAG_HEAD)
+    return item.name == ".gitignore" and _read_text(item.path) == _GITIGNORE
 
 
 def _unlink(path: Path) -> int:

@@ -162,15 +162,19 @@ def test_clean_keeps_what_it_did_not_write(workspace):
     cache = project / ".aliaslint_cache"
     (cache / "notes.md").write_text("mine\n")
     (cache / "0.1.0" / "entries" / "mine.txt").write_text("mine too\n")
+    unlisted = cache / "0.1.0" / "entries" / "cd" / ("cd" + "1" * 38)  # shaped like an entry
+    unlisted.parent.mkdir()
+    unlisted.write_text("not listed\n")
     assert aliaslint("check", "src", cwd=project).returncode == 1  # still its own directory
     result = aliaslint("clean", cwd=project)
     assert result.stdout == ("Removed 1 cache entry from .aliaslint_cache; kept the directory: "
-                             "it holds files the cache does not list (0.1.0/entries/mine.txt, "
-                             "notes.md)\n")
+                             "it holds files the cache does not list (0.1.0/entries/cd/"
+                             f"{unlisted.name}, 0.1.0/entries/mine.txt, notes.md)\n")
     assert everything(cache) == {
         TAG_NAME: (cache / TAG_NAME).read_bytes(),
         ".gitignore": (cache / ".gitignore").read_bytes(), "notes.md": b"mine\n",
-        "0.1.0": "dir", "0.1.0/entries": "dir", "0.1.0/entries/mine.txt": b"mine too\n"}
+        "0.1.0": "dir", "0.1.0/entries": "dir", "0.1.0/entries/mine.txt": b"mine too\n",
+        "0.1.0/entries/cd": "dir", f"0.1.0/entries/cd/{unlisted.name}": b"not listed\n"}
 
 
 def test_default_cache_dir_holding_user_files_is_refused(workspace):
