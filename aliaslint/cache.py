@@ -362,8 +362,10 @@ def verify_directory(directory: Path, setting: str,
     resolved = Path(os.path.realpath(directory))
 
     def refuse(reason: str) -> ConfigError:
-        return ConfigError(f"{setting}: {reason}; the cache needs a directory of its own "
-                           f"(such as {DEFAULT_CACHE_DIR!r})")
+        message = (f"{setting}: {reason}; the cache needs a directory of its own "
+                   f"(such as {DEFAULT_CACHE_DIR!r})")
+        # One line whatever the names hold: control characters escaped, as Python writes them.
+        return ConfigError("".join(c if c.isprintable() else ascii(c)[1:-1] for c in message))
 
     if resolved == Path(resolved.anchor):
         raise refuse(f"{resolved} is the file system root")

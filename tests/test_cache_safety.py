@@ -207,6 +207,15 @@ def test_root_home_and_checked_paths_are_refused(workspace, cache_dir, reason):
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
+def test_the_refusal_is_one_line_whatever_the_names_hold(workspace):
+    project = workspace / "proj"
+    configure(project, "data")
+    (project / "data" / "two\nlines.csv").write_text("x\n")
+    result = aliaslint("check", "src", cwd=project)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "holds files aliaslint did not write (train.csv, two\\nlines.csv)" in result.stderr
+
+
 def test_a_file_is_not_a_cache_directory(workspace):
     project = workspace / "proj"
     configure(project, "data/train.csv")
