@@ -516,7 +516,8 @@ def clean(directory: Path, setting: str, keep: Sequence[tuple[Path, str]] = ()) 
             continue
         root = Path(version.path)
         listed = _listed(root)
-        for bucket in _scan(root / "entries"):
+        # Never through a symlink: only what lies inside the cache directory is removed.
+        for bucket in [] if (root / "entries").is_symlink() else _scan(root / "entries"):
             if not bucket.is_dir(follow_symlinks=False):
                 continue
             for entry in _scan(Path(bucket.path)):

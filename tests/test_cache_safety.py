@@ -122,8 +122,8 @@ def test_a_cache_dir_that_is_not_a_cache_is_refused_and_nothing_changes(
     for command in (["check", f"{prefix}src"], ["clean"]):
         result = aliaslint(*command, "--config", f"{prefix}pyproject.toml", cwd=where)
         assert (result.returncode, result.stdout, result.stderr) == (2, "", expected)
+    assert everything(workspace) == before  # compared first: `git status` may refresh .git/index
     assert git("status", "--porcelain", "--ignored", cwd=project) == ""
-    assert everything(workspace) == before
 
 
 def test_a_directory_aliaslint_makes_is_tagged_ignored_and_cleaned_whole(workspace):
@@ -475,3 +475,18 @@ def test_the_refusal_names_the_file_that_sets_cache_dir(project, capsys):
         'aliaslint: error: configs/base.toml: [tool.aliaslint] cache-dir = "..": '
         f"{project} is the project root; the cache needs a directory of its own (such as "
         "'.aliaslint_cache')\n")
+
+
+def test_clean_never_follows_a_symlink_out_of_the_cache(project, capsys):
+    (project / "m.py").write_text(MODEL)
+    engine.check_paths(["."], jobs=1, cache=True)
+    root = project / ".aliaslint_cache" / "0.1.0"
+    outside = project.parent / f"{project.name}-outside"
+    shutil.move(root / "entries", outside)  # the listed entries, now outside the cache
+    (root / "entries").symlink_to(outside)
+    before = everything(outside)
+    assert main(["clean"]) == 0
+    assert everything(outside) == before and before
+    assert capsys.readouterr().out == ("Removed 0 cache entries from .aliaslint_cache; kept the "
+                                       "directory: it holds files the cache does not list "
+                                       "(0.1.0/entries)\n")
