@@ -154,7 +154,7 @@ def extent_of(data: bytes, notebook: bool) -> Extent:
     from aliaslint.notebooks import NotebookError, load_notebook
 
     try:
-        cells = load_notebook(data.decode("utf-8", "replace")).cells
+        cells = load_notebook(data.decode("utf-8-sig", "replace")).cells
     except (NotebookError, RecursionError):
         cells = ()
     return Extent(rows, width, tuple((cell.number, *_lines(cell.source.encode("utf-8", "replace")))
