@@ -459,7 +459,7 @@ def test_every_real_finding_round_trips(project, parsed):
     # Every kind of line break and a byte-order mark: the bounds count lines generously.
     (project / "lone_cr.py").write_bytes(b"#a\rb = 1\n#c\rd = 2\n" + MODEL.encode())
     (project / "crlf.py").write_bytes(b"\xef\xbb\xbf" + MODEL.replace("\n", "\r\n").encode())
-    (project / "feed.py").write_bytes(MODEL.replace("        y.mul_", "\x0c        y.mul_").encode())
+    (project / "feed.py").write_text(MODEL.replace("        y.mul_", "\x0c        y.mul_"))
     (project / "bom.ipynb").write_bytes(b"\xef\xbb\xbf" + NOTEBOOK.encode())
     cold = engine.check_paths(["."], jobs=1, cache=True).diagnostics
     assert len(cold) > 150 and any(d.fix for d in cold) and any(d.cell for d in cold)
