@@ -36,7 +36,8 @@ from aliaslint.config import (
     validate_selectors,
 )
 from aliaslint.engine import (
-    cache_directory,
+    cache_keep,
+    cache_location,
     check_paths,
     check_stdin,
     display_path,
@@ -538,14 +539,22 @@ def _server(args) -> int:
 
 
 def _clean(config: Path | None) -> int:
-    directory = cache_directory(Resolver(CliOptions(config=config), Path.cwd()))
-    try:
-        removed = clean_cache(directory)
-    except OSError as error:
-        print(f"aliaslint: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
-    print(f"Removed {display_path(directory, Path.cwd())}" if removed
-          else f"No cache at {display_path(directory, Path.cwd())}")
+    """Remove what the cache lists; a directory that is not a cache is refused (exit 2)."""
+    cwd = Path.cwd()
+    resolver = Resolver(CliOptions(config=config), cwd)
+    directory, setting = cache_location(resolver)
+    cleaned = clean_cache(directory, setting, cache_keep(resolver))
+    shown = display_path(directory, cwd)
+    if cleaned is None:
+        print(f"No cache at {shown}")
+    elif cleaned.removed:
+        print(f"Removed {shown}")
+    else:
+        count = f"{cleaned.entries} cache entr{'y' if cleaned.entries == 1 else 'ies'}"
+        more = ", ..." if len(cleaned.left) > 3 else ""
+        why = (f"it holds files the cache does not list ({', '.join(cleaned.left[:3])}{more})"
+               if cleaned.left else "aliaslint did not make it")
+        print(f"Removed {count} from {shown}; kept the directory: {why}")
     return EXIT_CLEAN
 
 

@@ -98,6 +98,8 @@ class Settings:
     # The files ``source`` extends, nearest first.
     extends: tuple[Path, ...] = ()
     cache_dir: Path | None = None  # as configured, resolved against ``root``
+    # Where ``cache_dir`` was set: the config file that says it, and what it says.
+    cache_dir_source: tuple[Path, str] | None = field(default=None, compare=False)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     confidence: Confidence = "high"
     report_unused_suppressions: bool = False
@@ -429,7 +431,10 @@ def settings_for_config(path: Path, cli: CliOptions) -> Settings:
     verbose.note(f"config {path}" + "".join(f", extending {base}" for base, _ in chain[-2::-1]))
     options, inherited = merge_chain(chain)
     settings = settings_from_options(options, path, path.parent, cli, inherited)
-    return replace(settings, extends=tuple(source for source, _ in chain[-2::-1]))
+    cache_dir_source = next(((source, given["cache-dir"]) for source, given in reversed(chain)
+                             if isinstance(given.get("cache-dir"), str)), None)
+    return replace(settings, extends=tuple(source for source, _ in chain[-2::-1]),
+                   cache_dir_source=cache_dir_source)
 
 
 def close_match(given: str, choices) -> str | None:

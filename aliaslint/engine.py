@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import json
 import multiprocessing
 import os
 import re
@@ -29,7 +30,7 @@ import libcst as cst
 
 from aliaslint import fixes, registry, verbose
 from aliaslint.analysis import analyse
-from aliaslint.cache import DEFAULT_CACHE_DIR, Cache, content_hash
+from aliaslint.cache import DEFAULT_CACHE_DIR, Binding, Cache, content_hash, extent_of
 from aliaslint.config import (
     CliOptions,
     Resolver,
@@ -448,7 +449,8 @@ def check_file(path: Path, filename: str, settings: Settings,
 
 
 def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None):
-    """The findings, and the (size, mtime) stat and content hash the cache may remember."""
+    """The findings, and the (size, mtime) stat, content hash and extent the cache may
+    remember."""
     limit = settings.max_file_size
     try:
         stat = path.stat()
@@ -472,23 +474,23 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
         return [_file_error(filename, f"cannot read file: {error.strerror or error}")], None
     rules = settings.rules_for(path)
     notebook = path.suffix == NOTEBOOK_SUFFIX
-    key = None
     if cache is not None:
-        digest = content_hash(data)
-        key = cache.key(digest, "notebook" if notebook else "python",
-                        _settings_key(rules, settings))
-        cached = cache.load(key, filename)
+        binding = Binding(content_hash(data), "notebook" if notebook else "python",
+                          _settings_key(rules, settings))
+        extent = extent_of(data, notebook)
+        # A stream's size and mtime say nothing about its next content.
+        seen = (stat, binding.digest, extent) if regular else None
+        cached = cache.load(binding, filename, extent)
         if cached is not None:
             verbose.note(f"cache hit {filename} (same content)")
-            return cached, (stat, digest) if regular else None
+            return cached, seen
     diagnostics = check_buffer(data, path, filename, settings, rules)
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
         return diagnostics, None  # a crash is not a result worth remembering: retry next time
-    if cache is None or key is None:
+    if cache is None:
         return diagnostics, None
-    cache.store(key, diagnostics)
-    # A stream's size and mtime say nothing about its next content.
-    return diagnostics, (stat, digest) if regular else None
+    cache.store(binding, diagnostics, extent)
+    return diagnostics, seen
 
 
 def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,
@@ -560,7 +562,8 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
                 progress: Progress | None = None) -> Result:
     """Check files and directories; findings come back sorted whatever ``jobs`` is.
 
-    ``cache``: True to use the configured cache directory, or a directory.
+    ``cache``: True to use the configured cache directory, or a directory; either is
+    refused (ConfigError) when it is not one aliaslint may use (``verify_directory``).
     ``progress(done, total)`` is called as files are done (cached ones at once).
     Raises ``ConfigError`` for a broken configuration: there is nothing
     sensible to check against then.
@@ -572,7 +575,11 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
                    for path, reason in problems]
     store = None
     if cache is not False:
-        store = Cache(cache_directory(resolver) if cache is True else Path(cache))
+        directory, setting = cache_location(resolver) if cache is True else \
+            (resolver.cwd / cache, f"cache={os.fspath(cache)!r}")
+        store = Cache.open(directory, setting, [
+            *cache_keep(resolver),
+            *((resolver.cwd / path, f"the checked path {path}") for path in paths)])
         jobs_list = _from_cache(store, jobs_list, diagnostics)
     if progress is not None:
         total, cached = len(files), len(files) - len(jobs_list)
@@ -618,13 +625,26 @@ def stdin_target(path: Path | None, cli: CliOptions = CliOptions(), cwd: Path | 
     return absolute, display_path(absolute, resolver.cwd), settings
 
 
-def cache_directory(resolver: Resolver) -> Path:
+def cache_location(resolver: Resolver) -> tuple[Path, str]:
     """``cache-dir`` from the configuration of the working directory, else
-    ``.aliaslint_cache`` beside that configuration (or in the working directory)."""
+    ``.aliaslint_cache`` beside that configuration (or in the working directory); and
+    where that was set, as error messages name it."""
     settings = resolver.for_directory(resolver.cwd)
     if settings.cache_dir is not None:
-        return settings.cache_dir
-    return (settings.root if settings.source else resolver.cwd) / DEFAULT_CACHE_DIR
+        source, value = settings.cache_dir_source or (settings.source, str(settings.cache_dir))
+        where = display_path(source, resolver.cwd) if source else "the configuration"
+        return settings.cache_dir, f"{where}: [tool.aliaslint] cache-dir = {json.dumps(value)}"
+    directory = (settings.root if settings.source else resolver.cwd) / DEFAULT_CACHE_DIR
+    return directory, (f"the default cache directory {display_path(directory, resolver.cwd)} "
+                       "(`cache-dir` moves it)")
+
+
+def cache_keep(resolver: Resolver) -> list[tuple[Path, str]]:
+    """The directories a cache directory must neither be nor contain, besides the checked
+    paths: the project root and the working directory."""
+    settings = resolver.for_directory(resolver.cwd)
+    return [*([(settings.root, "the project root")] if settings.source else []),
+            (resolver.cwd, "the working directory")]
 
 
 def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
@@ -637,12 +657,12 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
         except OSError:
             remaining.append(job)
             continue
-        digest = store.known_digest(str(path), stat) if S_ISREG(stat.st_mode) else None
+        known = store.known(str(path), stat) if S_ISREG(stat.st_mode) else None
         cached = None
-        if digest is not None and stat.st_size <= settings.max_file_size:
+        if known is not None and stat.st_size <= settings.max_file_size:
             kind = "notebook" if path.suffix == NOTEBOOK_SUFFIX else "python"
-            key = store.key(digest, kind, _settings_key(settings.rules_for(path), settings))
-            cached = store.load(key, filename)
+            binding = Binding(known[0], kind, _settings_key(settings.rules_for(path), settings))
+            cached = store.load(binding, filename, known[1])
         if cached is None:
             remaining.append(job)
         else:

@@ -289,7 +289,8 @@ def _cache(figures: Figures, rng: random.Random) -> None:
         cache = project / "cache"
         fresh = check_paths([str(project)], cwd=project, jobs=1).diagnostics
         check_paths([str(project)], cwd=project, jobs=1, cache=cache)
-        files = sorted(p for p in cache.rglob("*") if p.is_file() and p.suffix == ".json")
+        files = sorted(p for p in cache.rglob("*") if p.is_file()
+                       and (p.name == "index.json" or p.parent.parent.name == "entries"))
         for path in files:
             if rng.random() < 0.5:
                 continue

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from aliaslint import engine
-from aliaslint.cache import Cache
+from aliaslint.cache import Binding, Cache, extent_of
 from aliaslint.cli import main
 from aliaslint.config import CliOptions
 
@@ -179,8 +179,14 @@ def test_cache_directory_layout_and_clean(project, capsys):
 def test_clean_refuses_a_directory_that_is_not_a_cache(project, capsys):
     (project / "pyproject.toml").write_text("[tool.aliaslint]\ncache-dir = 'src'\n")
     (project / "src").mkdir()
-    assert main(["clean"]) == 2 and "not an aliaslint cache" in capsys.readouterr().err
-    assert (project / "src").is_dir()
+    assert main(["clean"]) == 0 and capsys.readouterr().out == "No cache at src\n"
+    (project / "src" / "model.py").write_text("x = 1\n")
+    assert main(["clean"]) == 2
+    assert capsys.readouterr().err == (
+        "aliaslint: error: pyproject.toml: [tool.aliaslint] cache-dir = \"src\": "
+        f"{project / 'src'} holds files aliaslint did not write (model.py); the cache needs a "
+        "directory of its own (such as '.aliaslint_cache')\n")
+    assert (project / "src" / "model.py").read_text() == "x = 1\n"
 
 
 def test_cache_dir_setting(project):
@@ -221,6 +227,7 @@ def test_cached_findings_round_trip_exactly(project):
     warm = engine.check_paths(["."], jobs=1, cache=True).diagnostics
     assert warm == cold
     store = Cache(project / "elsewhere")
-    key = store.key("digest", "python", "rules")
-    store.store(key, cold[:1])
-    assert store.load(key, "renamed.py") == [cold[0].with_filename("renamed.py")]
+    binding = Binding("digest", "python", "rules")
+    extent = extent_of((project / cold[0].filename).read_bytes(), notebook=False)
+    store.store(binding, cold[:1], extent)
+    assert store.load(binding, "renamed.py", extent) == [cold[0].with_filename("renamed.py")]
