@@ -372,7 +372,9 @@ def _register(server: AliaslintServer) -> None:
                 if touches(entry.diagnostic.range, params.range):
                     actions += ls.converter.quick_fixes(entry)
         if _wants(only, FIX_ALL):
-            actions.append(ls.converter.fix_all(uri, entries))
+            fix_all = ls.converter.fix_all(uri, entries)
+            if fix_all is not None:  # offered only where it would change something
+                actions.append(fix_all)
         return _unique(actions)
 
     @feature(types.TEXT_DOCUMENT_HOVER)
