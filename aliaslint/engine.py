@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 import tokenize
-from stat import S_ISREG
+from stat import S_ISBLK, S_ISCHR, S_ISDIR, S_ISFIFO, S_ISREG, S_ISSOCK
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
@@ -449,27 +449,11 @@ def check_file(path: Path, filename: str, settings: Settings,
 
 def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None):
     """The findings, and the (size, mtime) stat and content hash the cache may remember."""
-    limit = settings.max_file_size
-    try:
-        stat = path.stat()
-        # A FIFO or process substitution named on the command line: read once, as a stream.
-        regular = S_ISREG(stat.st_mode)
-        if regular and stat.st_size <= limit:
-            data = path.read_bytes()
-        elif regular:
-            data = b""
-        else:
-            with path.open("rb") as stream:
-                data = stream.read(limit + 1)
-        if stat.st_size > limit or len(data) > limit:
-            size = f"{stat.st_size:,} bytes" if regular else "a stream"
-            return [_file_error(
-                filename,
-                f"file is {size}, over the {limit:,}-byte limit (raise `max-file-size` to "
-                "check it)",
-            )], None
-    except OSError as error:
-        return [_file_error(filename, f"cannot read file: {error.strerror or error}")], None
+    read = read_file(path, filename, settings.max_file_size)
+    if isinstance(read, Diagnostic):
+        return [read], None
+    data, stat = read
+    regular = S_ISREG(stat.st_mode)
     rules = settings.rules_for(path)
     notebook = path.suffix == NOTEBOOK_SUFFIX
     key = None
@@ -489,6 +473,51 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
     cache.store(key, diagnostics)
     # A stream's size and mtime say nothing about its next content.
     return diagnostics, (stat, digest) if regular else None
+
+
+def read_file(path: Path, filename: str, limit: int, *, streams: bool = True
+              ) -> tuple[bytes, os.stat_result] | Diagnostic:
+    """The bytes of the file at ``path`` and its stat, or the AL902 finding that says why
+    they were not read.  Never more than ``limit`` + 1 bytes are read, and a regular file is
+    opened without waiting (a FIFO put in its place since the stat is refused, not waited
+    on).  With ``streams``, a FIFO or device named on the command line (process
+    substitution) is read once as a stream; without it, only regular files are read."""
+    try:
+        stat = os.stat(path)
+        regular = S_ISREG(stat.st_mode)
+        if S_ISDIR(stat.st_mode) or not regular and not streams:
+            return _file_error(filename, f"not a regular file ({_kind(stat.st_mode)}): "
+                               "only regular files are read")
+        if regular and stat.st_size > limit:
+            return _too_large(filename, f"{stat.st_size:,} bytes", limit)
+        flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+        if regular:
+            flags |= getattr(os, "O_NONBLOCK", 0)
+        with open(os.open(path, flags), "rb") as stream:
+            opened = os.fstat(stream.fileno())
+            if regular and not S_ISREG(opened.st_mode):
+                return _file_error(filename, f"not a regular file ({_kind(opened.st_mode)}) "
+                                   "when opened: only regular files are read")
+            data = stream.read(limit + 1)
+    except OSError as error:
+        return _file_error(filename, f"cannot read file: {error.strerror or error}")
+    if len(data) > limit:
+        return _too_large(filename, f"{stat.st_size:,} bytes" if regular else "a stream", limit)
+    return data, stat
+
+
+def _too_large(filename: str, size: str, limit: int) -> Diagnostic:
+    return _file_error(filename, f"file is {size}, over the {limit:,}-byte limit (raise "
+                       "`max-file-size` to check it)")
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((S_ISDIR, "a directory"), (S_ISFIFO, "a FIFO"),
+                       (S_ISCHR, "a character device"), (S_ISBLK, "a block device"),
+                       (S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
 
 
 def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,

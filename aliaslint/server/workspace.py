@@ -27,7 +27,7 @@ from aliaslint.config import (
     validate_selectors,
 )
 from aliaslint.diagnostics import Confidence, Diagnostic
-from aliaslint.engine import NOTEBOOK_SUFFIX, check_buffer
+from aliaslint.engine import NOTEBOOK_SUFFIX, check_buffer, decode, read_file
 from aliaslint.incremental import StatementCache
 
 logger = logging.getLogger(__name__)
@@ -172,6 +172,16 @@ class Workspace:
         if notebook and not name.endswith(NOTEBOOK_SUFFIX):
             name += NOTEBOOK_SUFFIX
         return self.home / name
+
+    def read(self, path: Path) -> str | Diagnostic:
+        """The text of a file the editor has not opened, or the AL902 finding that says why
+        it was not read: only a regular file within `max-file-size` is read (a FIFO would
+        block the server for good, and a device would fill its memory)."""
+        read = read_file(path, str(path), self.settings_for(path, True).max_file_size,
+                         streams=False)
+        if isinstance(read, Diagnostic):
+            return read
+        return decode(read[0], str(path))
 
     def check(self, text: str, path: Path, on_disk: bool = True,
               statements: StatementCache | None = None) -> list[Diagnostic]:
