@@ -27,7 +27,6 @@ from pygls.uris import to_fs_path, uri_scheme
 from aliaslint import __version__
 from aliaslint.diagnostics import Diagnostic
 from aliaslint.engine import NOTEBOOK_SUFFIX
-from aliaslint.incremental import StatementCache
 from aliaslint.server.convert import (
     CODE_ACTION_KINDS,
     FIX_ALL,
@@ -110,9 +109,6 @@ class AliaslintServer(LanguageServer):
         self.entries: dict[str, list[Entry]] = {}
         self.stale: set[str] = set()
         self.cells_of: dict[str, list[str]] = {}
-        # What the checks of each open text document parsed, so a re-check after an edit
-        # parses only the statements it changed.
-        self.parsed: dict[str, StatementCache] = {}
         # The lines of each document as last checked: where a request's positions may be.
         self.texts: dict[str, Text] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
@@ -160,8 +156,7 @@ class AliaslintServer(LanguageServer):
                 return {key: self.converter.entries([source], self.texts[key])}
             text = self.texts[key] = Text.of(key, source)
             return {key: self.converter.entries(
-                self.project.check(source, path, on_disk,
-                                   self.parsed.setdefault(key, StatementCache())), text)}
+                self.project.check(source, path, on_disk, key), text)}
         except Exception:  # a bug: say so in the log, keep serving
             logger.exception("checking %s failed", key)
             return {key: []}
@@ -246,7 +241,6 @@ class AliaslintServer(LanguageServer):
 
     def forget(self, uris: Iterable[str]) -> None:
         for uri in uris:
-            self.parsed.pop(uri, None)
             timer = self._timers.pop(uri, None)
             if timer is not None:
                 timer.cancel()
