@@ -80,14 +80,18 @@ class Worker:
         return _died(code)
 
     def stop(self) -> None:
-        """End the process now (a parse in native code does not return to be told)."""
+        """End the process: an idle one is told (it ends when its pipe closes), a busy one
+        is killed at once (a parse in native code does not return to be told)."""
+        idle = self.request is None
+        if self._connection is not None:
+            self._connection.close()
         if self._process is not None:
+            if idle:
+                self._process.join(1)
             if self._process.is_alive():
                 self._process.kill()
             self._process.join()
             self._process.close()
-        if self._connection is not None:
-            self._connection.close()
         self._process = self._connection = None
         self.request = None
 
