@@ -75,7 +75,10 @@ class Worker:
             return failure(request, self.died(), False)
 
     def died(self) -> str:
-        code = self._process.exitcode if self._process is not None else None
+        code = None
+        if self._process is not None:
+            self._process.join(5)  # its pipe closed as it died: reap it for its status
+            code = self._process.exitcode
         self.stop()
         return _died(code)
 

@@ -132,3 +132,30 @@ async def test_requests_after_shutdown_are_invalid_and_exit_still_ends_it(tmp_pa
         client.exit(None)
         server = client._server
         assert await asyncio.wait_for(server.wait(), ANSWER) == 0
+
+
+@pytest.mark.asyncio
+async def test_a_document_over_the_limits_is_stopped_and_the_server_goes_on(tmp_path):
+    # About ten seconds of parsing and analysis: over the budget, and with the budget
+    # raised, over the file timeout (its worker process is ended and replaced).
+    slow = "import torch\n" + "x = torch.ones(3)\ny = x.sigmoid()\n" * 15_000
+    (tmp_path / "big").mkdir()
+    (tmp_path / "big" / "pyproject.toml").write_text(
+        "[tool.aliaslint]\nfile-timeout = 2\nparse-budget = 100_000_000\n")
+    async with session(tmp_path, capabilities(pull=True)) as client:
+        for name, message in [
+                ("gen.py", "too costly to parse within the `parse-budget` per file: the file "
+                           "is too large"),
+                ("big/gen.py", "not checked within the `file-timeout` of 2 s per file (raise "
+                               "it to check this file)")]:
+            uri = (tmp_path / name).as_uri()
+            open_text(client, uri, slow)
+            report = await asyncio.wait_for(client.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))), ANSWER)
+            (item,) = report.items
+            assert item.code == "AL902" and item.message.startswith(message), item.message
+        uri = (tmp_path / "train.py").as_uri()
+        open_text(client, uri, SOURCE)
+        report = await asyncio.wait_for(client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))), ANSWER)
+        assert [d.code for d in report.items] == ["AL401", "AL102"]
