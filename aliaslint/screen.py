@@ -38,7 +38,7 @@ from aliaslint.diagnostics import FILE_NOT_CHECKED, Diagnostic, Position
 # the slowest shape measured (chained subscripts); a node costs 20 to 80 µs and 3 to 8 KB
 # at the check's peak, the most in long literals of calls spanning many lines
 # (benchmarks/fuzz.md).  The default budget (the `parse-budget` setting) keeps a file's
-# whole check near 12 CPU s and under 1 GB: about 1.5 MB of ordinary code, or 380 KB of
+# whole check near 12 CPU s and under 1 GB: about 1.5 MB of ordinary code, or 370 KB of
 # the densest; one statement CPython compiles costs at most about 3,000,000.
 NODE_WORK = 80
 PARSE_BUDGET = 10_000_000
