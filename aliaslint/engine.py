@@ -505,8 +505,9 @@ def read_file(path: Path, filename: str, limit: int, *, streams: bool = True
             data = stream.read(limit + 1)
     except OSError as error:
         return _file_error(filename, f"cannot read file: {error.strerror or error}")
-    if len(data) > limit:
-        return _too_large(filename, f"{stat.st_size:,} bytes" if regular else "a stream", limit)
+    if len(data) > limit:  # a stream, or a file that grew since the stat
+        return _too_large(filename, f"more than {limit:,} bytes" if regular else "a stream",
+                          limit)
     return data, stat
 
 
