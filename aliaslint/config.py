@@ -23,7 +23,7 @@ else:  # pragma: no cover - exercised on older Pythons only
 
 from aliaslint import patterns, registry, verbose
 from aliaslint.diagnostics import UNUSED_SUPPRESSION, Applicability, Confidence
-from aliaslint.screen import Version, parse_target_version
+from aliaslint.screen import PARSE_BUDGET, Version, parse_target_version
 
 DEFAULT_EXCLUDE = (
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints",
@@ -34,6 +34,8 @@ DEFAULT_EXCLUDE = (
 # Files a directory walk picks up; `include` replaces these, `extend-include` adds to them.
 DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
 DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
+# Wall-clock seconds one file may take in a worker before it is stopped (AL902).
+DEFAULT_FILE_TIMEOUT = 60.0
 # Meta findings about the run itself: always reported, never deselected.
 
 _SELECTOR = re.compile(r"^(ALL|AL\d{0,3})$")
@@ -101,6 +103,8 @@ class Settings:
     # Where ``cache_dir`` was set: the config file that says it, and what it says.
     cache_dir_source: tuple[Path, str] | None = field(default=None, compare=False)
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    parse_budget: int = PARSE_BUDGET  # the predicted parse work a file may need
+    file_timeout: float = DEFAULT_FILE_TIMEOUT
     confidence: Confidence = "high"
     report_unused_suppressions: bool = False
     # The Python whose grammar files are checked against; None: the running interpreter.
@@ -201,7 +205,8 @@ def validate_selectors(selectors, where: str) -> tuple[str, ...]:
 
 _KEYS = {
     "select", "ignore", "extend-select", "per-file-ignores", "exclude", "extend-exclude",
-    "include", "extend-include", "cache-dir", "max-file-size", "confidence",
+    "include", "extend-include", "cache-dir", "max-file-size", "parse-budget",
+    "file-timeout", "confidence",
     "report-unused-suppressions", "target-version", "unsafe-fixes", "fixable", "unfixable",
     "extend-fixable", "extend-safe-fixes", "extend-unsafe-fixes",
 }
@@ -483,6 +488,13 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
     max_size = options.get("max-file-size", DEFAULT_MAX_FILE_SIZE)
     if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size <= 0:
         raise ConfigError(f"{where} max-file-size: expected a positive number of bytes")
+    parse_budget = options.get("parse-budget", PARSE_BUDGET)
+    if isinstance(parse_budget, bool) or not isinstance(parse_budget, int) or parse_budget <= 0:
+        raise ConfigError(f"{where} parse-budget: expected a positive number (parse work)")
+    timeout = options.get("file-timeout", DEFAULT_FILE_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+            or not 0 < timeout < 1e9:
+        raise ConfigError(f"{where} file-timeout: expected a positive number of seconds")
     given = options.get("confidence", "high")
     if given not in ("high", "low"):
         raise ConfigError(f"{where} confidence: expected 'high' or 'low', got {given!r}")
@@ -522,6 +534,8 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
         else cli.respect_gitignore,
         cache_dir=root / Path(cache_dir).expanduser() if cache_dir else None,
         max_file_size=cli.max_file_size or max_size,
+        parse_budget=parse_budget,
+        file_timeout=float(timeout),
         confidence=cli.confidence or confidence,
         report_unused_suppressions=cli.report_unused_suppressions or unused,
         target_version=cli.target_version or target_version,

@@ -19,8 +19,7 @@ import sys
 import threading
 import time
 import tokenize
-from stat import S_ISREG
-from concurrent.futures import ProcessPoolExecutor
+from stat import S_ISBLK, S_ISCHR, S_ISDIR, S_ISFIFO, S_ISREG, S_ISSOCK
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -53,6 +52,7 @@ from aliaslint.incremental import ChunkPositions, StatementCache
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import (
+    PARSE_BUDGET,
     RUNNING,
     Version,
     compile_error,
@@ -62,6 +62,7 @@ from aliaslint.screen import (
 )
 from aliaslint.suppressions import parse_suppressions
 from aliaslint.walk import walk
+from aliaslint.workers import run_all
 
 # Told (files done, files in all) as a run goes.
 Progress = Callable[[int, int], None]
@@ -137,13 +138,15 @@ def check_source(source: str | bytes, filename: str = "<string>",
                  report_unused_suppressions: bool = False,
                  confidence: Confidence = "high",
                  target_version: Version | None = None,
-                 statements: StatementCache | None = None) -> list[Diagnostic]:
+                 statements: StatementCache | None = None,
+                 parse_budget: int = PARSE_BUDGET) -> list[Diagnostic]:
     """Check one module's source; the findings come back sorted.
 
     ``rules`` are the codes to run (default: the default selection); ``target_version``
     the Python whose grammar the source is checked against (default: the running one);
     ``statements`` the statements parsed in earlier checks of the same buffer, to parse
-    only what an edit changed.
+    only what an edit changed; ``parse_budget`` the parse work (predicted from CPython's
+    tree) beyond which the file is AL902 instead of parsed.
     """
     enabled = _enabled(rules, report_unused_suppressions)
     text = _text(source, filename)
@@ -157,7 +160,7 @@ def check_source(source: str | bytes, filename: str = "<string>",
         return [error]
     if not may_find(text, enabled):
         return []
-    late = budget_error(text, filename)
+    late = budget_error(text, filename, budget=parse_budget)
     if late is not None:
         return [late]
 
@@ -201,7 +204,8 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
                    rules: Iterable[str] | None = None, *,
                    report_unused_suppressions: bool = False,
                    confidence: Confidence = "high",
-                   target_version: Version | None = None) -> list[Diagnostic]:
+                   target_version: Version | None = None,
+                   parse_budget: int = PARSE_BUDGET) -> list[Diagnostic]:
     """Check a Jupyter notebook (its JSON text); findings carry the cell they are in.
 
     Each code cell must compile alone, as IPython compiles it (top-level ``await``
@@ -225,7 +229,7 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
     diagnostics = errors
     if may_find(text, enabled):
         text = notebook.module(broken)
-        late = budget_error(text, filename, top_level_await=True)
+        late = budget_error(text, filename, top_level_await=True, budget=parse_budget)
 
         def parse_and_check() -> list[Diagnostic]:
             module = _parse(text, filename)
@@ -451,27 +455,11 @@ def check_file(path: Path, filename: str, settings: Settings,
 def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None):
     """The findings, and the (size, mtime) stat, content hash and extent the cache may
     remember."""
-    limit = settings.max_file_size
-    try:
-        stat = path.stat()
-        # A FIFO or process substitution named on the command line: read once, as a stream.
-        regular = S_ISREG(stat.st_mode)
-        if regular and stat.st_size <= limit:
-            data = path.read_bytes()
-        elif regular:
-            data = b""
-        else:
-            with path.open("rb") as stream:
-                data = stream.read(limit + 1)
-        if stat.st_size > limit or len(data) > limit:
-            size = f"{stat.st_size:,} bytes" if regular else "a stream"
-            return [_file_error(
-                filename,
-                f"file is {size}, over the {limit:,}-byte limit (raise `max-file-size` to "
-                "check it)",
-            )], None
-    except OSError as error:
-        return [_file_error(filename, f"cannot read file: {error.strerror or error}")], None
+    read = read_file(path, filename, settings.max_file_size)
+    if isinstance(read, Diagnostic):
+        return [read], None
+    data, stat = read
+    regular = S_ISREG(stat.st_mode)
     rules = settings.rules_for(path)
     notebook = path.suffix == NOTEBOOK_SUFFIX
     if cache is not None:
@@ -493,6 +481,52 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
     return diagnostics, seen
 
 
+def read_file(path: Path, filename: str, limit: int, *, streams: bool = True
+              ) -> tuple[bytes, os.stat_result] | Diagnostic:
+    """The bytes of the file at ``path`` and its stat, or the AL902 finding that says why
+    they were not read.  Never more than ``limit`` + 1 bytes are read, and a regular file is
+    opened without waiting (a FIFO put in its place since the stat is refused, not waited
+    on).  With ``streams``, a FIFO or device named on the command line (process
+    substitution) is read once as a stream; without it, only regular files are read."""
+    try:
+        stat = os.stat(path)
+        regular = S_ISREG(stat.st_mode)
+        if S_ISDIR(stat.st_mode) or not regular and not streams:
+            return _file_error(filename, f"not a regular file ({_kind(stat.st_mode)}): "
+                               "only regular files are read")
+        if regular and stat.st_size > limit:
+            return _too_large(filename, f"{stat.st_size:,} bytes", limit)
+        flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+        if regular:
+            flags |= getattr(os, "O_NONBLOCK", 0)
+        with open(os.open(path, flags), "rb") as stream:
+            opened = os.fstat(stream.fileno())
+            if regular and not S_ISREG(opened.st_mode):
+                return _file_error(filename, f"not a regular file ({_kind(opened.st_mode)}) "
+                                   "when opened: only regular files are read")
+            data = stream.read(limit + 1)
+    except OSError as error:
+        return _file_error(filename, f"cannot read file: {error.strerror or error}")
+    if len(data) > limit:  # a stream, or a file that grew since the stat
+        return _too_large(filename, f"more than {limit:,} bytes" if regular else "a stream",
+                          limit)
+    return data, stat
+
+
+def _too_large(filename: str, size: str, limit: int) -> Diagnostic:
+    return _file_error(filename, f"file is {size}, over the {limit:,}-byte limit (raise "
+                       "`max-file-size` to check it)")
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((S_ISDIR, "a directory"), (S_ISFIFO, "a FIFO"),
+                       (S_ISCHR, "a character device"), (S_ISBLK, "a block device"),
+                       (S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
 def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,
                  rules: frozenset[str] | None = None,
                  statements: StatementCache | None = None) -> list[Diagnostic]:
@@ -504,7 +538,8 @@ def check_buffer(data: str | bytes, path: Path, filename: str, settings: Setting
     try:
         found = check(data, filename, settings.rules_for(path) if rules is None else rules,
                       report_unused_suppressions=settings.report_unused_suppressions,
-                      confidence=settings.confidence, target_version=settings.target_version)
+                      confidence=settings.confidence, target_version=settings.target_version,
+                      parse_budget=settings.parse_budget)
     except Exception as error:  # never let one file stop the run (or the server)
         return [_file_error(filename, _internal("the engine", error), code=INTERNAL_ERROR)]
     return fixes.under(settings.fixes, found)
@@ -513,7 +548,7 @@ def check_buffer(data: str | bytes, path: Path, filename: str, settings: Setting
 def _settings_key(rules: frozenset[str], settings: Settings) -> str:
     return (f"{','.join(sorted(rules))}|{settings.confidence}|"
             f"{settings.report_unused_suppressions}|{settings.target_version or RUNNING}|"
-            f"{settings.fixes}")
+            f"{settings.fixes}|{settings.parse_budget}")
 
 
 # Set in each worker process by the pool's initializer.
@@ -524,10 +559,10 @@ def _start_worker(cache: Cache | None, parent: int | None = None) -> None:
     global _worker_cache
     _worker_cache = cache
     if parent is not None:
-        _end_with_parent(parent)
+        end_with_parent(parent)
 
 
-def _end_with_parent(parent: int) -> None:
+def end_with_parent(parent: int) -> None:
     """Make this worker end when the process that started it does (``kill -9`` included):
     a forked worker keeps the pipe to itself open, so it would never see the parent go."""
     if sys.platform == "linux":
@@ -550,11 +585,6 @@ def _end_with_parent(parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="aliaslint-parent-watch", daemon=True).start()
-
-
-def _check_chunk(jobs) -> list:
-    return [_check_file(path, filename, settings, _worker_cache)
-            for path, filename, settings in jobs]
 
 
 def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | None = None,
@@ -673,38 +703,43 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
 
 def _run(jobs_list: list, jobs: int | None, store: Cache | None,
          progress: Callable[[int], None] | None = None) -> list:
-    """Each job's result, in order, from worker processes when that pays; ``progress`` is
-    told how many are done."""
+    """Each job's result, in order, from worker processes (one with ``-j 1``): a file that
+    takes longer than its `file-timeout` is stopped with its process, which libcst's parse
+    (native code, uninterruptible on a thread) needs; ``progress`` is told how many are
+    done."""
+    if not jobs_list:
+        return []
     workers = min(jobs or os.cpu_count() or 1, len(jobs_list))
-    if workers <= 1 or len(jobs_list) < 4:
-        _start_worker(store)
-        try:
-            if progress is None:
-                return _check_chunk(jobs_list)
-            checked: list = []
-            for job in jobs_list:
-                checked += _check_chunk([job])
-                progress(len(checked))
-            return checked
-        finally:
-            _start_worker(None)
-    # Largest files first, in small chunks, so no worker is left with a big file at the
-    # end while the others idle; results go back in the original order.
+    # Largest files first, so no worker is left with a big file at the end while the
+    # others idle; results go back in the original order.
     order = sorted(range(len(jobs_list)), key=lambda i: -_size(jobs_list[i][0]))
-    chunk = max(1, min(8, len(order) // (workers * 16)))
-    chunks = [order[i:i + chunk] for i in range(0, len(order), chunk)]
-    results: list = [None] * len(jobs_list)
-    with ProcessPoolExecutor(workers, mp_context=_context(), initializer=_start_worker,
-                             initargs=(store, os.getpid())) as pool:
-        done = 0
-        for indexes, chunk_results in zip(chunks, pool.map(
-                _check_chunk, [[jobs_list[i] for i in indexes] for indexes in chunks])):
-            for index, result in zip(indexes, chunk_results):
-                results[index] = result
-            done += len(indexes)
-            if progress is not None:
-                progress(done)
-    return results
+    results = run_all([jobs_list[i] for i in order], _check_job, workers,
+                      timeout=lambda job: job[2].file_timeout, failure=_not_in_time,
+                      context=worker_context(), initializer=_start_worker,
+                      initargs=(store, os.getpid()), done=progress)
+    ordered: list = [None] * len(jobs_list)
+    for index, result in zip(order, results):
+        ordered[index] = result
+    return ordered
+
+
+def _check_job(job) -> tuple:
+    path, filename, settings = job
+    return _check_file(path, filename, settings, _worker_cache)
+
+
+def _not_in_time(job, why: str, overran: bool) -> tuple[list[Diagnostic], None]:
+    _, filename, settings = job
+    return [not_checked(filename, settings, why, overran)], None
+
+
+def not_checked(filename: str, settings: Settings, why: str, overran: bool) -> Diagnostic:
+    """The AL902 finding for a file whose worker overran the `file-timeout` or died."""
+    if overran:
+        return _file_error(filename, f"not checked within the `file-timeout` of "
+                           f"{settings.file_timeout:g} s per file (raise it to check this "
+                           "file)")
+    return _file_error(filename, f"not checked: {why}")
 
 
 def _size(path: Path) -> int:
@@ -714,8 +749,8 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _context():
+def worker_context():
     # fork is cheapest (the tables are already loaded) where it is safe.
     if sys.platform == "linux":
         return multiprocessing.get_context("fork")
-    return None
+    return multiprocessing.get_context()

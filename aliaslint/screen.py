@@ -31,10 +31,16 @@ from typing import Callable, TypeVar
 
 from aliaslint.diagnostics import FILE_NOT_CHECKED, Diagnostic, Position
 
-# Sum over the expression nodes of their depth within their statement.  The CST parse
-# costs at most about 0.55 µs per unit on the slowest shape measured (chained subscripts;
-# benchmarks/fuzz.md), so the budget bounds a file's parse near the time of a 2 MiB
-# file of ordinary code; one statement CPython compiles costs at most about 3,000,000.
+# The parse work of a module predicts libcst's time and memory from CPython's tree: each
+# node costs NODE_WORK units (its share of the CST, tokens and whitespace), and each
+# expression node as many more as its depth within its statement (the parser's cost grows
+# with the square of an expression's depth).  A unit is about 0.6 µs of libcst's time on
+# the slowest shape measured (chained subscripts); a node costs 20 to 80 µs and 3 to 8 KB
+# at the check's peak, the most in long literals of calls spanning many lines
+# (benchmarks/fuzz.md).  The default budget (the `parse-budget` setting) keeps a file's
+# whole check near 12 CPU s and under 1 GB: about 1.5 MB of ordinary code, or 370 KB of
+# the densest; one statement CPython compiles costs at most about 3,000,000.
+NODE_WORK = 80
 PARSE_BUDGET = 10_000_000
 
 # The deepest expression CPython compiles is about 3,000 nodes; the CST and the
@@ -59,13 +65,19 @@ def parse_target_version(value: object) -> Version | None:
 class Work:
     """The parse work a module needs, and where its deepest expression is."""
 
-    units: int = 0
+    units: int = 0  # the depth part: each expression node's depth within its statement
     deepest: int = 0
     row: int = 1
+    nodes: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.units + NODE_WORK * self.nodes
 
     def __add__(self, other: Work) -> Work:
         deeper = other if other.deepest > self.deepest else self
-        return Work(self.units + other.units, deeper.deepest, deeper.row)
+        return Work(self.units + other.units, deeper.deepest, deeper.row,
+                    self.nodes + other.nodes)
 
 
 # Not the file's name: CPython would read an error's line back from that file (for a
@@ -116,14 +128,17 @@ def _parses(source: str, flags: int) -> bool:
     return True
 
 
-def budget_error(source: str, filename: str, *, top_level_await: bool = False
-                 ) -> Diagnostic | None:
+def budget_error(source: str, filename: str, *, top_level_await: bool = False,
+                 budget: int = PARSE_BUDGET) -> Diagnostic | None:
     """The AL902 finding for a module whose parse would exceed the time budget."""
-    # Far too small to reach the budget: each expression node spans at least one character,
-    # so n characters hold at most n * (n + 1) / 2 units.
-    if len(source) * (len(source) + 1) // 2 <= PARSE_BUDGET:
+    # Far too small to reach the budget: each expression node but an empty `arguments`
+    # spans at least one character, so n characters hold at most about 2n nodes and
+    # n * (n + 1) / 2 units.
+    size = len(source)
+    if size * (size + 1) // 2 + NODE_WORK * 2 * (size + 1) <= budget:
         return None
-    return over_budget(source_work(source, top_level_await=top_level_await), filename)
+    return over_budget(source_work(source, top_level_await=top_level_await), filename,
+                       budget)
 
 
 def source_work(source: str, *, top_level_await: bool = False) -> Work:
@@ -162,12 +177,13 @@ def parse_work(tree: ast.AST) -> Work:
     """The sum over expression nodes of their depth within their statement (iteratively:
     the tree may be thousands of nodes deep), and the first of the deepest."""
     node_type, statement, context = ast.AST, ast.stmt, ast.expr_context
-    units = deepest = 0
+    units = deepest = nodes = 0
     row = 1
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     pop, push = stack.pop, stack.append
     while stack:
         node, depth = pop()
+        nodes += 1
         if isinstance(node, statement):
             depth = 0
         else:
@@ -185,20 +201,29 @@ def parse_work(tree: ast.AST) -> Work:
                         push((item, depth))
             elif isinstance(value, node_type) and not isinstance(value, context):
                 push((value, depth))
-    return Work(units, deepest, row)
+    return Work(units, deepest, row, nodes)
 
 
-def over_budget(work: Work, filename: str) -> Diagnostic | None:
-    """The AL902 finding for a module whose parse would exceed the time budget."""
-    if work.units <= PARSE_BUDGET:
+def over_budget(work: Work, filename: str, budget: int = PARSE_BUDGET) -> Diagnostic | None:
+    """The AL902 finding for a module whose parse would exceed the time budget, saying which
+    part of the work is over it and which setting raises it."""
+    if work.total <= budget:
         return None
+    head = "too costly to parse within the `parse-budget` per file"
+    sized = f"parse work {work.total:,}, budget {budget:,}"
+    raise_it = "raise `parse-budget` to check it"
+    if work.units > NODE_WORK * work.nodes:
+        return _error(
+            filename,
+            f"{head}: its expressions nest too deeply ({sized}; the work grows with the "
+            f"square of an expression's depth, and the deepest, {work.deepest:,} levels, is "
+            f"on line {work.row}; {raise_it})",
+            work.row,
+        )
     return _error(
         filename,
-        f"too costly to parse within the time budget per file: its expressions nest too "
-        f"deeply (parse work {work.units:,}, budget {PARSE_BUDGET:,}; the work grows with "
-        f"the square of an expression's depth, and the deepest, {work.deepest:,} levels, "
-        f"is on line {work.row})",
-        work.row,
+        f"{head}: the file is too large ({sized}: {work.nodes:,} syntax nodes at "
+        f"{NODE_WORK} each, {work.units:,} for their depth; {raise_it}, or split the file)",
     )
 
 

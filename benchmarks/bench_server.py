@@ -5,8 +5,8 @@
 Three figures, each the median over the edits (CPU seconds unless marked wall):
 
 * in-process: what the server does when a buffer changed: check the text with the
-  document's settings and turn the findings into LSP diagnostics (``Workspace.check`` with
-  the document's ``StatementCache``, and ``Converter.entries``), timed with ``time.process_time`` after a warm-up; the ratio to
+  document's settings and turn the findings into LSP diagnostics (``check_buffer`` with the
+  document's ``StatementCache``, as the server's worker process runs it, and ``Converter.entries``), timed with ``time.process_time`` after a warm-up; the ratio to
   ``libcst.parse_module`` of the same text is the figure to compare across machines;
 * over stdio: ``aliaslint server`` in a child process driven by pygls' client: one
   ``didChange`` at a time, waiting for its ``publishDiagnostics``; the server's own CPU time
@@ -72,6 +72,7 @@ def buffer(lines: int, edit: int = 0) -> str:
 def in_process(lines: int, edits: int) -> dict:
     import libcst
 
+    from aliaslint.engine import check_buffer
     from aliaslint.incremental import StatementCache
     from aliaslint.server.convert import Converter, Text
     from aliaslint.server.workspace import Workspace
@@ -81,8 +82,9 @@ def in_process(lines: int, edits: int) -> dict:
         workspace, converter = Workspace([Path(folder)]), Converter()
         statements = StatementCache()  # as the server keeps one per open document
 
-        def recheck(text: str) -> int:
-            findings = workspace.check(text, path, statements=statements)
+        def recheck(text: str) -> int:  # what the server's worker process does
+            settings = workspace.settings_for(path, True)
+            findings = check_buffer(text, path, str(path), settings, statements=statements)
             return len(converter.entries(findings, Text.of(path.as_uri(), text)))
 
         found = recheck(buffer(lines))  # warm-up: imports, the rule registry, op tables

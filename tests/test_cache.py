@@ -20,14 +20,39 @@ NOTEBOOK = json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cell
 ]})
 
 
+class Parsed:
+    """The sources the engine parses, told through a file: the worker processes that
+    parse them do not share the test's memory."""
+
+    def __init__(self, log: Path):
+        self.log = log
+        log.write_text("")
+
+    def names(self) -> list[str]:
+        return self.log.read_text().splitlines()
+
+    def clear(self) -> None:
+        self.log.write_text("")
+
+    def __iter__(self):
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def __eq__(self, other: object) -> bool:
+        return self.names() == other
+
+
 @pytest.fixture
-def parsed(monkeypatch):
+def parsed(monkeypatch, tmp_path_factory):
     """The sources the engine parses during a test."""
-    calls = []
+    calls = Parsed(tmp_path_factory.mktemp("parsed") / "log")
     real = engine._parse
 
     def counting(source, filename):
-        calls.append(filename)
+        with calls.log.open("a") as log:
+            log.write(filename + "\n")
         return real(source, filename)
 
     monkeypatch.setattr(engine, "_parse", counting)

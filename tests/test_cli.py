@@ -1,6 +1,7 @@
 """The command line as a user meets it: exit codes, formats, config, bad input."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -216,14 +217,14 @@ def test_file_size_limit(project, capsys):
 def test_unreadable_file(project, capsys, monkeypatch):
     write(project / "secret.py", BAD)
     write(project / "bad.py", BAD)
-    real = Path.read_bytes
+    real = os.open
 
-    def read_bytes(self):
-        if self.name == "secret.py":
+    def open_(path, *args, **kwargs):
+        if os.fspath(path).endswith("secret.py"):
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", open_)
     code, out, _ = run(capsys, "--output-format", "concise", "--jobs", "1")
     assert code == 2
     assert "secret.py:1:1: AL902 cannot read file: Permission denied" in out

@@ -224,24 +224,25 @@ def test_a_real_git_repository_agrees_with_git(repository, capsys):
 # --- -v and the progress line -----------------------------------------------------------------
 
 
-def test_verbose_says_what_was_read_and_skipped(repository, capsys):
+def test_verbose_says_what_was_read_and_skipped(repository, capfd):
+    # capfd: a file's notes are written by the worker process that checks it.
     write(repository / "base.toml", 'extend-exclude = ["old"]\n')
     write(repository / "pyproject.toml", '[tool.aliaslint]\nextend = "base.toml"\n')
     write(repository / ".gitignore", "gen.py\n")
     for name in ("m.py", "old/o.py", "gen.py"):
         write(repository / name, BOTH)
     assert main(["check", "-v", "--output-format", "concise"]) == 1
-    err = capsys.readouterr().err
+    err = capfd.readouterr().err
     assert f"aliaslint: config {repository / 'pyproject.toml'}, extending " \
            f"{repository / 'base.toml'}" in err
     assert f"aliaslint: skipped gen.py: ignored by {repository / '.gitignore'}:1" in err
     assert "aliaslint: skipped old/: excluded by " in err and "(pyproject.toml)" in err
     assert "aliaslint: skipped .git/: excluded by '.git' (pyproject.toml)" in err
     main(["check", "-v", "--output-format", "concise"])
-    err = capsys.readouterr().err
+    err = capfd.readouterr().err
     assert "aliaslint: cache hit m.py (same " in err
     main(["check", "--output-format", "concise"])
-    assert capsys.readouterr().err == ""  # neither -v nor a terminal: nothing
+    assert capfd.readouterr().err == ""  # neither -v nor a terminal: nothing
 
 
 class FakeTerminal(io.StringIO):

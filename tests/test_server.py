@@ -131,8 +131,8 @@ async def test_push_diagnostics_actions_hover_and_edits(tmp_path):
         assert edit.new_text == "  # noqa: AL401"
         assert edit.range.start == types.Position(4, len('s = "😀é"; same = id(a) == id(b)'
                                                          .encode("utf-16-le")) // 2)
-        fix_all = next(a for a in actions if a.kind == "source.fixAll.aliaslint")
-        assert {k: list(v) for k, v in fix_all.edit.changes.items()} == {uri: []}
+        # No safe fix in the file: no fix-all action that would edit nothing.
+        assert not any(a.kind == "source.fixAll.aliaslint" for a in actions)
 
         hover = await client.text_document_hover_async(types.HoverParams(
             types.TextDocumentIdentifier(uri), types.Position(6, 2)))
@@ -149,6 +149,26 @@ async def test_push_diagnostics_actions_hover_and_edits(tmp_path):
         client.text_document_did_close(types.DidCloseTextDocumentParams(
             types.TextDocumentIdentifier(uri)))
         await published(client, uri, [])
+
+
+@pytest.mark.asyncio
+async def test_fix_all_is_offered_only_where_it_edits(tmp_path):
+    uri = (tmp_path / "ptr.py").as_uri()
+    source = SOURCE + "p = a.storage().data_ptr()\n"
+    async with session(tmp_path) as client:
+        open_text(client, uri, source)
+        found = await published(client, uri, ["AL401", "AL102", "AL404"])
+        everywhere = types.Range(types.Position(0, 0), types.Position(8, 0))
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), everywhere,
+            types.CodeActionContext(diagnostics=found,
+                                    only=[types.CodeActionKind.SourceFixAll])))
+        # AL404's fix is safe (AL401's is not): the one edit fix-all applies.
+        (fix_all,) = actions
+        assert fix_all.kind == "source.fixAll.aliaslint"
+        (edit,) = fix_all.edit.changes[uri]
+        assert (edit.range, edit.new_text) == (
+            types.Range(types.Position(7, 6), types.Position(7, 13)), "untyped_storage")
 
 
 @pytest.mark.asyncio

@@ -183,11 +183,15 @@ class Converter:
             return []
         return self.text_edits(entries[0].text, sorted(chosen, key=lambda e: e.location))
 
-    def fix_all(self, uri: str, entries: Sequence[Entry]) -> types.CodeAction:
+    def fix_all(self, uri: str, entries: Sequence[Entry]) -> types.CodeAction | None:
+        """The document's safe fixes as one action; None when there are none to apply."""
+        edits = self.fix_all_edits(entries)
+        if not edits:
+            return None
         return types.CodeAction(
             title="aliaslint: fix all safe fixes",
             kind=FIX_ALL,
-            edit=types.WorkspaceEdit(changes={uri: self.fix_all_edits(entries)}),
+            edit=types.WorkspaceEdit(changes={uri: edits}),
         )
 
 

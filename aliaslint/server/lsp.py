@@ -16,14 +16,17 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path, uri_scheme
 
 from aliaslint import __version__
+from aliaslint.diagnostics import Diagnostic
 from aliaslint.engine import NOTEBOOK_SUFFIX
-from aliaslint.incremental import StatementCache
 from aliaslint.server.convert import (
     CODE_ACTION_KINDS,
     FIX_ALL,
@@ -50,6 +53,41 @@ DEBOUNCE = 0.2
 SECTION = "aliaslint"
 
 
+class _Malformed:
+    """A request whose parameters could not be read: answered with the error, not dropped."""
+
+    def __init__(self, msg_id: Any, error: JsonRpcException):
+        self.id = msg_id
+        self.error = error
+
+
+class Protocol(LanguageServerProtocol):
+    """pygls' protocol, made to answer every request.  pygls logs and drops a request whose
+    parameters do not validate (a line of -1) and every request after ``shutdown``, which
+    leaves the client waiting for ever; here the first is answered ``InvalidParams`` and the
+    others ``InvalidRequest``, as the protocol specifies."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if "id" in data and "method" in data:
+                return _Malformed(data["id"], error)
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, _Malformed):
+            self._send_response(message.id, error=message.error.to_response_error())
+            return
+        method = getattr(message, "method", None)
+        if self._shutdown and method not in (None, types.EXIT) \
+                and getattr(message, "id", None) is not None:
+            self._send_response(message.id, error=JsonRpcInvalidRequest(
+                f"{method}: the server is shutting down").to_response_error())
+            return
+        super().handle_message(message)
+
+
 class AliaslintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
@@ -62,6 +100,7 @@ class AliaslintServer(LanguageServer):
                     notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
                 save=True,
             ),
+            protocol_cls=Protocol,
         )
         self.project = Workspace(warn=self.warn)
         self.converter = Converter()
@@ -71,9 +110,8 @@ class AliaslintServer(LanguageServer):
         self.entries: dict[str, list[Entry]] = {}
         self.stale: set[str] = set()
         self.cells_of: dict[str, list[str]] = {}
-        # What the checks of each open text document parsed, so a re-check after an edit
-        # parses only the statements it changed.
-        self.parsed: dict[str, StatementCache] = {}
+        # The lines of each document as last checked: where a request's positions may be.
+        self.texts: dict[str, Text] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
 
     def warn(self, message: str) -> None:
@@ -110,27 +148,48 @@ class AliaslintServer(LanguageServer):
             notebook = self.workspace.get_notebook_document(notebook_uri=key)
             if notebook is not None:
                 return self._check_notebook(notebook)
-            document = self.workspace.get_text_document(key)
             path, on_disk = self.path_of(key)
             if path.suffix == NOTEBOOK_SUFFIX:  # notebook JSON opened as text: rows differ
                 return {key: []}
-            text = Text.of(key, document.source)
+            source = self.source_of(key, path, on_disk)
+            if isinstance(source, Diagnostic):
+                self.texts[key] = Text.of(key, "")
+                return {key: self.converter.entries([source], self.texts[key])}
+            text = self.texts[key] = Text.of(key, source)
             return {key: self.converter.entries(
-                self.project.check(document.source, path, on_disk,
-                                   self.parsed.setdefault(key, StatementCache())), text)}
+                self.project.check(source, path, on_disk, key), text)}
         except Exception:  # a bug: say so in the log, keep serving
             logger.exception("checking %s failed", key)
             return {key: []}
 
+    def source_of(self, uri: str, path: Path, on_disk: bool) -> str | Diagnostic:
+        """An open document's text; for one the client has not opened (a request about a
+        file on disk), the file's text, read as ``check`` reads files but only if regular."""
+        document = self.workspace.text_documents.get(unquote(uri))
+        if document is not None:
+            return document.source
+        if not on_disk:
+            return ""
+        return self.project.read(path)
+
+    def lines_of(self, uri: str) -> int:
+        """How many lines the document has, as last checked (the text ends after the last)."""
+        self.entries_for(uri)
+        text = self.texts.get(uri)
+        return len(text.lines) if text is not None else 1
+
     def _check_notebook(self, notebook: types.NotebookDocument) -> dict[str, list[Entry]]:
         cells = []
         for cell in notebook.cells:
-            document = self.workspace.get_text_document(cell.document)
+            document = self.workspace.text_documents.get(unquote(cell.document))
+            if document is None:  # a cell the client did not send: nothing to read
+                continue
             python = document.language_id in (None, "python")
             cells.append(NotebookCell(cell.document, document.source,
                                       cell.kind == types.NotebookCellKind.Code and python))
         self.cells_of[notebook.uri] = [cell.uri for cell in cells]
         texts = [Text.of(cell.uri, cell.text) for cell in cells]
+        self.texts.update((text.uri, text) for text in texts)
         first_code = next((text for text, cell in zip(texts, cells) if cell.code), None)
 
         def text_of_cell(number: int | None) -> Text:
@@ -183,12 +242,12 @@ class AliaslintServer(LanguageServer):
 
     def forget(self, uris: Iterable[str]) -> None:
         for uri in uris:
-            self.parsed.pop(uri, None)
             timer = self._timers.pop(uri, None)
             if timer is not None:
                 timer.cancel()
             self.stale.discard(uri)
             self.entries.pop(uri, None)
+            self.texts.pop(uri, None)
             if not self.pull:
                 self.publish(uri, [])
 
@@ -366,6 +425,7 @@ def _register(server: AliaslintServer) -> None:
     def code_action(ls: AliaslintServer,
                     params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
+        _within(ls.lines_of(uri), params.range.start, params.range.end)
         entries = ls.entries_for(uri)
         only = params.context.only
         actions: list[types.CodeAction] = []
@@ -374,11 +434,14 @@ def _register(server: AliaslintServer) -> None:
                 if touches(entry.diagnostic.range, params.range):
                     actions += ls.converter.quick_fixes(entry)
         if _wants(only, FIX_ALL):
-            actions.append(ls.converter.fix_all(uri, entries))
+            fix_all = ls.converter.fix_all(uri, entries)
+            if fix_all is not None:  # offered only where it would change something
+                actions.append(fix_all)
         return _unique(actions)
 
     @feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: AliaslintServer, params: types.HoverParams) -> types.Hover | None:
+        _within(ls.lines_of(params.text_document.uri), params.position)
         return hover(ls.entries_for(params.text_document.uri), params.position)
 
     @feature(types.TEXT_DOCUMENT_WILL_SAVE_WAIT_UNTIL)
@@ -412,6 +475,17 @@ def _register(server: AliaslintServer) -> None:
                         params: types.DidChangeWorkspaceFoldersParams) -> None:
         ls.project.configure(folders=ls.folders())
         ls.refresh_all()
+
+
+def _within(lines: int, *positions: types.Position) -> None:
+    """Raise InvalidParams unless the positions are in order and within the document's lines
+    (a character past a line's end means its end, as the protocol says)."""
+    for position in positions:
+        if position.line >= lines:
+            raise JsonRpcInvalidParams(f"line {position.line} is past the end of the document "
+                                       f"({lines} lines)")
+    if len(positions) == 2 and positions[1] < positions[0]:
+        raise JsonRpcInvalidParams("the range ends before it starts")
 
 
 def _wants(only: Sequence[str] | None, kind: str) -> bool:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,8 +29,17 @@ from aliaslint.config import (
     validate_selectors,
 )
 from aliaslint.diagnostics import Confidence, Diagnostic
-from aliaslint.engine import NOTEBOOK_SUFFIX, check_buffer
+from aliaslint.engine import (
+    NOTEBOOK_SUFFIX,
+    check_buffer,
+    decode,
+    end_with_parent,
+    not_checked,
+    read_file,
+    worker_context,
+)
 from aliaslint.incremental import StatementCache
+from aliaslint.workers import Worker
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +117,7 @@ class Workspace:
         self._warn = warn
         self._reported: set[str] = set()
         self._resolvers: dict[Path, Resolver] = {}
+        self._worker: Worker | None = None
 
     def configure(self, folders: Sequence[Path] | None = None,
                   settings: ClientSettings | None = None,
@@ -173,15 +185,60 @@ class Workspace:
             name += NOTEBOOK_SUFFIX
         return self.home / name
 
+    def read(self, path: Path) -> str | Diagnostic:
+        """The text of a file the editor has not opened, or the AL902 finding that says why
+        it was not read: only a regular file within `max-file-size` is read (a FIFO would
+        block the server for good, and a device would fill its memory)."""
+        read = read_file(path, str(path), self.settings_for(path, True).max_file_size,
+                         streams=False)
+        if isinstance(read, Diagnostic):
+            return read
+        return decode(read[0], str(path))
+
     def check(self, text: str, path: Path, on_disk: bool = True,
-              statements: StatementCache | None = None) -> list[Diagnostic]:
+              document: str | None = None) -> list[Diagnostic]:
         """The findings for ``text`` as if it were the file at ``path`` (notebook JSON for
-        ``.ipynb``); none for a file the configuration excludes.  ``statements``: what
-        earlier checks of the same document parsed, for a re-check after an edit."""
+        ``.ipynb``); none for a file the configuration excludes.  ``document``: a name for
+        the buffer, so that a re-check after an edit parses only the statements it changed.
+
+        The check runs in a worker process, stopped (and replaced) when it takes longer
+        than the `file-timeout`: libcst's parse cannot be interrupted on a thread."""
         settings = self.settings_for(path, on_disk)
         if on_disk and excluded_anywhere(path, settings):
             return []
-        return check_buffer(text, path, str(path), settings, statements=statements)
+        if self._worker is None:
+            self._worker = Worker(worker_context(), _check_in_worker, end_with_parent,
+                                  (os.getpid(),))
+
+        def failure(request: object, why: str, overran: bool) -> list[Diagnostic]:
+            logger.warning("checking %s: %s", path, why)
+            return [not_checked(str(path), settings, why, overran)]
+
+        return self._worker.call((document, text, path, settings), settings.file_timeout,
+                                 failure)
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+
+
+# In the worker process: what the checks of each recent document parsed, most recent last.
+_statements: OrderedDict[str, StatementCache] = OrderedDict()
+_DOCUMENTS_KEPT = 16
+
+
+def _check_in_worker(request: tuple[str | None, str, Path, Settings]) -> list[Diagnostic]:
+    document, text, path, settings = request
+    statements = None
+    if document is not None:
+        statements = _statements.pop(document, None) or StatementCache()
+        _statements[document] = statements
+        while len(_statements) > _DOCUMENTS_KEPT:
+            _statements.popitem(last=False)
+    return check_buffer(text, path, str(path), settings, statements=statements)
+
+
 
 
 @dataclass(frozen=True)
