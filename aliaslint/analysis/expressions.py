@@ -75,6 +75,15 @@ class Expressions(Interpreter):
         handler = self._expr_dispatch.get(type(node))
         if handler is None:
             return self._generic_unknown(node, env)
+        if self._loops:
+            token = self._allocations.get(id(node))
+            if token is not None:
+                self._renew(token, env)
+            value = handler(node, env)
+            storage = value.storage
+            if isinstance(storage, tuple) and storage[:2] == ("alloc", id(node)):
+                self._allocations[id(node)] = storage
+            return value
         return handler(node, env)
 
     def _eval_children(self, node: cst.CSTNode, env: Env) -> None:

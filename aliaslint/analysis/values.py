@@ -84,6 +84,10 @@ class Value:
         """This value with save ids renamed in the graphs it holds."""
         return self
 
+    def with_storage_renamed(self, old: object, new: object) -> Value:
+        """This value with the storage token ``old`` renamed ``new`` wherever it holds it."""
+        return self
+
     # The tensor facts (see TensorValue), not known here.
     @property
     def storage(self) -> object:
@@ -205,6 +209,13 @@ class TensorValue(Value):
         return replace(self, graph=frozenset(mapping.get(i, i) for i in self.graph),
                        pending=frozenset(mapping.get(i, i) for i in self.pending))
 
+    def with_storage_renamed(self, old: object, new: object) -> TensorValue:
+        if old not in (self.storage, self.counter, self.maybe_of):
+            return self
+        return replace(self, storage=new if self.storage == old else self.storage,
+                       counter=new if self.counter == old else self.counter,
+                       maybe_of=new if self.maybe_of == old else self.maybe_of)
+
 
 @dataclass(frozen=True, kw_only=True)
 class ArrayValue(Value):
@@ -217,6 +228,9 @@ class ArrayValue(Value):
     dtype: str | None = None  # as the torch dtype a tensor sharing it has ("uint8")
     # Shares a tensor's memory only if that tensor is on the CPU (`t.cpu().numpy()`).
     device_assumed: bool = field(default=False, compare=False)
+
+    def with_storage_renamed(self, old: object, new: object) -> ArrayValue:
+        return replace(self, storage=new) if self.storage == old else self
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -256,6 +270,15 @@ class ContainerValue(Value):
         items = None if self.items is None else tuple(
             item.with_saves_renamed(mapping) for item in self.items)
         if each is self.each and items == self.items:
+            return self
+        return replace(self, each=each, items=items)
+
+    def with_storage_renamed(self, old: object, new: object) -> ContainerValue:
+        each = self.each.with_storage_renamed(old, new) if self.each is not None else None
+        items = None if self.items is None else tuple(
+            item.with_storage_renamed(old, new) for item in self.items)
+        if each is self.each and (items is None or all(
+                a is b for a, b in zip(items, self.items or ()))):
             return self
         return replace(self, each=each, items=items)
 
