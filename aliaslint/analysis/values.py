@@ -172,6 +172,10 @@ class TensorValue(Value):
     # some inputs (reshape, contiguous, float, to…): the source's storage.
     view_origin: cst.CSTNode | None = field(default=None, compare=False)
     maybe_of: object = None
+    # Whether `maybe_of` holds depends on sizes or strides not known here (`reshape` of a
+    # layout not proven): a view for some sizes (often only a rare one, a dim of 1), a copy
+    # for the rest.
+    alias_by_layout: bool = False
     # A fresh copy of another tensor (advanced indexing, index_select…): where.
     copied_at: cst.CSTNode | None = field(default=None, compare=False)
     # A reference kept as if it were a copy (`prev = w`): the expression that made it.
@@ -199,6 +203,9 @@ class TensorValue(Value):
     op_view: bool = False
     # The part of its base a basic index covers, one region per dim (see index_regions).
     index: tuple | None = None
+    # The elements of its root a view with literal offsets and strides reaches (see
+    # geometry.covers_disjoint): (the root, constraints on the root's indices).
+    cover: tuple | None = None
     # A call that returns its source only sometimes (`.float()`, `.contiguous()`, `.to()`)
     # proven by the facts to have returned it here: the value is that source.
     same_as: cst.CSTNode | None = field(default=None, compare=False)
@@ -424,6 +431,7 @@ def join(a: Value, b: Value) -> Value:
             dtype=a.dtype if a.dtype == b.dtype else None,
             blank=a.blank and b.blank, op_view=a.op_view and b.op_view,
             index=a.index if a.index == b.index else None,
+            cover=a.cover if a.cover == b.cover else None,
         )
     return bare(a.kind, a.origin)
 
@@ -437,6 +445,13 @@ def bare(kind: Kind, origin: cst.CSTNode | None = None) -> Value:
     if kind is Kind.GRAD_MODE:
         return GradModeValue(origin=origin)
     return Value(kind, origin=origin)
+
+
+def root_of(value: TensorValue) -> tuple | None:
+    """What a cover of a view of ``value`` is relative to: a tensor that owns its storage."""
+    if value.via is not None or value.storage is None:
+        return None
+    return (value.storage, id(value.origin))
 
 
 def refers_to(value: Value, tokens: set) -> bool:
