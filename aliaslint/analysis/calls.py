@@ -84,7 +84,11 @@ from aliaslint.analysis.values import (
 
 
 # Sometimes-alias ops whose outcome the layout decides (sizes and strides, not the dtype or
-# the device): a view when the strides can express the result, a copy otherwise.
+# the device): a view when the strides can express the result, a copy otherwise.  Of a
+# tensor proven non-contiguous (transposed, permuted) but of sizes not known, that takes
+# sizes that let the strides merge, often a dim of 1: a rare case, so a `low` finding.  Of a
+# tensor whose layout is not known at all, the common case (a contiguous result of an op)
+# is the alias.
 LAYOUT_DECIDES = frozenset({"contiguous", "flatten", "ravel", "reshape", "reshape_as"})
 
 class Calls(Interpreter):
@@ -504,7 +508,8 @@ class Calls(Interpreter):
                                requires_grad=requires, graph=graph, pending=pending,
                                maybe_of=source.storage if source is not None and not explicit
                                else None,
-                               alias_by_layout=short_name(op.name) in LAYOUT_DECIDES,
+                               alias_by_layout=short_name(op.name) in LAYOUT_DECIDES
+                               and source is not None and source.contiguous is False,
                                view_origin=node,
                                contiguous=True if short_name(op.name) == "contiguous" else None)
         # Indexing and the rest: a tensor, its storage not proven.

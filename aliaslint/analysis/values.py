@@ -172,9 +172,9 @@ class TensorValue(Value):
     # some inputs (reshape, contiguous, float, to…): the source's storage.
     view_origin: cst.CSTNode | None = field(default=None, compare=False)
     maybe_of: object = None
-    # Whether `maybe_of` holds depends on sizes or strides not known here (`reshape` of a
-    # layout not proven): a view for some sizes (often only a rare one, a dim of 1), a copy
-    # for the rest.
+    # Whether `maybe_of` holds depends on sizes not known here (`reshape` of a transposed
+    # tensor): a view only for sizes that let the strides merge (often only a dim of 1), a
+    # copy for the rest.
     alias_by_layout: bool = False
     # A fresh copy of another tensor (advanced indexing, index_select…): where.
     copied_at: cst.CSTNode | None = field(default=None, compare=False)

@@ -49,9 +49,9 @@ def _copied_back(write: Write, call: cst.CSTNode) -> bool:
 
 
 def _confidence(write: Write) -> Confidence:
-    """`high` when the dtype decides (a concrete input of the dtype asked for is the
-    hazard); `low` when sizes or strides not known here decide (`reshape` merges
-    dimensions without a copy for some sizes only, often only when one of them is 1)."""
+    """`low` when sizes not known here decide (`reshape` of a transposed tensor merges its
+    dims without a copy for some sizes only, often only when one of them is 1); `high`
+    otherwise (the dtype asked for, or a layout not known, whose common case aliases)."""
     target = write.target
     return "low" if isinstance(target, TensorValue) and target.same_as is None and \
         target.alias_by_layout else "high"
