@@ -509,7 +509,8 @@ class Calls(Interpreter):
                                maybe_of=source.storage if source is not None and not explicit
                                else None,
                                alias_by_layout=short_name(op.name) in LAYOUT_DECIDES
-                               and source is not None and source.contiguous is False,
+                               and isinstance(source, TensorValue)
+                               and source.contiguous is False,
                                view_origin=node,
                                contiguous=True if short_name(op.name) == "contiguous" else None)
         # Indexing and the rest: a tensor, its storage not proven.
