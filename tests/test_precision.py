@@ -314,3 +314,48 @@ def test_a_result_copied_back_into_its_source_is_no_ambiguous_write():
     # On the CPU the twin's `data` is the noise itself: the sum doubles it.
     assert torch.equal(_run(twin, "noisy(torch.zeros(3))"), 2 * _run(
         twin, "torch.zeros(3).normal_(mean=0.0, std=0.02)"))
+
+
+# --------------------------------------------------------------------------- second names
+
+def test_an_identity_shortcut_before_a_comparison_of_values_is_no_sharing_test():
+    source = """
+        import torch
+
+
+        def self_attention(query: torch.Tensor, key: torch.Tensor) -> bool:
+            return query is key or torch.equal(query, key)
+        """
+    twin = source.replace(" or torch.equal(query, key)", "")
+    assert lint(source) == []
+    assert lint(twin) == [(6, "AL402")]
+    # A view of the same values: the twin says "not the same", the shortcut-and-compare "same".
+    x = torch.arange(6.0)
+    assert _run(source, "self_attention")(x, x[:]) is True
+    assert _run(twin, "self_attention")(x, x[:]) is False
+
+
+# A packing step writes each sample's tokens back through a second name of the batch and
+# hands that name back: nothing reads it for the values it had.
+UNPACK = """
+    import torch
+
+
+    def unpack(hidden: torch.Tensor, masks: torch.Tensor, parts: list, n: int):
+        latent = hidden
+        for idx in range(n):
+            latent[idx][masks[idx] == 1] = parts[idx]
+        hidden = latent
+        return hidden
+    """
+# The twin keeps the second name as the "before" state and compares: it sees the new values.
+UNPACK_TWIN = UNPACK.replace("        hidden = latent\n        return hidden",
+                             "        return (hidden - latent).abs().sum()")
+
+
+def test_a_second_name_written_again_and_handed_back_is_no_snapshot():
+    assert lint(UNPACK) == []
+    assert lint(UNPACK_TWIN) == [(6, "AL207")]
+    call = "unpack(torch.zeros(2, 3), torch.ones(2, 3), [torch.ones(3), torch.ones(3)], 2)"
+    assert torch.equal(_run(UNPACK, call), torch.ones(2, 3))
+    assert _run(UNPACK_TWIN, call) == 0  # the "before" state is the new one: the hazard
