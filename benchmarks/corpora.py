@@ -1,8 +1,9 @@
 """Fetch and verify the benchmark corpora pinned in benchmarks/corpora.toml.
 
-    python benchmarks/corpora.py fetch DIR [NAME ...] [--mirror-root ROOT] [--offline]
-                                           [--wheels WHEELDIR] [--replace]
-    python benchmarks/corpora.py verify DIR [NAME ...]
+    python benchmarks/corpora.py fetch DIR [NAME ...] [--group GROUP] [--mirror-root ROOT]
+                                           [--offline] [--wheels WHEELDIR] [--replace]
+    python benchmarks/corpora.py verify DIR [NAME ...] [--group GROUP]
+    python benchmarks/corpora.py list [--group GROUP]
     python benchmarks/corpora.py digest PATH
 
 `fetch` puts every corpus (or the NAMEs given) into DIR/<name>:
@@ -23,6 +24,9 @@ an error unless `--replace` is given.  Every fetched corpus is verified.
 present, and the content digest of the .py/.pyi/.ipynb files.  It prints one
 line per corpus (ok / missing / differs, with file and line counts) and exits
 1 when a corpus is missing or differs.
+
+`--group GROUP` keeps only the corpora pinned with that `group` (e.g. "wide",
+the released packages of the precision corpus); `list` prints the names.
 
 `digest` prints the content digest, file and line counts of one directory:
 what to write into corpora.toml when a pin is moved.
@@ -75,6 +79,7 @@ class Corpus:
     digest: str
     files: int | None
     lines: int | None
+    group: str = ""  # a set chosen together with --group; "" for the original pins
     # git
     url: str = ""
     commit: str = ""
@@ -108,7 +113,10 @@ def load_pins(path: Path = PINS) -> list[Corpus]:
         where = f"{path.name}: corpus {name!r}"
         kind = _string(entry, "kind", where)
         common = {"name": name, "kind": kind, "digest": _string(entry, "digest", where, DIGEST),
-                  "files": entry.get("files"), "lines": entry.get("lines")}
+                  "files": entry.get("files"), "lines": entry.get("lines"),
+                  "group": entry.get("group", "")}
+        if not isinstance(common["group"], str):
+            raise Failure(f"{where}: 'group' must be a string")
         if kind == "git":
             corpora.append(Corpus(**common, url=_string(entry, "url", where),
                                   commit=_string(entry, "commit", where, HEX40)))
@@ -132,7 +140,11 @@ def load_pins(path: Path = PINS) -> list[Corpus]:
     return corpora
 
 
-def select(corpora: list[Corpus], names: list[str]) -> list[Corpus]:
+def select(corpora: list[Corpus], names: list[str], group: str | None = None) -> list[Corpus]:
+    if group is not None:
+        corpora = [c for c in corpora if c.group == group]
+        if not corpora:
+            raise Failure(f"no corpus is pinned with group = {group!r}")
     if not names:
         return corpora
     known = {c.name: c for c in corpora}
@@ -468,6 +480,9 @@ def main(argv: list[str] | None = None) -> int:
     verifying = commands.add_parser("verify", help="verify the copies in DIR")
     verifying.add_argument("dir", metavar="DIR")
     verifying.add_argument("names", nargs="*", metavar="NAME", help="only these corpora")
+    listing = commands.add_parser("list", help="print the pinned corpora's names")
+    for sub in (fetching, verifying, listing):
+        sub.add_argument("--group", metavar="GROUP", help="only the corpora of this group")
     digesting = commands.add_parser("digest", help="print one directory's content digest")
     digesting.add_argument("path", metavar="PATH")
     args = parser.parse_args(argv)
@@ -481,7 +496,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f'digest = "{found.digest}"\nfiles = {found.files}\nlines = {found.lines}'
                   + (f'\ncommit = "{commit}"' if commit else ""))
             return 0
-        corpora = select(load_pins(), args.names)
+        corpora = select(load_pins(), getattr(args, "names", []), args.group)
+        if args.command == "list":
+            for corpus in corpora:
+                print(corpus.name)
+            return 0
         root = Path(args.dir)
         if args.command == "verify":
             if not root.is_dir():

@@ -10,7 +10,13 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Call, NonContiguousView, Reference, Write
-from aliaslint.analysis.geometry import dtype_view, slice_region, view_fails
+from aliaslint.analysis.geometry import (
+    COVER_OPS,
+    dtype_view,
+    op_cover,
+    slice_region,
+    view_fails,
+)
 from aliaslint.analysis.opfacts import (
     PARAMETER_TYPES,
     TENSOR_TYPES,
@@ -24,8 +30,10 @@ from aliaslint.analysis.opfacts import (
 )
 from aliaslint.analysis.scopes import ClassInfo, Env
 from aliaslint.analysis.shapes import (
+    Layout,
     Shape,
     dense,
+    infer,
     literal_shape,
     nested_shape,
     scalar_kind,
@@ -49,6 +57,7 @@ from aliaslint.analysis.syntax import (
     name_key,
 )
 from aliaslint.analysis.values import (
+    root_of,
     INT,
     OTHER,
     SHAPE,
@@ -73,6 +82,14 @@ from aliaslint.analysis.values import (
     local_class,
 )
 
+
+# Sometimes-alias ops whose outcome the layout decides (sizes and strides, not the dtype or
+# the device): a view when the strides can express the result, a copy otherwise.  Of a
+# tensor proven non-contiguous (transposed, permuted) but of sizes not known, that takes
+# sizes that let the strides merge, often a dim of 1: a rare case, so a `low` finding.  Of a
+# tensor whose layout is not known at all, the common case (a contiguous result of an op)
+# is the alias.
+LAYOUT_DECIDES = frozenset({"contiguous", "flatten", "ravel", "reshape", "reshape_as"})
 
 class Calls(Interpreter):
     """Evaluates calls."""
@@ -429,8 +446,16 @@ class Calls(Interpreter):
             if short_name(op.name) == "view" and not dtype_view(args) and \
                     self._view_fails(base, rest):
                 self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
-            return _sole_handle(self._view(base, node, op, literal_ints(rest), env), base,
-                                base_node)
+            made = self._view(base, node, op, literal_ints(rest), env)
+            root, name = root_of(base), op.name.rsplit(".", 1)[-1]
+            if root is not None and name in COVER_OPS:
+                literals = {param: literal_int(nodes[param]) for param in op.params
+                            if param in nodes and param != (op.aliases or "self")}
+                rank = len(base.layout.shape) if base.layout is not None else None
+                if None not in literals.values():
+                    constraints = op_cover(name, literals, rank)
+                    made = replace(made, cover=(root, constraints)) if constraints else made
+            return _sole_handle(made, base, base_node)
         if kind == "functional":
             first = op.params[0] if op.params else None
             if first in ("input", "self") and first in bound and type(bound[first]) is Value \
@@ -483,6 +508,9 @@ class Calls(Interpreter):
                                requires_grad=requires, graph=graph, pending=pending,
                                maybe_of=source.storage if source is not None and not explicit
                                else None,
+                               alias_by_layout=short_name(op.name) in LAYOUT_DECIDES
+                               and isinstance(source, TensorValue)
+                               and source.contiguous is False,
                                view_origin=node,
                                contiguous=True if short_name(op.name) == "contiguous" else None)
         # Indexing and the rest: a tensor, its storage not proven.
@@ -584,10 +612,22 @@ class Calls(Interpreter):
             if source.layout is not None and not source.layout.contiguous:
                 return self._converted(source, node, source.dtype, env, dense_copy=True)
             return None
-        if name in ("reshape", "flatten") and source.contiguous is True:
+        if name not in ("reshape", "flatten"):
+            return None
+        sizes = literal_ints(args) if name == "reshape" else None
+        if name == "flatten" and not args and source.layout is not None:
+            sizes = (source.layout.numel,)
+        # ATen's reshape is `view` when the strides can express the new shape, else a copy:
+        # with the layout and the sizes known, `view`'s own rule decides.
+        outcome = view(source.layout, sizes) if source.layout is not None and \
+            sizes is not None else None
+        if outcome is False and source.layout is not None and sizes is not None:
+            copy = self._converted(source, node, source.dtype, env, dense_copy=True)
+            shape = infer(sizes, source.layout.numel)
+            return replace(copy, layout=dense(shape) if shape is not None else None)
+        if source.contiguous is True or isinstance(outcome, Layout):
             # Documented: a contiguous input is reshaped without copying.
             view_op = ops.method("view")
-            sizes = literal_ints(args) if name == "reshape" else None
             if view_op is None:
                 return None
             source_node = node.func.value if isinstance(node.func, cst.Attribute) else None

@@ -108,6 +108,9 @@ class Write:
     # The written part of the target in every dim (see index_regions): () for all of it,
     # None when not known.
     index: tuple | None = ()
+    # The elements of the target's root it writes (see geometry.covers_disjoint); None: not
+    # known.
+    cover: tuple | None = None
     # Made inside a function run by `checkpoint(..., use_reentrant=False)`: that call.
     checkpoint: cst.CSTNode | None = field(default=None, compare=False)
 

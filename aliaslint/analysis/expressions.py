@@ -9,7 +9,13 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Compare, Reference, StaleRead
-from aliaslint.analysis.geometry import index_regions, slice_region
+from aliaslint.analysis.geometry import (
+    COVER_OPS,
+    covers_disjoint,
+    index_cover,
+    index_regions,
+    slice_region,
+)
 from aliaslint.analysis.opfacts import TENSOR_TYPES, short_name
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.shapes import Layout, after_view
@@ -42,6 +48,7 @@ from aliaslint.analysis.values import (
     is_int,
     join,
     local_class,
+    root_of,
 )
 
 _COMPARE_OPS = {
@@ -75,7 +82,47 @@ class Expressions(Interpreter):
         handler = self._expr_dispatch.get(type(node))
         if handler is None:
             return self._generic_unknown(node, env)
-        return handler(node, env)
+        held = self._hold_base(node, env) if env.flow.stale else None
+        if self._loops:
+            token = self._allocations.get(id(node))
+            if token is not None:
+                self._renew(token, env)
+            value = handler(node, env)
+            storage = value.storage
+            if isinstance(storage, tuple) and storage[:2] == ("alloc", id(node)):
+                self._allocations[id(node)] = storage
+        else:
+            value = handler(node, env)
+        if held is not None:
+            self._settle(held, value, env)
+        return value
+
+    def _hold_base(self, node: cst.BaseExpression, env: Env) -> tuple | None:
+        """A view with literal offsets of a name just written through another view
+        (`m.diagonal(1)`, `x[1::2]`, `torch.narrow(x, 0, 2, 2)`): the read of the name waits
+        until the view says which elements it reaches (see _settle)."""
+        base: cst.BaseExpression | None = None
+        if isinstance(node, cst.Subscript):
+            base = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                node.func.attr.value in COVER_OPS:
+            receiver = node.func.value  # `m.diagonal(1)`, else `torch.diagonal(m, 1)`
+            base = receiver if isinstance(receiver, cst.Name) and \
+                receiver.value in env.flow.stale else \
+                node.args[0].value if node.args and node.args[0].keyword is None else None
+        if not isinstance(base, cst.Name) or base.value not in env.flow.stale:
+            return None
+        return (base, env.flow.stale.pop(base.value))
+
+    def _settle(self, held: tuple, view: Value, env: Env) -> None:
+        """The held read of a view's base: none when the view reaches no element the write
+        wrote (the name stays stale for later reads), else the read as `_name` reports it."""
+        base, write = held
+        if isinstance(view, TensorValue) and covers_disjoint(write.cover, view.cover):
+            env.flow.stale.setdefault(base.value, write)
+            return
+        self._emit(StaleRead(write.node, write.stmt, write, base.value, base,
+                             env.lookup(base.value), self._rewriting, self._stmt))
 
     def _eval_children(self, node: cst.CSTNode, env: Env) -> None:
         for child in child_expressions(node):
@@ -331,7 +378,9 @@ class Expressions(Interpreter):
             layout = index_layout(base.layout, node) if base.layout is not None else None
             view = self._view(base, node, None, env=env, layout=layout)
             if base.via is None:
-                view = replace(view, index=index_regions(node))
+                root = root_of(base)
+                view = replace(view, index=index_regions(node),
+                               cover=(root, index_cover(node)) if root is not None else None)
             region = slice_region(node)
             return replace(view, region=region) if region is not None and base.region is None \
                 and base.via is None else view

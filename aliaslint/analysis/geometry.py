@@ -1,10 +1,14 @@
-"""Layout geometry: which `.view()` certainly fails, which slices overlap."""
+"""Layout geometry: which `.view()` certainly fails, which slices overlap, which views share
+no element."""
 
 from __future__ import annotations
+
+from math import gcd
 
 import libcst as cst
 
 from aliaslint import ops
+from aliaslint.analysis.syntax import literal_int
 from aliaslint.analysis.values import Args, RefValue
 
 
@@ -153,3 +157,115 @@ def indexes_overlap(a: tuple | None, b: tuple | None) -> bool:
         if not regions_overlap(first, second):
             return False
     return True
+
+
+# --------------------------------------------------------------------------- element covers
+#
+# A view taken straight from a tensor that owns its storage, with literal offsets and
+# strides, covers a set of that tensor's elements, described by constraints on their
+# indices (one tuple each):
+#
+#   ("range", dim, lower, upper, step)   lower <= i_dim < upper, i_dim ≡ lower (mod step);
+#                                        bounds as _bound gives them, (k, c) = k·n + c
+#   ("diag", dim1, dim2, offset)         i_dim2 - i_dim1 == offset
+#
+# An index fixing a dim (`x[2]`, `select(0, 2)`) is the range of one element.  A view's
+# cover is (root, constraints): the root names the tensor the indices are of (its storage
+# token and where it was made), so covers of one root compare.  The constraints of two
+# covers together describe the elements both reach; a pair that no index satisfies proves
+# the views disjoint.  Distinct indices of a tensor that owns its storage (not expanded)
+# are distinct memory, so disjoint index sets are disjoint memory, whatever the sizes.
+
+COVER_OPS = frozenset({"diagonal", "narrow", "select"})
+
+
+def index_cover(node: cst.Subscript) -> tuple:
+    """The constraints a basic index `x[a:b:s, i]` puts on its leading dims, up to the first
+    place that is not a literal int or a slice with literal bounds and step: from there on
+    (a computed index, `None` or `...`, which move the dims after them) nothing is claimed."""
+    constraints = []
+    for dim, element in enumerate(node.slice):
+        index = element.slice
+        try:
+            if isinstance(index, cst.Slice):
+                step = literal_int(index.step) if index.step is not None else 1
+                lower = _bound(index.lower) or (0, 0)
+                upper = _bound(index.upper) or (1, 0)
+                if step is None or step <= 0 or step > 1 and lower[0] != 0:
+                    break  # the residue of an end-relative start depends on the size
+                constraints.append(("range", dim, lower, upper, step))
+                continue
+            point = _bound(index.value) if isinstance(index, cst.Index) else None
+        except ValueError:
+            break
+        if point is None:
+            break
+        constraints.append(("range", dim, point, (point[0], point[1] + 1), 1))
+    return tuple(constraints)
+
+
+def op_cover(name: str, args: dict[str, int | None], rank: int | None) -> tuple | None:
+    """The constraints `diagonal(offset, dim1, dim2)`, `narrow(dim, start, length)` and
+    `select(dim, index)` with these literal arguments put on their base's indices."""
+
+    def dim(value: int | None, default: int | None = None) -> int | None:
+        value = default if value is None else value
+        if value is None:
+            return None
+        if value < 0:
+            return value + rank if rank is not None and value + rank >= 0 else None
+        return value
+
+    if name == "diagonal":
+        first, second = dim(args.get("dim1"), 0), dim(args.get("dim2"), 1)
+        offset = args.get("offset", 0)
+        if first is None or second is None or first == second or offset is None:
+            return None
+        return (("diag", first, second, offset),) if first < second else \
+            (("diag", second, first, -offset),)
+    if name == "narrow":
+        axis, start, length = dim(args.get("dim")), args.get("start"), args.get("length")
+        if axis is None or start is None or length is None or start < 0 or length < 0:
+            return None
+        return (("range", axis, (0, start), (0, start + length), 1),)
+    if name == "select":
+        axis, position = dim(args.get("dim")), args.get("index")
+        if axis is None or position is None:
+            return None
+        point = (1, position) if position < 0 else (0, position)
+        return (("range", axis, point, (point[0], point[1] + 1), 1),)
+    return None
+
+
+def _ranges_disjoint(a: tuple, b: tuple) -> bool:
+    """Two ranges of one dim that share no index, for every size of the dim."""
+    (_, _, low_a, high_a, step_a), (_, _, low_b, high_b, step_b) = a, b
+    # Intervals apart: only bounds of one kind compare for every n (clamping only shrinks).
+    if high_a[0] == low_b[0] and high_a <= low_b or high_b[0] == low_a[0] and high_b <= low_a:
+        return True
+    if low_a[0] == low_b[0] == 0:
+        # Residues: i ≡ low_a (mod step_a) and i ≡ low_b (mod step_b) have no common
+        # solution when the gcd of the steps does not divide the starts' difference.
+        return (low_a[1] - low_b[1]) % gcd(step_a, step_b) != 0
+    return False
+
+
+def covers_disjoint(a: tuple | None, b: tuple | None) -> bool:
+    """Do two covers of one root provably share no element?"""
+    if a is None or b is None or a[0] != b[0]:
+        return False
+    constraints = a[1] + b[1]
+    ranges = [c for c in constraints if c[0] == "range"]
+    for i, first in enumerate(ranges):
+        for second in ranges[i + 1:]:
+            if first[1] == second[1] and _ranges_disjoint(first, second):
+                return True
+    points = {c[1]: c[2][1] for c in ranges if c[2][0] == 0 and c[3] == (0, c[2][1] + 1)}
+    diagonals = [c for c in constraints if c[0] == "diag"]
+    for i, (_, first, second, offset) in enumerate(diagonals):
+        if any(other[1:3] == (first, second) and other[3] != offset
+               for other in diagonals[i + 1:]):
+            return True  # two diagonals of one pair of dims
+        if first in points and second in points and points[second] - points[first] != offset:
+            return True  # a fixed element off this diagonal
+    return False

@@ -11,6 +11,14 @@ aged: after the final iteration the saves it made are the most recent ones, so
 a value bound in the body holds this iteration's graph, and a write that
 dirtied an earlier iteration's save does not dirty it.
 
+Each iteration's allocation is a tensor of its own.  An allocation site in the
+body (`output = torch.zeros(...)`) has one storage token, standing for the
+tensor it made in the current iteration; when the site runs again, whatever
+still holds that token (a name carried round the loop, `x = output`, and the
+saves made of it) moves to the site's "earlier iterations" token
+(`Loops._renew`).  A write to the new tensor does not reach those names, and a
+tensor allocated before the loop and written in it is still one tensor.
+
 Events are reported during every pass, not only on the last: the first pass
 runs from the exact state before the loop (the first iteration, with the most
 precise names), the later ones from joins that also see what earlier
@@ -149,6 +157,28 @@ class Loops(Interpreter):
         widened |= changing
         for name in widened & env.names.keys():
             env.names[name] = UNKNOWN
+
+    def _renew(self, token: object, env: Env) -> None:
+        """An allocation site inside a loop runs again: the tensor it made in an earlier
+        iteration is another tensor than the one it makes now.
+
+        The site keeps its token for the tensor it makes in this iteration (the most recent
+        one); whatever still holds the token the site made before (a name bound in an earlier
+        iteration, `x = output` carried round the loop, the saves made of it) is moved to the
+        site's "earlier iterations" token, one per site, so finitely many.  A write to the
+        new tensor then leaves those names alone, and a write through them still reaches
+        their saves and their other names.  A tensor allocated before the loop is not an
+        allocation site of the loop: what the loop writes to it is carried round as before.
+        """
+        earlier = ("earlier", token)
+        for name, value in env.names.items():
+            renamed = value.with_storage_renamed(token, earlier)
+            if renamed is not value:
+                env.names[name] = renamed
+        saves = env.flow.saves.pop(token, None)
+        if saves:
+            kept = env.flow.saves.get(earlier, ())
+            env.flow.saves[earlier] = kept + tuple(s for s in saves if s not in kept)
 
     def _leave(self, env: Env, *, to_head: bool) -> None:
         """`continue` (back to the head) or `break` (past the loop): this path ends here."""

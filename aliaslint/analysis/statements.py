@@ -10,7 +10,7 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import DataOnTemporary, PackHookWrite, Reference, WriteInputs
-from aliaslint.analysis.geometry import index_regions, slice_region
+from aliaslint.analysis.geometry import index_cover, index_regions, slice_region
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.training import AUTOCASTS, UNCHECKED_SAVES
 from aliaslint.analysis.syntax import (
@@ -25,6 +25,7 @@ from aliaslint.analysis.syntax import (
     names_bound_in,
 )
 from aliaslint.analysis.values import (
+    root_of,
     FALSE_VALUE,
     TRUE_VALUE,
     OTHER,
@@ -206,9 +207,11 @@ class Statements(Interpreter):
                 inputs: WriteInputs = tuple(
                     (v, role) for v, role in ((assigned, "value"), (index, "index"))
                     if v is not None)
+                root = root_of(base) if isinstance(base, TensorValue) else None
                 written = self._write(base, target.value, self._stmt, None, env, fill=True,
                                       inputs=inputs, region=slice_region(target) or (),
-                                      index=index_regions(target))
+                                      index=index_regions(target),
+                                      cover=(root, index_cover(target)) if root else None)
                 if isinstance(written, TensorValue) and isinstance(assigned, TensorValue):
                     # CopySlices: the base now carries the assigned value's graph.
                     self._absorb(written, replace(

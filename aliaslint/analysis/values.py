@@ -84,6 +84,10 @@ class Value:
         """This value with save ids renamed in the graphs it holds."""
         return self
 
+    def with_storage_renamed(self, old: object, new: object) -> Value:
+        """This value with the storage token ``old`` renamed ``new`` wherever it holds it."""
+        return self
+
     # The tensor facts (see TensorValue), not known here.
     @property
     def storage(self) -> object:
@@ -168,6 +172,10 @@ class TensorValue(Value):
     # some inputs (reshape, contiguous, float, to…): the source's storage.
     view_origin: cst.CSTNode | None = field(default=None, compare=False)
     maybe_of: object = None
+    # Whether `maybe_of` holds depends on sizes not known here (`reshape` of a transposed
+    # tensor): a view only for sizes that let the strides merge (often only a dim of 1), a
+    # copy for the rest.
+    alias_by_layout: bool = False
     # A fresh copy of another tensor (advanced indexing, index_select…): where.
     copied_at: cst.CSTNode | None = field(default=None, compare=False)
     # A reference kept as if it were a copy (`prev = w`): the expression that made it.
@@ -195,6 +203,9 @@ class TensorValue(Value):
     op_view: bool = False
     # The part of its base a basic index covers, one region per dim (see index_regions).
     index: tuple | None = None
+    # The elements of its root a view with literal offsets and strides reaches (see
+    # geometry.covers_disjoint): (the root, constraints on the root's indices).
+    cover: tuple | None = None
     # A call that returns its source only sometimes (`.float()`, `.contiguous()`, `.to()`)
     # proven by the facts to have returned it here: the value is that source.
     same_as: cst.CSTNode | None = field(default=None, compare=False)
@@ -204,6 +215,13 @@ class TensorValue(Value):
             return self
         return replace(self, graph=frozenset(mapping.get(i, i) for i in self.graph),
                        pending=frozenset(mapping.get(i, i) for i in self.pending))
+
+    def with_storage_renamed(self, old: object, new: object) -> TensorValue:
+        if old not in (self.storage, self.counter, self.maybe_of):
+            return self
+        return replace(self, storage=new if self.storage == old else self.storage,
+                       counter=new if self.counter == old else self.counter,
+                       maybe_of=new if self.maybe_of == old else self.maybe_of)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,6 +235,9 @@ class ArrayValue(Value):
     dtype: str | None = None  # as the torch dtype a tensor sharing it has ("uint8")
     # Shares a tensor's memory only if that tensor is on the CPU (`t.cpu().numpy()`).
     device_assumed: bool = field(default=False, compare=False)
+
+    def with_storage_renamed(self, old: object, new: object) -> ArrayValue:
+        return replace(self, storage=new) if self.storage == old else self
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -256,6 +277,15 @@ class ContainerValue(Value):
         items = None if self.items is None else tuple(
             item.with_saves_renamed(mapping) for item in self.items)
         if each is self.each and items == self.items:
+            return self
+        return replace(self, each=each, items=items)
+
+    def with_storage_renamed(self, old: object, new: object) -> ContainerValue:
+        each = self.each.with_storage_renamed(old, new) if self.each is not None else None
+        items = None if self.items is None else tuple(
+            item.with_storage_renamed(old, new) for item in self.items)
+        if each is self.each and (items is None or all(
+                a is b for a, b in zip(items, self.items or ()))):
             return self
         return replace(self, each=each, items=items)
 
@@ -401,6 +431,7 @@ def join(a: Value, b: Value) -> Value:
             dtype=a.dtype if a.dtype == b.dtype else None,
             blank=a.blank and b.blank, op_view=a.op_view and b.op_view,
             index=a.index if a.index == b.index else None,
+            cover=a.cover if a.cover == b.cover else None,
         )
     return bare(a.kind, a.origin)
 
@@ -414,6 +445,13 @@ def bare(kind: Kind, origin: cst.CSTNode | None = None) -> Value:
     if kind is Kind.GRAD_MODE:
         return GradModeValue(origin=origin)
     return Value(kind, origin=origin)
+
+
+def root_of(value: TensorValue) -> tuple | None:
+    """What a cover of a view of ``value`` is relative to: a tensor that owns its storage."""
+    if value.via is not None or value.storage is None:
+        return None
+    return (value.storage, id(value.origin))
 
 
 def refers_to(value: Value, tokens: set) -> bool:

@@ -8,6 +8,7 @@ from aliaslint.analysis import (
     Kind,
     StaleRead,
     TensorValue,
+    covers_disjoint,
     indexes_overlap,
     reads,
     regions_overlap,
@@ -68,6 +69,8 @@ def write_through_view(event: StaleRead, ctx: Context):
         # A helper that writes rows of its argument and hands it back: whether that hurts
         # is decided at each call site, where AL208 reports a caller that reads it again.
         return
+    if isinstance(value, TensorValue) and covers_disjoint(write.cover, value.cover):
+        return  # two views of one tensor that reach no common element
     if target.via is not None and value.via is not None and not (
             target.region is not None and value.region is not None
             and regions_overlap(target.region, value.region)):

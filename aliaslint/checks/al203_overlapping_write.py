@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from aliaslint.analysis import InplaceWrite, Kind, regions_overlap
+from aliaslint.analysis import InplaceWrite, Kind, TensorValue, covers_disjoint, regions_overlap
 from aliaslint.checks.common import writer
 from aliaslint.rule import Context, Rule
 
@@ -41,6 +41,8 @@ def overlapping_write(event: InplaceWrite, ctx: Context):
             continue
         if role == "index":
             overlaps = True
+        elif isinstance(value, TensorValue) and covers_disjoint(write.cover, value.cover):
+            continue  # two views of one tensor that reach no common element
         else:
             if write.region is None:
                 mine, whole_target = (None if target.via is None else target.region), \

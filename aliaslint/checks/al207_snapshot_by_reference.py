@@ -25,6 +25,11 @@ def snapshot_by_reference(event: StaleRead, ctx: Context):
     snapshot = value.snapshot
     if snapshot is None or write.activation or write.callee is not None:
         return
+    if event.rewritten or _handed_on(event):
+        # The second name is itself written again (`buf[i][m] = v` round a loop), or only
+        # handed to another name (`hidden = buf`): the code updates the tensor under that
+        # name, it does not read it for its old values.
+        return
     if isinstance(snapshot, cst.Attribute) and attr_key(snapshot) is None and not (
             event.read_stmt is not None and reads(event.read_stmt, snapshot)):
         # `w = model.weight` may be a mere handle on the current tensor; it is a snapshot
@@ -50,6 +55,15 @@ def snapshot_by_reference(event: StaleRead, ctx: Context):
         witness=RULE.witness(target=tuple(event.name.split("."))),
         fix=_copy(snapshot, value, ctx),
     )
+
+
+def _handed_on(event: StaleRead) -> bool:
+    """Is the read the whole value of a plain assignment to names (`hidden = buf`)?"""
+    stmt = event.read_stmt
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(small, cst.Assign) and small.value is event.read and all(
+            isinstance(target.target, cst.Name) for target in small.targets)
+        for small in stmt.body)
 
 
 def _copy(snapshot: cst.CSTNode, value: Value, ctx: Context) -> FixPlan | None:

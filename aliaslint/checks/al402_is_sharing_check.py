@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+import libcst as cst
+import libcst.matchers as m
+
 from aliaslint.analysis import Compare, Kind
 from aliaslint.checks.common import (
     TENSORISH,
@@ -75,9 +78,36 @@ RULE = Rule(
 )
 
 
+# Value comparisons that decide the same question for every pair of tensors, views included.
+_VALUE_TESTS = frozenset({"equal", "allclose", "array_equal"})
+
+
+def _value_test_follows(event: Compare) -> bool:
+    """`a is b or torch.equal(a, b)`: the identity test is a shortcut before a comparison of
+    the values, which answers for views too."""
+    stmt = event.stmt
+    where = stmt.test if isinstance(stmt, (cst.If, cst.While)) else stmt
+    for either in m.findall(where, m.BooleanOperation(operator=m.Or())):
+        assert isinstance(either, cst.BooleanOperation)
+        test = either.right
+        if either.left is not event.node or not isinstance(test, cst.Call):
+            continue
+        name = test.func.attr.value if isinstance(test.func, cst.Attribute) else \
+            test.func.value if isinstance(test.func, cst.Name) else ""
+        args = [arg.value for arg in test.args]
+        operands = [event.left_node, event.right_node]
+        if name in _VALUE_TESTS and len(args) >= 2 and (
+                all(a.deep_equals(b) for a, b in zip(args, operands)) or
+                all(a.deep_equals(b) for a, b in zip(args, reversed(operands)))):
+            return True
+    return False
+
+
 @RULE.check(Compare)
 def is_sharing_check(event: Compare, ctx: Context):
     if event.operator not in ("is", "is not"):
+        return
+    if event.operator == "is" and _value_test_follows(event):
         return
     if event.left.kind not in TENSORISH or event.right.kind not in TENSORISH:
         return
