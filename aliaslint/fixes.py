@@ -73,17 +73,22 @@ def under(policy: FixPolicy, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 def _import_edit(module: cst.Module, context: Context, name: str,
                  use: Position) -> Edit | None:
-    """`import name` above the first statement that is not the docstring or a
-    `from __future__` import; None when the module imports it at top level before ``use``
-    (a notebook's cells run in order: an import in a later cell comes too late)."""
+    """`import name` (`name` may be `copy as _copy`) above the first statement that is not
+    the docstring or a `from __future__` import; None when the module imports it so at top
+    level before ``use`` (a notebook's cells run in order: an import in a later cell comes
+    too late)."""
+    imported, _, alias = name.partition(" as ")
     body = list(module.body)
     for statement in body:
         if isinstance(statement, cst.SimpleStatementLine) and \
                 context.span(statement).start.line < use.row:
             for small in statement.body:
                 if isinstance(small, cst.Import) and any(
-                        alias.asname is None and isinstance(alias.name, cst.Name)
-                        and alias.name.value == name for alias in small.names):
+                        isinstance(item.name, cst.Name) and item.name.value == imported and (
+                            item.asname is None if not alias else
+                            item.asname is not None and isinstance(item.asname.name, cst.Name)
+                            and item.asname.name.value == alias)
+                        for item in small.names):
                     return None
     index = 0
     while index < len(body) and _preamble(body[index], first=index == 0):
