@@ -429,6 +429,8 @@ class Calls(Interpreter):
             if short_name(op.name) == "view" and not dtype_view(args) and \
                     self._view_fails(base, rest):
                 self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
+                if base.layout_origin is not None:  # reported: it raises for certain
+                    self._raises(node, env)
             return _sole_handle(self._view(base, node, op, literal_ints(rest), env), base,
                                 base_node)
         if kind == "functional":
