@@ -57,8 +57,8 @@ def _relies_on_sharing(call: cst.CSTNode, ctx: Context) -> str | None:
         return "the view is written in place here"
     if not isinstance(parent, (cst.Assign, cst.NamedExpr)):
         return None
-    targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) \
-        else [parent.target]
+    targets: list[cst.BaseExpression] = [t.target for t in parent.targets] \
+        if isinstance(parent, cst.Assign) else [parent.target]
     for target in targets:
         if not isinstance(target, cst.Name):
             return f"the view is kept in {ctx.code(target)}"
