@@ -35,10 +35,11 @@ target.pow_(2)
 loss = -(target * probs.log()).sum()
 loss.backward()
 opt.step()
-flat = x.t().view(-1)
 grid = torch.zeros(3, 4)
 same = grid.storage().data_ptr() == grid[1:].storage().data_ptr()
-print(best["weight"], flat.sum(), same)
+print(best["weight"], same)
+flat = x.t().view(-1)
+print(flat.sum())
 '''
 
 
@@ -50,10 +51,11 @@ def fixed(source: str, *, unsafe: bool) -> str:
 
 def test_safe_fixes_change_only_certain_failures():
     after = fixed(TRAIN, unsafe=False)
-    assert after.splitlines()[16:19] == [
-        "flat = x.t().reshape(-1)",
+    assert after.splitlines()[16:20] == [
         "grid = torch.zeros(3, 4)",
         "same = grid.untyped_storage().data_ptr() == grid[1:].untyped_storage().data_ptr()",
+        'print(best["weight"], same)',
+        "flat = x.t().reshape(-1)",
     ]
     assert "best = model.state_dict()" in after and "target.pow_(2)" in after
 
