@@ -121,6 +121,9 @@ class Outcome:
     fixed: Counter[str] = field(default_factory=Counter)  # code → fixes applied
     # Fixes left out because the text they produce is refused (see `verify`): their messages.
     dropped: list[str] = field(default_factory=list)
+    # Each pass: the text it started from and the edits it made there (by cell, 0 for a
+    # Python file), so what changed can be held against what the edits name.
+    passes: list[tuple[str, tuple[tuple[int, Edit], ...]]] = field(default_factory=list)
     # (code, cell, message) of each finding whose fix was refused → why.
     refused: dict[tuple, str] = field(default_factory=dict)
 
@@ -279,6 +282,8 @@ def fix_text(text: str, filename: str, check: Callable[[str], list[Diagnostic]],
                 continue
         if new == outcome.text:
             break
+        outcome.passes.append((outcome.text, tuple(
+            dict.fromkeys((d.cell or 0, e) for d in chosen if d.fix for e in d.fix.edits))))
         outcome.text, found = new, verdict.found
         outcome.fixed.update(d.code for d in chosen)
     return outcome
@@ -298,6 +303,8 @@ def verify(before: str, after: str, applied: list[Diagnostic], found: list[Diagn
     """Judge ``after``: ``before`` with the fixes of ``applied`` made (``found``: the findings
     of ``before``).  The fixed text is refused when
 
+    * an edit would not fall on the text its rows and columns name (the span it replaces
+      does not hold as many line breaks, or on one row as many characters, as they say);
     * it does not compile (CPython's verdict; for the file's target Python, the re-check's
       AL902);
     * the re-check reports, on the rows the edits wrote, a finding of some code more often
@@ -307,6 +314,9 @@ def verify(before: str, after: str, applied: list[Diagnostic], found: list[Diagn
       read, to what the fix means: the module of that name (`copy` → `import copy`), the
       alias an edit imports (`import copy as _copy`), a builtin, or an import (a function's
       out-of-place twin).  A parameter `copy=False` or a local `torch = ...` refuses it."""
+    misplaced = _misplaced(before, applied, document)
+    if misplaced is not None:
+        return Verdict(misplaced, [])
     if not document.valid(after):
         return Verdict("the result would not compile", [])
     after_found = check(after)
@@ -330,6 +340,27 @@ def verify(before: str, after: str, applied: list[Diagnostic], found: list[Diagn
             return Verdict(f"the fixed code would be reported as {d.code} at line "
                            f"{d.location.row}: {d.message}", after_found)
     return Verdict(_misbound(before, after, applied, written, document), after_found)
+
+
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _misplaced(before: str, applied: list[Diagnostic], document: Document) -> str | None:
+    python = document.python(before)
+    if python is None:
+        return None
+    source, module_row = python
+    for d in applied:
+        for edit in d.fix.edits if d.fix is not None else ():
+            start = replace(edit.location, row=module_row(d.cell or 0, edit.location.row))
+            end = replace(edit.end_location, row=module_row(d.cell or 0, edit.end_location.row))
+            old = replaced_text(source, replace(edit, location=start, end_location=end))
+            rows = end.row - start.row
+            if len(_BREAK.findall(old)) != rows or not rows and \
+                    len(old) != end.column - start.column:
+                return (f"its edit at {edit.location.row}:{edit.location.column} would not "
+                        "fall where its rows and columns say")
+    return None
 
 
 def _regions(applied: Iterable[Diagnostic]) -> tuple[dict[int, set[int]], dict[int, set[int]]]:
