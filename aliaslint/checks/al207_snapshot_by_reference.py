@@ -15,7 +15,9 @@ RULE = Rule(
     confirm="snapshot",
     fix="unsafe: the snapshot becomes a copy (`copy.deepcopy(...)`, `.clone()`, a clone of each "
         "element), so it keeps the old values, which is the intent; the copy stays on the "
-        "source's device and costs its memory there",
+        "source's device and costs its memory there; where `copy` means something else in the "
+        "snapshot's scope (a parameter `copy=False`), the module is imported under a free name "
+        "(`import copy as _copy`)",
 )
 
 
