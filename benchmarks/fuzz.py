@@ -391,6 +391,12 @@ t.add_(1)
 assert a.sum() == 0
 ''', True),
     ('''import torch
+a = torch.randn(3, requires_grad=True)
+b = a.exp()
+c = b.sigmoid_().mul_(2)
+c.sum().backward()
+''', False),
+    ('''import torch
 g = torch.zeros(3, 4)
 same = g.storage().data_ptr() == g[1:].storage().data_ptr()
 assert same

@@ -35,8 +35,8 @@ def _assert_fixes_hold(figures, programs: int) -> None:
     assert figures.failures == 0, "\n".join(figures.problems)
     assert figures.programs >= programs and set(figures.tried) == {
         "hazard variant", "hypothesmith with a hazard", "mutated example", "notebook"}
-    # Fixes were made, some refused, and fixed hazard programs ran under torch.
-    assert figures.fixes > 0 and figures.refused > 0
+    # Fixes were made, and fixed hazard programs ran under torch.
+    assert figures.fixes > 0
     if importlib.util.find_spec("torch") is not None:
         assert figures.ran > 0
 
