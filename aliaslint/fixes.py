@@ -124,7 +124,7 @@ class Outcome:
     # Each pass: the text it started from and the edits it made there (by cell, 0 for a
     # Python file), so what changed can be held against what the edits name.
     passes: list[tuple[str, tuple[tuple[int, Edit], ...]]] = field(default_factory=list)
-    # (code, cell, message) of each finding whose fix was refused → why.
+    # Each finding whose fix was refused (see `_same_finding`) → why.
     refused: dict[tuple, str] = field(default_factory=dict)
 
     def refuse(self, diagnostic: Diagnostic, problem: str) -> None:
@@ -133,13 +133,13 @@ class Outcome:
             where = f"cell {diagnostic.cell}, {where}"
         assert diagnostic.fix is not None
         self.dropped.append(f"{diagnostic.code} at {where}: {diagnostic.fix.message} ({problem})")
-        self.refused[(diagnostic.code, diagnostic.cell, diagnostic.message)] = problem
+        self.refused[_same_finding(diagnostic)] = problem
 
     def unfixable(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         """The findings left, each whose fix was refused shown as not fixable, with why."""
         result = []
         for d in diagnostics:
-            problem = self.refused.get((d.code, d.cell, d.message))
+            problem = self.refused.get(_same_finding(d))
             if problem is not None and d.fix is not None:
                 d = replace(d, fix=replace(d.fix, applicability="display-only",
                                            message=f"{d.fix.message} (not applied: {problem})"))
@@ -289,6 +289,12 @@ def fix_text(text: str, filename: str, check: Callable[[str], list[Diagnostic]],
     return outcome
 
 
+def _same_finding(diagnostic: Diagnostic) -> tuple:
+    """A finding as it is still known after other fixes moved rows: its code, cell and
+    message, the line numbers the message quotes left out."""
+    return (diagnostic.code, diagnostic.cell, re.sub(r"\d+", "#", diagnostic.message))
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What :func:`verify` found: why the fixed text is refused (None: it is accepted), and
@@ -338,7 +344,7 @@ def verify(before: str, after: str, applied: list[Diagnostic], found: list[Diagn
     for d in after_found:
         if now[d.code] > was[d.code] and touches(d, written):
             return Verdict(f"the fixed code would be reported as {d.code} at line "
-                           f"{d.location.row}: {d.message}", after_found)
+                           f"{d.location.row}: {d.message.split(' · ')[0]}", after_found)
     return Verdict(_misbound(before, after, applied, written, document), after_found)
 
 

@@ -654,3 +654,20 @@ print(x.sum())
     # the one chained on the view that raises at line 14.
     assert [(d.code, d.location.row) for d in found] == [
         ("AL202", 5), ("AL202", 10), ("AL201", 12), ("AL202", 14)]
+
+
+def test_a_refused_fix_is_counted_as_remaining_and_shown_as_not_applied(tmp_path, capsys,
+                                                                         monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    source = CHAIN.replace("y = x.sigmoid()\nz = y.mul_(2).add_(1)",
+                           "y = x.exp()\nz = y.sigmoid_().mul_(2)")
+    Path("m.py").write_text(source)
+    code, out, err = run(capsys, "--fix", "--unsafe-fixes", "m.py")
+    assert code == 1 and Path("m.py").read_text() == source
+    assert "Found 1 finding (0 fixed, 1 remaining)." in out
+    reason = ("the fixed code would be reported as AL101 at line 5: `y.sigmoid()` was saved "
+              "for backward by `y.sigmoid()` (its result, line 5)")
+    assert f"= help: use the out-of-place `sigmoid` (not applied: {reason}) (display-only fix" \
+        in out
+    assert err == f"aliaslint: warning: m.py: fix not applied: AL101 at 5:5: use the " \
+        f"out-of-place `sigmoid` ({reason})\n"
