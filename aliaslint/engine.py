@@ -391,7 +391,31 @@ def _run_checks(context: Context, enabled: frozenset[str], filename: str, source
                             findings[key] = finding
         except Exception as error:
             errors.append(_file_error(filename, _internal(code, error), code=INTERNAL_ERROR))
-    return list(findings.values()), errors
+    return _first_links(findings), errors
+
+
+def _first_links(findings: dict[tuple, Finding]) -> list[Finding]:
+    """The findings, one per chain of in-place methods: `y.mul_(2).add_(1)` writes one tensor
+    twice (an in-place method returns its receiver), so a rule that reports the first link
+    has said it; a later link reported again would name the chain as its subject, and its
+    fix would leave the first write in place."""
+    kept = []
+    for (code, _), finding in findings.items():
+        node = finding.node
+        chained = False
+        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            inner = node.func.value
+            if not (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute)
+                    and inner.func.attr.value.endswith("_")
+                    and not inner.func.attr.value.endswith("__")):
+                break
+            if (code, id(inner)) in findings:
+                chained = True
+                break
+            node = inner
+        if not chained:
+            kept.append(finding)
+    return kept
 
 
 def _internal(where: str, error: Exception) -> str:

@@ -9,10 +9,12 @@ result does not compile is undone fix by fix, and the file is checked again afte
 
 from __future__ import annotations
 
+import builtins
 import codecs
 import difflib
 import io
 import json
+import keyword
 import re
 import tokenize
 from collections import Counter
@@ -21,9 +23,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
+from libcst.metadata import (
+    BaseAssignment,
+    BuiltinAssignment,
+    ImportAssignment,
+    MetadataWrapper,
+    PositionProvider,
+    ScopeProvider,
+)
 
 from aliaslint.config import FixPolicy
-from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position
+from aliaslint.diagnostics import FILE_NOT_CHECKED, Diagnostic, Edit, Fix, Position
 from aliaslint.lines import Lines, split_keepends, usual_break
 from aliaslint.notebooks import load_notebook
 from aliaslint.rule import Context, Finding
@@ -64,17 +75,22 @@ def under(policy: FixPolicy, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 def _import_edit(module: cst.Module, context: Context, name: str,
                  use: Position) -> Edit | None:
-    """`import name` above the first statement that is not the docstring or a
-    `from __future__` import; None when the module imports it at top level before ``use``
-    (a notebook's cells run in order: an import in a later cell comes too late)."""
+    """`import name` (`name` may be `copy as _copy`) above the first statement that is not
+    the docstring or a `from __future__` import; None when the module imports it so at top
+    level before ``use`` (a notebook's cells run in order: an import in a later cell comes
+    too late)."""
+    imported, _, alias = name.partition(" as ")
     body = list(module.body)
     for statement in body:
         if isinstance(statement, cst.SimpleStatementLine) and \
                 context.span(statement).start.line < use.row:
             for small in statement.body:
                 if isinstance(small, cst.Import) and any(
-                        alias.asname is None and isinstance(alias.name, cst.Name)
-                        and alias.name.value == name for alias in small.names):
+                        isinstance(item.name, cst.Name) and item.name.value == imported and (
+                            item.asname is None if not alias else
+                            item.asname is not None and isinstance(item.asname.name, cst.Name)
+                            and item.asname.name.value == alias)
+                        for item in small.names):
                     return None
     index = 0
     while index < len(body) and _preamble(body[index], first=index == 0):
@@ -105,8 +121,32 @@ class Outcome:
 
     text: str
     fixed: Counter[str] = field(default_factory=Counter)  # code → fixes applied
-    # Fixes left out because the code they produce does not compile: their messages.
+    # Fixes left out because the text they produce is refused (see `verify`): their messages.
     dropped: list[str] = field(default_factory=list)
+    # Each pass: the text it started from and the edits it made there (by cell, 0 for a
+    # Python file), so what changed can be held against what the edits name.
+    passes: list[tuple[str, tuple[tuple[int, Edit], ...]]] = field(default_factory=list)
+    # Each finding whose fix was refused (see `_same_finding`) → why.
+    refused: dict[tuple, str] = field(default_factory=dict)
+
+    def refuse(self, diagnostic: Diagnostic, problem: str) -> None:
+        where = f"{diagnostic.location.row}:{diagnostic.location.column}"
+        if diagnostic.cell is not None:
+            where = f"cell {diagnostic.cell}, {where}"
+        assert diagnostic.fix is not None
+        self.dropped.append(f"{diagnostic.code} at {where}: {diagnostic.fix.message} ({problem})")
+        self.refused[_same_finding(diagnostic)] = problem
+
+    def unfixable(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        """The findings left, each whose fix was refused shown as not fixable, with why."""
+        result = []
+        for d in diagnostics:
+            problem = self.refused.get(_same_finding(d))
+            if problem is not None and d.fix is not None:
+                d = replace(d, fix=replace(d.fix, applicability="display-only",
+                                           message=f"{d.fix.message} (not applied: {problem})"))
+            result.append(d)
+        return result
 
 
 class Document:
@@ -121,6 +161,10 @@ class Document:
     def valid(self, text: str) -> bool:
         """Would the checker accept the fixed text (CPython's own verdict, as for any file)?"""
         return compile_error(text, self.filename) is None
+
+    def python(self, text: str) -> tuple[str, Callable[[int, int], int]] | None:
+        """The Python source of ``text``, and a finding's (cell, row) as a row of it."""
+        return text, lambda cell, row: row
 
 
 class NotebookLayoutError(ValueError):
@@ -152,6 +196,14 @@ class NotebookDocument(Document):
         # A cell that did not compile before is left out of the check, as in any run;
         # only a cell that compiled and no longer does refuses the fix.
         return self._broken_cells(text) <= self._broken
+
+    def python(self, text: str) -> tuple[str, Callable[[int, int], int]] | None:
+        try:
+            notebook = load_notebook(text)
+        except ValueError:
+            return None
+        first = {cell.number: cell.first_row for cell in notebook.cells}
+        return notebook.module(), lambda cell, row: first.get(cell, 1) + row - 1
 
     def _broken_cells(self, text: str) -> set[int]:
         return {cell.number for cell in load_notebook(text).cells
@@ -196,44 +248,262 @@ def _edited_cell(source: str | list[str], edits: Iterable[Edit]) -> str | list[s
 def fix_text(text: str, filename: str, check: Callable[[str], list[Diagnostic]],
              allowed: Callable[[Diagnostic], bool],
              document: Document | None = None) -> Outcome:
-    """Apply every allowed fix to ``text`` (``check`` re-checks a text), pass by pass."""
+    """Apply every allowed fix to ``text`` (``check`` re-checks a text), pass by pass.  Every
+    text a pass would produce is judged by :func:`verify`; a fix it refuses is left out and
+    said in ``Outcome.dropped``, and its finding stays, not fixable."""
     document = document or Document(filename)
     outcome = Outcome(text)
     refused: set[tuple] = set()
+    found = check(text)
     for _ in range(MAX_PASSES):
-        candidates = [d for d in check(outcome.text)
+        candidates = [d for d in found
                       if d.fix is not None and d.fix.edits and allowed(d)
                       and _key(d) not in refused]
         chosen = _non_overlapping(candidates)
         if not chosen:
             break
         new = document.apply(outcome.text, chosen)
-        if not document.valid(new):
-            # Keep the fixes that compile on their own; the rest are reported, not written.
-            kept = []
+        verdict = verify(outcome.text, new, chosen, found, check, document)
+        if verdict.problem is not None:
+            # Keep each fix that passes together with those kept before it; the rest
+            # are reported, not written.
+            kept: list[Diagnostic] = []
+            verdict = Verdict(None, found)
             for diagnostic in chosen:
-                if document.valid(document.apply(outcome.text, [diagnostic])):
+                trial = document.apply(outcome.text, [*kept, diagnostic])
+                judged = verify(outcome.text, trial, [*kept, diagnostic], found, check,
+                                document)
+                if judged.problem is None:
                     kept.append(diagnostic)
+                    new, verdict = trial, judged
                 else:
                     refused.add(_key(diagnostic))
-                    where = f"{diagnostic.location.row}:{diagnostic.location.column}"
-                    if diagnostic.cell is not None:
-                        where = f"cell {diagnostic.cell}, {where}"
-                    outcome.dropped.append(
-                        f"{diagnostic.code} at {where}: "
-                        f"{diagnostic.fix.message}"  # type: ignore[union-attr]
-                        " (the result would not compile)")
-            chosen = _non_overlapping(kept)
+                    outcome.refuse(diagnostic, judged.problem)
+            chosen = kept
             if not chosen:
                 continue
-            new = document.apply(outcome.text, chosen)
-            if not document.valid(new):
-                break
         if new == outcome.text:
             break
-        outcome.text = new
+        outcome.passes.append((outcome.text, tuple(
+            dict.fromkeys((d.cell or 0, e) for d in chosen if d.fix for e in d.fix.edits))))
+        outcome.text, found = new, verdict.found
         outcome.fixed.update(d.code for d in chosen)
     return outcome
+
+
+def _same_finding(diagnostic: Diagnostic) -> tuple:
+    """A finding as it is still known after other fixes moved rows: its code, cell and
+    message, the line numbers the message quotes left out."""
+    return (diagnostic.code, diagnostic.cell, re.sub(r"\d+", "#", diagnostic.message))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What :func:`verify` found: why the fixed text is refused (None: it is accepted), and
+    the findings of the fixed text (the next pass starts from them)."""
+
+    problem: str | None
+    found: list[Diagnostic]
+
+
+def verify(before: str, after: str, applied: list[Diagnostic], found: list[Diagnostic],
+           check: Callable[[str], list[Diagnostic]], document: Document) -> Verdict:
+    """Judge ``after``: ``before`` with the fixes of ``applied`` made (``found``: the findings
+    of ``before``).  The fixed text is refused when
+
+    * an edit would not fall on the text its rows and columns name (the span it replaces
+      does not hold as many line breaks, or on one row as many characters, as they say);
+    * it does not compile (CPython's verdict; for the file's target Python, the re-check's
+      AL902);
+    * the re-check reports, on the rows the edits wrote, a finding of some code more often
+      than ``before`` had on the rows they replaced, the fixed findings not counted: a fix
+      that makes a new hazard, or one that does not remove its own;
+    * a name the edits bring in (one the replaced text did not use) is not bound, where it is
+      read, to what the fix means: the module of that name (`copy` → `import copy`), the
+      alias an edit imports (`import copy as _copy`), a builtin, or an import (a function's
+      out-of-place twin).  A parameter `copy=False` or a local `torch = ...` refuses it."""
+    misplaced = _misplaced(before, applied, document)
+    if misplaced is not None:
+        return Verdict(misplaced, [])
+    if not document.valid(after):
+        return Verdict("the result would not compile", [])
+    after_found = check(after)
+    errors = Counter(d.message for d in found if d.code == FILE_NOT_CHECKED)
+    for d in after_found:
+        if d.code == FILE_NOT_CHECKED:
+            if errors[d.message] <= 0:
+                return Verdict(f"the result would not be checked: {d.message}", after_found)
+            errors[d.message] -= 1
+    replaced, written = _regions(applied)
+    fixed = {id(d) for d in applied}
+
+    def touches(d: Diagnostic, rows: dict[int, set[int]]) -> bool:
+        return not rows.get(d.cell or 0, set()).isdisjoint(
+            range(d.location.row, d.end_location.row + 1))
+
+    was = Counter(d.code for d in found if id(d) not in fixed and touches(d, replaced))
+    now = Counter(d.code for d in after_found if touches(d, written))
+    for d in after_found:
+        if now[d.code] > was[d.code] and touches(d, written):
+            return Verdict(f"the fixed code would be reported as {d.code} at line "
+                           f"{d.location.row}: {d.message.split(' · ')[0]}", after_found)
+    return Verdict(_misbound(before, after, applied, written, document), after_found)
+
+
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _misplaced(before: str, applied: list[Diagnostic], document: Document) -> str | None:
+    python = document.python(before)
+    if python is None:
+        return None
+    source, module_row = python
+    for d in applied:
+        for edit in d.fix.edits if d.fix is not None else ():
+            start = replace(edit.location, row=module_row(d.cell or 0, edit.location.row))
+            end = replace(edit.end_location, row=module_row(d.cell or 0, edit.end_location.row))
+            old = replaced_text(source, replace(edit, location=start, end_location=end))
+            rows = end.row - start.row
+            if len(_BREAK.findall(old)) != rows or not rows and \
+                    len(old) != end.column - start.column:
+                return (f"its edit at {edit.location.row}:{edit.location.column} would not "
+                        "fall where its rows and columns say")
+    return None
+
+
+def _regions(applied: Iterable[Diagnostic]) -> tuple[dict[int, set[int]], dict[int, set[int]]]:
+    """The rows the edits replace (in the text before) and the rows they write (in the text
+    after), by cell (0 for a Python file)."""
+    by_cell: dict[int, set[Edit]] = {}
+    for d in applied:
+        if d.fix is not None:
+            by_cell.setdefault(d.cell or 0, set()).update(d.fix.edits)
+    replaced: dict[int, set[int]] = {}
+    written: dict[int, set[int]] = {}
+    for cell, edits in by_cell.items():
+        shift = 0
+        for edit in sorted(edits, key=lambda e: (e.location, e.end_location)):
+            first, last = edit.location.row, edit.end_location.row
+            replaced.setdefault(cell, set()).update(range(first, last + 1))
+            breaks = edit.content.count("\n")
+            # A whole line inserted (`import copy\n` at a line's start) writes that line only.
+            ends = breaks - (edit.content.endswith("\n") and edit.location.column == 1)
+            written.setdefault(cell, set()).update(
+                range(first + shift, first + shift + max(ends, 0) + 1))
+            shift += breaks - (last - first)
+    return replaced, written
+
+
+_IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
+_STRING = re.compile(r"""(?s)('''.*?'''|""" + '"""' + r""".*?""" + '"""' +
+                     r"""|'[^'\n]*'|"[^"\n]*")""")
+_IMPORT = re.compile(r"^import ([\w.]+)(?: as (\w+))?\s*$")
+_KEYWORDS = frozenset(keyword.kwlist) - {"True", "False", "None"}
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _introduced(before: tuple[str, Callable[[int, int], int]], applied: list[Diagnostic]
+                ) -> dict[tuple[int, str], str]:
+    """(cell, name) → what each name the edits bring in must be bound to: a module's name,
+    "builtins", or "" for any import.  ``before``: the Python source before the edits, and
+    how a (cell, row) maps to its rows."""
+    source, module_row = before
+    intended: dict[tuple[int, str], str] = {}
+    for d in applied:
+        assert d.fix is not None
+        imported: dict[str, str] = {}
+        for edit in d.fix.edits:
+            match = _IMPORT.match(edit.content)
+            if match:
+                module, alias = match.groups()
+                imported[alias or module.split(".")[0]] = module if alias else \
+                    module.split(".")[0]
+        for edit in d.fix.edits:
+            if _IMPORT.match(edit.content):
+                continue
+            cell = d.cell or 0
+            old_text = replaced_text(source, replace(
+                edit, location=replace(edit.location, row=module_row(cell, edit.location.row)),
+                end_location=replace(edit.end_location,
+                                     row=module_row(cell, edit.end_location.row))))
+            old = set(_IDENTIFIER.findall(_STRING.sub("", old_text)))
+            for name in set(_IDENTIFIER.findall(_STRING.sub("", edit.content))) - old - _KEYWORDS:
+                if name in imported:
+                    intended[(d.cell or 0, name)] = imported[name]
+                elif name in _BUILTINS:
+                    intended[(d.cell or 0, name)] = "builtins"
+                elif re.fullmatch(r"\w+", old_text):
+                    intended[(d.cell or 0, name)] = ""  # `relu_` → `relu`: imported the same way
+                else:
+                    intended[(d.cell or 0, name)] = name
+    return intended
+
+
+def _misbound(before: str, after: str, applied: list[Diagnostic],
+              written: dict[int, set[int]], document: Document) -> str | None:
+    """Why a name the edits bring in would not mean what the fix means (see :func:`verify`);
+    None when every one does."""
+    original = document.python(before)
+    intended = _introduced(original, applied) if original is not None else {}
+    python = document.python(after) if intended else None
+    if python is None:
+        return None
+    source, module_row = python
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        scopes = wrapper.resolve(ScopeProvider)
+        positions = wrapper.resolve(PositionProvider)
+    except (cst.ParserSyntaxError, RecursionError):
+        return "its names could not be resolved (libcst cannot parse the result)"
+    rows = {key: {module_row(key[0], row) for row in written.get(key[0], ())}
+            for key in intended}
+    for node, scope in scopes.items():
+        if not isinstance(node, cst.Name) or scope is None:
+            continue
+        for (cell, name), module in intended.items():
+            if node.value != name or positions[node].start.line not in rows[(cell, name)]:
+                continue
+            accesses = [a for a in scope.accesses[name] if a.node is node]
+            if not accesses:
+                continue  # a name the edit binds (`y = y.mul(2)`), not one it reads
+            want = "a builtin" if module == "builtins" else \
+                "an import" if not module else f"the module `{module}`"
+            referents = accesses[0].referents
+            if not referents:
+                return f"`{name}` would not be bound where the fix reads it (it means {want})"
+            if not all(_binds(referent, name, module) for referent in referents):
+                return (f"`{name}` where the fix reads it would not be {want}: the name is "
+                        "bound to something else in that scope")
+    return None
+
+
+def _binds(referent: BaseAssignment, name: str, module: str) -> bool:
+    if module == "builtins":
+        return isinstance(referent, BuiltinAssignment)
+    if not isinstance(referent, ImportAssignment):
+        return False
+    statement = referent.node
+    if not module:
+        return True
+    if not isinstance(statement, cst.Import):
+        return False
+    for alias in statement.names:
+        dotted = get_full_name_for_node(alias.name) or ""
+        bound = alias.asname.name.value if alias.asname is not None and isinstance(
+            alias.asname.name, cst.Name) else dotted.split(".")[0]
+        if bound == name and (dotted == module or alias.asname is None
+                              and dotted.split(".")[0] == module):
+            return True
+    return False
+
+
+def replaced_text(text: str, edit: Edit) -> str:
+    """The part of ``text`` an edit replaces, its rows and columns read as
+    :func:`apply_edits` reads them."""
+    marked = apply_edits(text, [replace(edit, content="")])
+    start = next((i for i, (a, b) in enumerate(zip(text, marked)) if a != b),
+                 len(marked))
+    return text[start:start + len(text) - len(marked)]
 
 
 def _edits(diagnostics: Iterable[Diagnostic]) -> tuple[Edit, ...]:
@@ -243,7 +513,7 @@ def _edits(diagnostics: Iterable[Diagnostic]) -> tuple[Edit, ...]:
 
 
 def _key(diagnostic: Diagnostic) -> tuple:
-    return (diagnostic.code, diagnostic.location, diagnostic.message)
+    return (diagnostic.code, diagnostic.cell, diagnostic.location, diagnostic.message)
 
 
 def _non_overlapping(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
@@ -349,11 +619,11 @@ def fix_bytes(data: bytes, suffix: str, filename: str,
 
     outcome = fix_text(text, filename, check_text, allowed, document)
     if outcome.text == text:
-        return FileFix(filename, check(text), outcome)
+        return FileFix(filename, outcome.unfixable(check(text)), outcome)
     diff = "".join(difflib.unified_diff(
         split_keepends(text), split_keepends(outcome.text),
         fromfile=filename, tofile=filename))
-    return FileFix(filename, check(outcome.text), outcome, diff,
+    return FileFix(filename, outcome.unfixable(check(outcome.text)), outcome, diff,
                    data=outcome.text.encode(encoding))
 
 

@@ -23,7 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import (
+    CodeRange,
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    ScopeProvider,
+)
 
 from aliaslint import ops
 from aliaslint.diagnostics import Applicability, Confidence, Operand, Position, Witness
@@ -40,6 +46,8 @@ class FixPlan:
     message: str
     applicability: Applicability
     replacements: tuple[tuple[cst.CSTNode, str], ...]
+    # Each `import` the new text needs: a module (`copy`), or a module under another name
+    # where its own is taken in the scope of the edit (`copy as _copy`).
     imports: tuple[str, ...] = ()
 
 
@@ -74,6 +82,7 @@ class Context:
         # an earlier version of the text (the language server's re-check).
         self._positions: Any = positions
         self._parents: Any = None
+        self._scopes: Any = None
 
     @property
     def positions(self) -> Any:
@@ -121,6 +130,20 @@ class Context:
             self._parents = wrapper.resolve(ParentNodeProvider)
         parent: cst.CSTNode | None = self._parents.get(node)
         return parent
+
+    def scope(self, node: cst.CSTNode) -> Any:
+        """libcst's scope of ``node`` (None where it has none), computed on first use: only
+        fixes that bring in a name ask."""
+        if self._scopes is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._scopes = wrapper.resolve(ScopeProvider)
+        current: cst.CSTNode | None = node
+        while current is not None:
+            scope = self._scopes.get(current)
+            if scope is not None:
+                return scope
+            current = self.parent(current)
+        return None
 
     def source(self, node: cst.CSTNode) -> str:
         """The node's source text on one line, for messages: a statement without the

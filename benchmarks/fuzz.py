@@ -1,6 +1,7 @@
 """The fuzz campaign: hostile input for `check`, deterministic from a seed.
 
     python benchmarks/fuzz.py [--seed N] [--scale K]
+    python benchmarks/fuzz.py --fix N [--seed N]     # the `--fix` campaign over N programs
 
 Five kinds of input, each judged against what `check` promises (README, "Contract"):
 
@@ -21,8 +22,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import json
 import random
+import re
 import shutil
 import tempfile
 import time
@@ -319,12 +322,401 @@ def _cache(figures: Figures, rng: random.Random) -> None:
             figures.problem("cache: a corrupted entry changed the findings", "")
 
 
+# --- `--fix`: every fix verified on generated programs -----------------------------------------
+#
+# Each program is fixed as `check --fix --unsafe-fixes` fixes a file (fix_bytes: encoding,
+# byte-order mark and line endings kept) and judged: the fixed file compiles, a second fix
+# changes nothing, each pass changed only the rows its edits name, and a program made from a
+# runnable hazard (below) no longer misbehaves once fixed: it runs without an exception, its
+# backward pass included, and its own assertions hold.
+
+# Runnable hazards, each with the assertion its bug breaks; (source, fixable).
+HAZARDS: tuple[tuple[str, bool], ...] = (
+    ('''import torch
+x = torch.randn(3, requires_grad=True)
+y = x.sigmoid()
+z = y.mul_(2).add_(1)
+z.sum().backward()
+assert x.grad is not None
+''', True),
+    ('''import torch
+w = torch.randn(4, requires_grad=True)
+h = w.exp()
+h.mul_(2).add_(1).clamp_(max=50.0)
+h.sum().backward()
+''', True),
+    ('''import torch
+import torch.nn as nn
+model = nn.Linear(3, 3)
+
+
+def train(copy=False):
+    best = model.state_dict()
+    with torch.no_grad():
+        model.weight.add_(1.0)
+    assert not torch.equal(best["weight"], model.weight)
+
+
+train()
+''', True),
+    ('''import torch
+x = torch.randn(2, 3, 4)
+y = x.transpose(1, 2)
+z = y.view(2, -1)
+assert z.shape == (2, 12)
+''', True),
+    ('''import torch
+x = torch.arange(12.0).reshape(3, 4).t()
+y = x.view(12)
+y.add_(1)
+assert x.sum().item() == 78.0
+''', False),
+    ('''import torch
+w = torch.randn(3, requires_grad=True)
+p = w.sigmoid()
+t = p.detach()
+t.pow_(2)
+p.sum().backward()
+''', True),
+    ('''import torch
+x = torch.zeros(4, 3)
+idx = torch.tensor([0, 2])
+x[idx][:, 0] = 1.0
+assert x[0, 0].item() == 1.0
+''', True),
+    ('''import numpy as np
+import torch
+a = np.zeros(3)
+t = torch.from_numpy(a)
+t.add_(1)
+assert a.sum() == 0
+''', True),
+    ('''import torch
+a = torch.randn(3, requires_grad=True)
+b = a.exp()
+c = b.sigmoid_().mul_(2)
+c.sum().backward()
+''', False),
+    ('''import torch
+g = torch.zeros(3, 4)
+same = g.storage().data_ptr() == g[1:].storage().data_ptr()
+assert same
+''', True),
+)
+
+_ENDINGS = ("\n", "\r\n", "\r", "bom")
+
+
+@dataclass
+class FixFigures:
+    """What the `--fix` campaign tried and what went wrong."""
+
+    tried: dict[str, int] = field(default_factory=dict)
+    fixed_programs: int = 0  # programs at least one fix changed
+    fixes: int = 0  # fixes applied
+    refused: int = 0  # fixes `verify` refused (left as findings, not fixable)
+    ran: int = 0  # fixed hazard programs run under torch
+    unreported: int = 0  # hazard variants with no fixable finding (nothing to fix)
+    problems: list[str] = field(default_factory=list)
+    failures: int = 0
+    endings: tuple[str, ...] = _ENDINGS  # the line endings tried
+
+    def problem(self, kind: str, detail: str) -> None:
+        self.failures += 1
+        if len(self.problems) < 20:
+            self.problems.append(f"{kind}: {detail[:400]!r}")
+
+    def count(self, kind: str) -> None:
+        self.tried[kind] = self.tried.get(kind, 0) + 1
+
+    @property
+    def programs(self) -> int:
+        return sum(self.tried.values())
+
+
+def fix_campaign(seed: int = 0, count: int = 300, *, run: bool = True,
+                 endings: tuple[str, ...] = _ENDINGS) -> FixFigures:
+    """``count`` programs: hazards in generated variants (shadowed names, method chains,
+    nested calls, comments inside calls, decorators, function bodies, notebooks, every line
+    ending), hypothesmith programs with a hazard spliced in, and mutated fixtures and rule
+    examples."""
+    figures = FixFigures(endings=endings)
+    rng = random.Random(seed)
+    examples = _rule_examples() + [p.read_text(encoding="utf-8") for p in
+                                   sorted((ROOT / "fixtures").rglob("*.py"))]
+    # hypothesmith is slow to draw from: a few programs, each spliced with several hazards.
+    generated = _hypothesmith_programs(seed, max(count // 20, 5))
+    for number in range(count):
+        choice = number % 8
+        if choice < 4 or not generated and choice < 6:
+            source, fixable = rng.choice(HAZARDS)
+            _fix_program(figures, rng, "hazard variant", _variant(rng, source),
+                         fixable=fixable, run=run)
+        elif choice < 6:
+            hazard, _ = rng.choice(HAZARDS)
+            other = generated[number % len(generated)]
+            source = hazard + "\n" + other if rng.random() < 0.5 else other + "\n" + hazard
+            _fix_program(figures, rng, "hypothesmith with a hazard", source)
+        elif choice == 6:
+            _fix_program(figures, rng, "mutated example", _mutate(rng, rng.choice(examples)))
+        else:
+            source, fixable = rng.choice(HAZARDS)
+            _fix_notebook(figures, rng, _variant(rng, source, endings=False))
+    return figures
+
+
+def _rule_examples() -> list[str]:
+    """The `bad` examples of rules/*.md."""
+    blocks = []
+    for path in sorted((ROOT / "rules").glob("AL*.md")):
+        text = path.read_text(encoding="utf-8")
+        blocks += [block for block in _BLOCK.findall(text)]
+    return blocks
+
+
+_BLOCK = re.compile(r"```python bad\n(.*?)```", re.S)
+
+
+def _hypothesmith_programs(seed: int, count: int) -> list[str]:
+    try:
+        import hypothesmith
+        from hypothesis import HealthCheck, given, settings
+        from hypothesis import seed as hypothesis_seed
+    except ImportError:
+        return []
+    found: list[str] = []
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=count, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(hypothesmith.from_grammar())
+    def collect(source: str) -> None:
+        found.append(source)
+
+    collect()
+    return found
+
+
+def _variant(rng: random.Random, source: str, *, endings: bool = True) -> str:
+    """``source`` rewritten the ways real code differs, each kept only where it compiles."""
+    steps = [_shadow, _comment_in_call, _decorate, _nest, _in_function, _chain]
+    for step in rng.sample(steps, rng.randint(0, 3)):
+        candidate = step(rng, source)
+        if _cpython_verdict(candidate)[0]:
+            source = candidate
+    return source
+
+
+def _after_imports(source: str, text: str) -> str:
+    lines = source.split("\n")
+    last = max((i for i, line in enumerate(lines) if line.startswith(("import ", "from "))),
+               default=-1)
+    return "\n".join(lines[:last + 1] + text.rstrip("\n").split("\n") + lines[last + 1:])
+
+
+def _shadow(rng: random.Random, source: str) -> str:
+    """Module names a fix may bring in, bound to something else."""
+    return _after_imports(source, rng.choice((
+        "copy = 'not the module'", "_copy = None", "def copy(x):\n    return x",
+        "from copy import copy", "torch_ = None")))
+
+
+def _comment_in_call(rng: random.Random, source: str) -> str:
+    lines = source.split("\n")
+    candidates = [i for i, line in enumerate(lines) if re.search(r"\w\([^)]", line)
+                  and not line.lstrip().startswith(("#", "def ", "class "))]
+    if not candidates:
+        return source
+    i = rng.choice(candidates)
+    opening = [m.end() for m in re.finditer(r"\w\(", lines[i])]
+    at = rng.choice(opening)
+    indent = len(lines[i]) - len(lines[i].lstrip())
+    lines[i] = lines[i][:at] + "  # note\n" + " " * (indent + 4) + lines[i][at:]
+    return "\n".join(lines)
+
+
+def _decorate(rng: random.Random, source: str) -> str:
+    source = re.sub(r"(?m)^(def |class )", r"@_same\n\1", source)
+    return _after_imports(source, "\n\ndef _same(thing):\n    return thing\n")
+
+
+def _nest(rng: random.Random, source: str) -> str:
+    """An assigned value wrapped in a call and parentheses: `y = (x.sigmoid())`."""
+    lines = source.split("\n")
+    candidates = [i for i, line in enumerate(lines) if re.match(r"\s*\w+ = \S", line)]
+    if not candidates:
+        return source
+    i = rng.choice(candidates)
+    name, value = lines[i].split(" = ", 1)
+    lines[i] = f"{name} = ({value})"
+    return "\n".join(lines)
+
+
+def _in_function(rng: random.Random, source: str) -> str:
+    """The program's body run as a function (`copy` a parameter of it, sometimes)."""
+    lines = source.rstrip("\n").split("\n")
+    first = max((i for i, line in enumerate(lines) if line.startswith(("import ", "from "))),
+                default=-1) + 1
+    params = rng.choice(("", "copy=False", "torch_=None, copy=None"))
+    body = ["    " + line if line else line for line in lines[first:]]
+    return "\n".join(lines[:first] + [f"def main({params}):"] + body + ["", "", "main()", ""])
+
+
+def _chain(rng: random.Random, source: str) -> str:
+    """An in-place call made a chain: `y.mul_(2)` → `y.mul_(2).add_(0)`."""
+    return re.sub(r"(\.\w+_\([^()]*\))", r"\1.add_(0)", source, count=1)
+
+
+def _ending(rng: random.Random, source: str, endings: tuple[str, ...]) -> tuple[bytes, str]:
+    ending = rng.choice(endings)
+    if ending == "bom":
+        return ("\ufeff" + source).encode("utf-8"), "BOM"
+    return source.replace("\n", ending).encode("utf-8"), repr(ending)
+
+
+def _fix(data: bytes, suffix: str):
+    from aliaslint import check_source
+    from aliaslint.engine import check_notebook
+    from aliaslint.fixes import fix_bytes
+
+    rules = _rules()
+
+    def check(text: str):
+        if suffix == ".ipynb":
+            return check_notebook(text, "fuzz.ipynb", rules)
+        return check_source(text, "fuzz.py", rules)
+
+    return fix_bytes(data, suffix, "fuzz" + suffix, check,
+                     lambda d: d.fix is not None and d.fix.applicability in ("safe", "unsafe"))
+
+
+def _fix_program(figures: FixFigures, rng: random.Random, kind: str, source: str, *,
+                 fixable: bool | None = None, run: bool = False) -> None:
+    figures.count(kind)
+    source += "\n# torch\n" if "torch" not in source else ""
+    if not _cpython_verdict(source)[0]:
+        return
+    data, ending = _ending(rng, source, figures.endings)
+    where = f"{kind}, line ending {ending}"
+    try:
+        done = _fix(data, ".py")
+    except Exception as error:  # the contract says never
+        figures.problem(f"{where}: {type(error).__name__}: {error}", source)
+        return
+    if done is None or done.outcome is None:
+        return
+    figures.refused += len(done.outcome.dropped)
+    if done.data is None:
+        # A hazard the analysis does not see in this shape (a closure over a local model):
+        # a miss of the checker, not of the fixer.
+        figures.unreported += bool(fixable and not done.outcome.dropped)
+        return
+    figures.fixed_programs += 1
+    figures.fixes += sum(done.outcome.fixed.values())
+    if fixable is False:
+        figures.problem(f"{where}: fixed though no fix is right", source)
+    text = done.data.decode("utf-8-sig")
+    valid, reason = _cpython_verdict(text)
+    if not valid:
+        figures.problem(f"{where}: the fixed file does not compile: {reason}", text)
+        return
+    again = _fix(done.data, ".py")
+    if again is not None and again.data is not None:
+        figures.problem(f"{where}: a second fix changed the file", text)
+    for before, edits in done.outcome.passes:
+        after_pass = _next_text(done.outcome, before)
+        changed = _changed_rows(before, after_pass)
+        named = {row for _, e in edits for row in range(e.location.row, e.end_location.row + 1)}
+        if not changed <= named:
+            figures.problem(f"{where}: rows {sorted(changed - named)} changed that no edit "
+                            "names", before)
+    if run and fixable:
+        figures.ran += 1
+        problem = _misbehaves(text)
+        if problem is not None:
+            figures.problem(f"{where}: the fixed program still misbehaves: {problem}", text)
+
+
+def _next_text(outcome, before: str) -> str:
+    texts = [text for text, _ in outcome.passes] + [outcome.text]
+    return texts[texts.index(before) + 1]
+
+
+def _changed_rows(before: str, after: str) -> set[int]:
+    """The rows of ``before`` a line diff changes (an insertion counts at its row); rows
+    break where CPython breaks them (not at form feeds or other Unicode breaks)."""
+    old, new = _ROWS.split(before), _ROWS.split(after)
+    return {row for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, old, new,
+                                                                 autojunk=False).get_opcodes()
+            if tag != "equal" for row in range(i1 + 1, max(i2, i1 + 1) + 1)}
+
+
+_ROWS = re.compile(r"\r\n|\r|\n")
+
+
+def _misbehaves(source: str) -> str | None:
+    """Run a fixed hazard program in this process (torch imported once); why it failed, or
+    None when it ran to the end."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return None
+    namespace = {"__name__": "__main__"}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(compile(source, "<fixed>", "exec"), namespace)
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def _fix_notebook(figures: FixFigures, rng: random.Random, source: str) -> None:
+    """The program as a notebook, a cell per paragraph, fixed cell by cell."""
+    figures.count("notebook")
+    cells = [part + "\n" for part in source.strip("\n").split("\n\n")]
+    notebook = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
+                           "outputs": [], "source": cell.splitlines(keepends=True)}
+                          for cell in cells],
+                "metadata": {"language_info": {"name": "python"}}, "nbformat": 4,
+                "nbformat_minor": 5}
+    data = (json.dumps(notebook, indent=1) + "\n").encode()
+    try:
+        done = _fix(data, ".ipynb")
+    except Exception as error:
+        figures.problem(f"notebook: {type(error).__name__}: {error}", source)
+        return
+    if done is None or done.data is None:
+        return
+    figures.fixed_programs += 1
+    figures.fixes += sum(done.outcome.fixed.values()) if done.outcome else 0
+    fixed = json.loads(done.data)
+    code = "".join("".join(cell["source"]) + "\n" for cell in fixed["cells"])
+    if not _cpython_verdict(code)[0]:
+        figures.problem("notebook: a fixed cell does not compile", code)
+    again = _fix(done.data, ".ipynb")
+    if again is not None and again.data is not None:
+        figures.problem("notebook: a second fix changed the file", code)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--scale", type=int, default=1)
+    parser.add_argument("--fix", type=int, metavar="N", default=0,
+                        help="run the `--fix` campaign over N programs instead")
     args = parser.parse_args()
     start = time.process_time()
+    if args.fix:
+        fixing = fix_campaign(args.seed, args.fix)
+        print(json.dumps({"seed": args.seed, "programs": fixing.programs,
+                          "tried": fixing.tried, "fixed_programs": fixing.fixed_programs,
+                          "fixes": fixing.fixes, "refused": fixing.refused,
+                          "ran_under_torch": fixing.ran, "unreported": fixing.unreported,
+                          "failures": fixing.failures,
+                          "cpu_s": round(time.process_time() - start, 1),
+                          "problems": fixing.problems}, indent=2))
+        return
     figures = campaign(args.seed, args.scale)
     print(json.dumps({"seed": args.seed, "scale": args.scale, "tried": figures.tried,
                       "inputs": sum(figures.tried.values()), "valid_programs": figures.valid,

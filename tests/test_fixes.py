@@ -35,10 +35,11 @@ target.pow_(2)
 loss = -(target * probs.log()).sum()
 loss.backward()
 opt.step()
-flat = x.t().view(-1)
 grid = torch.zeros(3, 4)
 same = grid.storage().data_ptr() == grid[1:].storage().data_ptr()
-print(best["weight"], flat.sum(), same)
+print(best["weight"], same)
+flat = x.t().view(-1)
+print(flat.sum())
 '''
 
 
@@ -50,10 +51,11 @@ def fixed(source: str, *, unsafe: bool) -> str:
 
 def test_safe_fixes_change_only_certain_failures():
     after = fixed(TRAIN, unsafe=False)
-    assert after.splitlines()[16:19] == [
-        "flat = x.t().reshape(-1)",
+    assert after.splitlines()[16:20] == [
         "grid = torch.zeros(3, 4)",
         "same = grid.untyped_storage().data_ptr() == grid[1:].untyped_storage().data_ptr()",
+        'print(best["weight"], same)',
+        "flat = x.t().reshape(-1)",
     ]
     assert "best = model.state_dict()" in after and "target.pow_(2)" in after
 
@@ -421,3 +423,252 @@ def test_fix_settings_add_up_through_extend(tmp_path, capsys, monkeypatch):
     findings = {d["code"]: d["fix"]["applicability"] for d in json.loads(capsys.readouterr().out)}
     assert findings == {"AL104": "safe", "AL202": "safe", "AL207": "safe",
                         "AL404": "display-only"}
+
+
+# --- Every fix is verified: it compiles, is not reported again, and its names mean what it means.
+
+def _run_python(tmp_path: Path, name: str, source: str) -> subprocess.CompletedProcess:
+    script = tmp_path / name
+    script.write_text(source)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)
+
+
+def _unsafe(d: Diagnostic) -> bool:
+    return d.fix is not None and d.fix.applicability in ("safe", "unsafe")
+
+
+def _fix_file_text(source: str, tmp_path: Path):
+    from aliaslint.fixes import fix_bytes
+
+    return fix_bytes(source.encode(), ".py", "t.py",
+                     lambda text: check_source(text, "t.py", ALL), _unsafe)
+
+
+TRACKER = '''\
+import torch
+import torch.nn as nn
+
+
+class Tracker:
+    def __init__(self):
+        self.model = nn.Linear(4, 4)
+
+    def snapshot(self, copy=False):
+        best = self.model.state_dict()
+        with torch.no_grad():
+            self.model.weight.add_(1.0)
+        return torch.equal(best["weight"], self.model.weight)
+
+
+print(Tracker().snapshot())
+'''
+
+
+def test_deepcopy_fix_reads_the_copy_module_under_an_alias_where_copy_is_a_parameter(tmp_path):
+    found = check_source(TRACKER, "t.py", ALL)
+    assert [(d.code, d.location.row, d.location.column) for d in found] == [("AL207", 10, 16)]
+    after = fixed(TRACKER, unsafe=True)
+    assert after.startswith("import copy as _copy\nimport torch\n")
+    assert "        best = _copy.deepcopy(self.model.state_dict())\n" in after
+    assert check_source(after, "t.py", ALL) == [] and fixed(after, unsafe=True) == after
+    # The snapshot is now a copy: it no longer equals the updated weight, and nothing raises.
+    assert _run_python(tmp_path, "before.py", TRACKER).stdout == "True\n"
+    ran = _run_python(tmp_path, "after.py", after)
+    assert ran.returncode == 0 and ran.stdout == "False\n", ran.stderr
+
+
+def test_deepcopy_fix_uses_copy_itself_where_the_scope_does_not_rebind_it():
+    source = TRACKER.replace("import torch\n", "import copy\nimport torch\n", 1).replace(
+        "copy=False", "keep=False")
+    after = fixed(source, unsafe=True)
+    assert after.count("import copy") == 1 and "best = copy.deepcopy(self.model" in after
+
+
+def test_a_fix_reading_a_shadowed_name_is_refused_and_stays_not_fixable(tmp_path):
+    # What the AL207 fix wrote before it asked the scope: `copy` is the parameter there.
+    plain = Diagnostic(
+        "AL207", "snapshot", "t.py", Position(10, 16), Position(10, 39),
+        fix=Fix("take a copy with `copy.deepcopy(...)`", "unsafe", (
+            Edit("import copy\n", Position(1, 1), Position(1, 1)),
+            Edit("copy.deepcopy(self.model.state_dict())", Position(10, 16),
+                 Position(10, 39)))))
+    outcome = fix_text(TRACKER, "t.py", lambda t: [plain] if t == TRACKER else [],
+                       lambda d: True)
+    assert outcome.text == TRACKER and not outcome.fixed
+    assert outcome.dropped == [
+        "AL207 at 10:16: take a copy with `copy.deepcopy(...)` (`copy` where the fix reads "
+        "it would not be the module `copy`: the name is bound to something else in that "
+        "scope)"]
+    left = outcome.unfixable([plain])
+    assert left[0].fix is not None and left[0].fix.applicability == "display-only"
+    assert "not applied" in left[0].fix.message
+
+
+def test_a_fix_reading_a_name_nothing_binds_is_refused():
+    text = "import torch\nfrom torch.nn.functional import relu_\nx = torch.ones(2)\nrelu_(x)\n"
+    twin = Diagnostic("AL105", "m", "t.py", Position(4, 1), Position(4, 9),
+                      fix=Fix("use `relu`", "unsafe", (Edit("relu", Position(4, 1),
+                                                            Position(4, 6)),)))
+    outcome = fix_text(text, "t.py", lambda t: [twin] if t == text else [], lambda d: True)
+    assert outcome.text == text
+    assert "`relu` would not be bound where the fix reads it" in outcome.dropped[0]
+    imported = text.replace("import relu_", "import relu, relu_")
+    twin = Diagnostic("AL105", "m", "t.py", Position(4, 1), Position(4, 9),
+                      fix=twin.fix)
+    ok = fix_text(imported, "t.py", lambda t: [twin] if t == imported else [], lambda d: True)
+    assert ok.text.endswith("\nrelu(x)\n") and not ok.dropped
+
+
+def test_a_fix_that_the_target_python_cannot_compile_is_refused():
+    text = "import torch\nx = torch.ones(2)\ny = x\n"
+    walrus = Diagnostic("AL404", "m", "t.py", Position(3, 5), Position(3, 6),
+                        fix=Fix("f", "safe", (Edit("(z := x)", Position(3, 5),
+                                                   Position(3, 6)),)))
+
+    def check(t):
+        found = check_source(t, "t.py", ALL, target_version=(3, 7))
+        return found + [walrus] if t == text else found
+
+    outcome = fix_text(text, "t.py", check, lambda d: True)
+    assert outcome.text == text
+    assert "the result would not be checked" in outcome.dropped[0]
+
+
+CHAIN = '''\
+import torch
+
+x = torch.randn(3, requires_grad=True)
+y = x.sigmoid()
+z = y.mul_(2).add_(1)
+z.sum().backward()
+print("ok", x.grad.shape)
+'''
+
+
+def test_a_chain_of_in_place_methods_is_one_finding_at_its_first_link(tmp_path):
+    found = check_source(CHAIN, "t.py", ALL)
+    assert [(d.code, d.location.row, d.location.column, d.end_location.column) for d in found] \
+        == [("AL101", 5, 5, 14)]
+    assert found[0].message.startswith(
+        "`y` was saved for backward by `x.sigmoid()` (its result, line 4) · written in place "
+        "by `y.mul_(2)` at line 5")
+    assert "modified by an inplace operation" in _run_python(tmp_path, "b.py", CHAIN).stderr
+    after = fixed(CHAIN, unsafe=True)
+    assert after.splitlines()[4] == "z = y.mul(2).add_(1)"
+    assert check_source(after, "t.py", ALL) == [] and fixed(after, unsafe=True) == after
+    ran = _run_python(tmp_path, "a.py", after)
+    assert ran.returncode == 0 and ran.stdout == "ok torch.Size([3])\n", ran.stderr
+
+
+def test_a_chain_as_a_statement_keeps_its_result_under_the_written_name(tmp_path):
+    source = CHAIN.replace("z = y.mul_(2).add_(1)\nz.sum()", "y.mul_(2).add_(1)\ny.sum()")
+    found = check_source(source, "t.py", ALL)
+    assert [(d.code, d.location.row, d.location.column) for d in found] == [("AL101", 5, 1)]
+    after = fixed(source, unsafe=True)
+    assert after.splitlines()[4] == "y = y.mul(2).add_(1)"
+    ran = _run_python(tmp_path, "a.py", after)
+    assert ran.returncode == 0 and ran.stdout == "ok torch.Size([3])\n", ran.stderr
+
+
+def test_a_chain_whose_fix_would_write_a_new_saved_tensor_is_not_fixed(tmp_path):
+    # `b.sigmoid()` saves its result, which the next link would write: the re-check sees
+    # that at the edited line, so the fix is refused and the finding stays, not fixable.
+    source = '''\
+import torch
+
+a = torch.randn(3, requires_grad=True)
+b = a.exp()
+c = b.sigmoid_().mul_(2)
+c.sum().backward()
+'''
+    found = check_source(source, "t.py", ALL)
+    assert [(d.code, d.location.row, d.location.column) for d in found] == [("AL101", 5, 5)]
+    done = _fix_file_text(source, tmp_path)
+    assert done.data is None and not done.outcome.fixed
+    assert done.outcome.dropped[0].startswith(
+        "AL101 at 5:5: use the out-of-place `sigmoid` (the fixed code would be reported as "
+        "AL101 at line 5: `b.sigmoid()` was saved for backward by `b.sigmoid()`")
+    [left] = done.remaining
+    assert left.fix is not None and left.fix.applicability == "display-only"
+    # And the refused rewrite would indeed still raise.
+    ran = _run_python(tmp_path, "a.py", source.replace("sigmoid_()", "sigmoid()"))
+    assert "modified by an inplace operation" in ran.stderr
+
+
+VIEW_WRITTEN = '''\
+import torch
+
+x = torch.arange(12.0).reshape(3, 4).t()
+y = x.view(12)
+y.add_(1)
+print(x.sum().item())
+'''
+
+
+def test_a_view_written_in_place_on_a_non_contiguous_base_is_not_fixed(tmp_path):
+    found = check_source(VIEW_WRITTEN, "t.py", ALL)
+    # One finding: the `add_` after the view that raises never runs, so no AL201 there.
+    assert [(d.code, d.location.row, d.location.column, d.fix) for d in found] == [
+        ("AL202", 4, 5, None)]
+    assert "no automatic fix: `y` is written in place, and on this layout `.reshape(...)` " \
+        "and `.contiguous().view(...)` both copy" in found[0].message
+    assert fixed(VIEW_WRITTEN, unsafe=True) == VIEW_WRITTEN
+    assert "view size is not compatible" in _run_python(tmp_path, "v.py", VIEW_WRITTEN).stderr
+    # What the refused rewrite does: no crash, and the write silently misses `x`.
+    ran = _run_python(tmp_path, "r.py", VIEW_WRITTEN.replace(".view(", ".reshape("))
+    assert ran.returncode == 0 and ran.stdout == "66.0\n"
+
+
+def test_a_view_kept_while_its_base_is_written_is_not_fixed():
+    source = VIEW_WRITTEN.replace("y.add_(1)\nprint(x.sum().item())",
+                                  "x.add_(1)\nprint(y.sum().item())")
+    [finding] = check_source(source, "t.py", ALL)
+    assert finding.code == "AL202" and finding.fix is None
+    assert "`x` is written in place while the view is kept" in finding.message
+    # A view nothing writes is still fixed: `.view` raised for certain, `.reshape` copies.
+    plain = VIEW_WRITTEN.replace("y.add_(1)\n", "")
+    assert "y = x.reshape(12)\n" in fixed(plain, unsafe=False)
+
+
+def test_code_after_a_call_that_raises_for_certain_is_not_reported_on_that_path_only():
+    source = '''\
+import torch
+
+x = torch.arange(12.0).reshape(3, 4).t()
+try:
+    y = x.view(12)
+    y.add_(1)
+except RuntimeError:
+    y = x.reshape(12)
+flag = torch.rand(()) > 0.5
+u = x.view(12) if flag else x.t().view(12)
+q = x.t().view(12)
+q.add_(1)
+print(x.sum())
+x.view(12).add_(1)
+print(x.sum())
+'''
+    found = check_source(source, "t.py", ALL)
+    # The handler resumes the path, and a raise in one arm of a conditional does not end
+    # it: the view `q` written at line 12 is reported.  The `add_` at line 6 is not, nor
+    # the one chained on the view that raises at line 14.
+    assert [(d.code, d.location.row) for d in found] == [
+        ("AL202", 5), ("AL202", 10), ("AL201", 12), ("AL202", 14)]
+
+
+def test_a_refused_fix_is_counted_as_remaining_and_shown_as_not_applied(tmp_path, capsys,
+                                                                         monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    source = CHAIN.replace("y = x.sigmoid()\nz = y.mul_(2).add_(1)",
+                           "y = x.exp()\nz = y.sigmoid_().mul_(2)")
+    Path("m.py").write_text(source)
+    code, out, err = run(capsys, "--fix", "--unsafe-fixes", "m.py")
+    assert code == 1 and Path("m.py").read_text() == source
+    assert "Found 1 finding (0 fixed, 1 remaining)." in out
+    reason = ("the fixed code would be reported as AL101 at line 5: `y.sigmoid()` was saved "
+              "for backward by `y.sigmoid()` (its result, line 5)")
+    assert f"= help: use the out-of-place `sigmoid` (not applied: {reason}) (display-only fix" \
+        in out
+    assert err == f"aliaslint: warning: m.py: fix not applied: AL101 at 5:5: use the " \
+        f"out-of-place `sigmoid` ({reason})\n"

@@ -446,6 +446,8 @@ class Calls(Interpreter):
             if short_name(op.name) == "view" and not dtype_view(args) and \
                     self._view_fails(base, rest):
                 self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
+                if base.layout_origin is not None:  # reported: it raises for certain
+                    self._raises(node, env)
             made = self._view(base, node, op, literal_ints(rest), env)
             root, name = root_of(base), op.name.rsplit(".", 1)[-1]
             if root is not None and name in COVER_OPS:

@@ -20,7 +20,7 @@ from aliaslint.analysis.scopes import (
     LoopFrame,
     Summary,
 )
-from aliaslint.analysis.syntax import freezes_gradients
+from aliaslint.analysis.syntax import freezes_gradients, runs_unconditionally
 from aliaslint.analysis.values import (
     Args,
     ClassValue,
@@ -66,6 +66,9 @@ class Interpreter:
         self.stats = Stats()
         # The statement being interpreted: events point their suppression at it.
         self._stmt: cst.CSTNode = module
+        # The statement in which a call raised for certain (see `_raises`): the events
+        # of the rest of it are not reported, since that code does not run.
+        self._raised_in: cst.CSTNode | None = None
         self._deferred: list[Deferred] = []
         # Names the pending deferred bodies call: a body runs after its callers, so that
         # it sees the values their call sites pass (see functions.py).
@@ -128,7 +131,7 @@ class Interpreter:
         self._stmt_dispatch: dict[type, Callable[[Any, Env], None]] = {}
 
     def _emit(self, event: Event) -> None:
-        if self._silent:
+        if self._silent or self._raised_in is self._stmt:
             return
         if self._loop_events is not None:
             # Loop passes meet the same event again: report it once.
@@ -143,6 +146,16 @@ class Interpreter:
         if event not in self._emitted:
             self._emitted.add(event)
             self.events.append(event)
+
+    def _raises(self, node: cst.CSTNode, env: Env) -> None:
+        """The call at ``node`` raises for certain whenever it runs: where the statement
+        runs it unconditionally, the path ends there (no finding on code after it that
+        only this path reaches).  A body analysed with assumed call-site values proves
+        nothing."""
+        if self._assuming or not runs_unconditionally(self._stmt, node):
+            return
+        env.flow.dead = env.flow.raised = True
+        self._raised_in = self._stmt
 
     if TYPE_CHECKING:
         # Implemented by the mixins and called across them; declared here so

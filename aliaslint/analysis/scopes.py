@@ -24,11 +24,22 @@ class Flow:
     dirty: tuple = ()
     # Names still bound to a tensor an in-place activation overwrote.
     stale: dict = field(default_factory=dict)  # name -> Write
-    # The path left the block (`break`, `continue`): nothing after it runs on it.
+    # The path left the block (`break`, `continue`, a call that raises for certain):
+    # nothing after it runs on it.
     dead: bool = False
+    # It left by an exception (a call that raises for certain): a `with` block's context
+    # manager or a `try`'s handler may go on from here.
+    raised: bool = False
 
     def copy(self) -> Flow:
-        return Flow(self.grad, dict(self.saves), self.dirty, dict(self.stale), self.dead)
+        return Flow(self.grad, dict(self.saves), self.dirty, dict(self.stale), self.dead,
+                    self.raised)
+
+    def revived(self) -> Flow:
+        """This path's facts where an exception it raised is caught."""
+        flow = self.copy()
+        flow.dead = flow.raised = False
+        return flow
 
     def merge(self, other: Flow) -> None:
         """Join a live path's facts into this live path's."""
@@ -52,6 +63,7 @@ class Flow:
     def same(self, other: Flow) -> bool:
         """The same facts, in whatever order the paths that made them ran."""
         return (self.grad == other.grad and self.dead == other.dead
+                and self.raised == other.raised
                 and self.stale == other.stale and set(self.dirty) == set(other.dirty)
                 and _by_token(self.saves) == _by_token(other.saves))
 

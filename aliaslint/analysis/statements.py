@@ -66,6 +66,7 @@ class Statements(Interpreter):
 
     def _statement(self, stmt: cst.CSTNode, env: Env) -> None:
         self.stats.statements += 1
+        self._raised_in = None
         handler = self._stmt_dispatch.get(type(stmt))
         if handler is not None:
             handler(stmt, env)
@@ -346,6 +347,10 @@ class Statements(Interpreter):
             self._block(node.body.body, env)
         finally:
             del self._save_modes[modes:]
+        if env.flow.raised:
+            # The context manager may swallow the exception (`pytest.raises`, `suppress`):
+            # the code after the block then runs from where the body raised.
+            env.flow = env.flow.revived()
         env.flow.grad = saved_grad
         if len(self._saves_log) > saves_before:
             for value, call in hooks:
@@ -377,6 +382,8 @@ class Statements(Interpreter):
         # A handler may start anywhere in the body: from what both ends agree on.
         start = before.copy()
         start.merge(env)
+        if env.flow.raised:  # or where the body raised for certain
+            start.merge(Env(env.parent, env.names, env.flow.revived()))
         outcomes = []
         for handler in node.handlers:
             handler_env = start.copy()

@@ -260,6 +260,31 @@ def literal_number(node: cst.CSTNode | None) -> float | None:
 _FREEZE = re.compile(r"requires_grad_\(\s*(?!\)|True\s*\))|\.requires_grad\s*=(?!=)\s*(?!True\b)")
 
 
+def runs_unconditionally(statement: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Does running ``statement`` (a simple statement line, or a compound statement's
+    header) always evaluate ``node``?  Not in the branches of `a if c else b`, the right
+    of `and` / `or`, a lambda, a comprehension past its first iterable, or the body of a
+    compound statement (its own statements)."""
+    if statement is node:
+        return True
+    if isinstance(statement, cst.IfExp):
+        children: list[cst.CSTNode] = [statement.test]
+    elif isinstance(statement, cst.BooleanOperation):
+        children = [statement.left]
+    elif isinstance(statement, cst.Lambda):
+        return False
+    elif isinstance(statement, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        children = [statement.for_in.iter]
+    elif isinstance(statement, cst.BaseCompoundStatement):
+        header: list[cst.CSTNode | None] = [
+            getattr(statement, "test", None), getattr(statement, "iter", None),
+            *(item.item for item in getattr(statement, "items", ()))]
+        children = [child for child in header if child is not None]
+    else:
+        children = list(statement.children)
+    return any(runs_unconditionally(child, node) for child in children)
+
+
 def freezes_gradients(source: str) -> bool:
     """Does the source turn `requires_grad` off anywhere (or set it from a variable)?"""
     return _FREEZE.search(source) is not None

@@ -20,7 +20,8 @@ RULE = Rule(
     fix="unsafe: the write made out of place (`inplace=False`, `x = x.mul(2)`), so what "
         "autograd saved keeps its values, which is the fix; shown only where another name may "
         "hold the written tensor or it is a leaf such as a parameter (its update belongs "
-        "after the backward pass)",
+        "after the backward pass); in a chain `y.mul_(2).add_(1)` the first link is made out of place "
+        "and the rest of the chain writes the new tensor",
     confirm="saved",
 )
 

@@ -11,9 +11,11 @@ RULE = Rule(
     "AL202", "view-of-noncontiguous",
     "`.view()` is called on a tensor that is known not to be contiguous.",
     confirm="view",
-    fix="safe when the view's result is not written in place (`.view` raised for certain; "
-        "`.reshape` copies); unsafe when it, or the name it is bound to, is written in place, since "
-        "writes to a copy no longer reach the base; none for `.view(dtype)`",
+    fix="safe when nothing relies on the view sharing its base's memory (`.view` raised for "
+        "certain; `.reshape` copies); none when the view, or the name it is bound to, is written "
+        "in place, or its base is while the view is kept: the base is not contiguous, so "
+        "`.reshape` and `.contiguous().view` both copy, and the write would silently stop "
+        "reaching the other tensor; none for `.view(dtype)`",
 )
 
 
@@ -22,28 +24,52 @@ def view_of_noncontiguous(event: NonContiguousView, ctx: Context):
     origin = event.receiver.layout_origin
     if origin is None:
         return
+    shared = _relies_on_sharing(event.node, ctx)
+    advice = "use `.reshape(...)`, or `.contiguous().view(...)`" if shared is None else (
+        f"no automatic fix: {shared}, and on this layout `.reshape(...)` and "
+        "`.contiguous().view(...)` both copy, so that write would silently stop reaching "
+        "the other tensor · write the base itself, or copy on purpose and write the copy back")
     yield RULE.finding(
         event.node, event.stmt,
         f"{ctx.code(event.node)} needs a contiguous-compatible layout, but "
         f"{ctx.code(origin)} at line {ctx.line(origin)} made the tensor non-contiguous: "
         "this raises \"view size is not compatible with input tensor's size and stride\" · "
-        "use `.reshape(...)`, or `.contiguous().view(...)`",
+        + advice,
         (("made non-contiguous here", origin),),
-        fix=_reshape(event.node, ctx),
+        fix=_reshape(event.node) if shared is None else None,
     )
 
 
-def _reshape(call: cst.CSTNode, ctx: Context) -> FixPlan | None:
+def _reshape(call: cst.CSTNode) -> FixPlan | None:
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or \
             call.func.attr.value != "view" or _dtype_view(call):
         return None
+    return FixPlan("use `.reshape(...)`", "safe", ((call.func.attr, "reshape"),))
+
+
+def _relies_on_sharing(call: cst.CSTNode, ctx: Context) -> str | None:
+    """What relies on the view sharing its base's memory, said for the message: the view
+    written in place (directly or under the name it is bound to), or the base written in
+    place while the view is kept under a name; None when nothing does."""
     parent = ctx.parent(call)
-    written = isinstance(parent, cst.Attribute) and parent.attr.value.endswith("_") or \
-        isinstance(parent, (cst.AugAssign, cst.NamedExpr)) or isinstance(parent, cst.Assign) \
-        and any(not isinstance(t.target, cst.Name) or _written(t.target.value, ctx.module)
-                for t in parent.targets)
-    return FixPlan("use `.reshape(...)`", "unsafe" if written else "safe",
-                   ((call.func.attr, "reshape"),))
+    if isinstance(parent, cst.Attribute) and parent.attr.value.endswith("_") or \
+            isinstance(parent, cst.AugAssign):
+        return "the view is written in place here"
+    if not isinstance(parent, (cst.Assign, cst.NamedExpr)):
+        return None
+    targets: list[cst.BaseExpression] = [t.target for t in parent.targets] \
+        if isinstance(parent, cst.Assign) else [parent.target]
+    for target in targets:
+        if not isinstance(target, cst.Name):
+            return f"the view is kept in {ctx.code(target)}"
+        if _written(target.value, ctx.module):
+            return f"`{target.value}` is written in place"
+    base = call.func.value if isinstance(call, cst.Call) and \
+        isinstance(call.func, cst.Attribute) else None
+    if isinstance(base, cst.Name) and _written(base.value, ctx.module) and not any(
+            isinstance(t, cst.Name) and t.value == base.value for t in targets):
+        return f"`{base.value}` is written in place while the view is kept"
+    return None
 
 
 def _dtype_view(call: cst.Call) -> bool:

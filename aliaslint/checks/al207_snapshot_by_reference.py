@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis import Kind, StaleRead, Value, attr_key, reads
-from aliaslint.checks.common import read_related, writer
+from aliaslint.checks.common import module_name, read_related, writer
 from aliaslint.rule import Context, FixPlan, Rule
 
 RULE = Rule(
@@ -15,7 +15,9 @@ RULE = Rule(
     confirm="snapshot",
     fix="unsafe: the snapshot becomes a copy (`copy.deepcopy(...)`, `.clone()`, a clone of each "
         "element), so it keeps the old values, which is the intent; the copy stays on the "
-        "source's device and costs its memory there",
+        "source's device and costs its memory there; where `copy` means something else in the "
+        "snapshot's scope (a parameter `copy=False`), the module is imported under a free name "
+        "(`import copy as _copy`)",
 )
 
 
@@ -85,6 +87,8 @@ def _copy(snapshot: cst.CSTNode, value: Value, ctx: Context) -> FixPlan | None:
         text = text if atomic else f"({text})"
         return FixPlan("take a copy with `.detach().clone()`", "unsafe",
                        ((snapshot, f"{text}.detach().clone()"),))
+    # `copy` may mean something else where the snapshot is taken (a parameter `copy=False`).
+    name, imports = module_name("copy", snapshot, ctx)
     return FixPlan("take a copy with `copy.deepcopy(...)`", "unsafe",
-                   ((snapshot, f"copy.deepcopy({text})"),), imports=("copy",))
+                   ((snapshot, f"{name}.deepcopy({text})"),), imports=imports)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from aliaslint.analysis import Compare, Kind, SavedWrite, StaleRead, Value, Write
 from aliaslint import ops
@@ -202,7 +203,18 @@ def out_of_place(call: cst.CSTNode, target: cst.CSTNode | None, ctx: Context, *,
                 f"torch.nn.functional.{name.value[:-1]}") is None:
         return None
     twin = name.value[:-1]
-    statement = isinstance(ctx.parent(call), cst.Expr)
+    # `y.mul_(2).add_(1)`: each in-place method returns its receiver, so the links after
+    # this one write the same tensor; made out of place here, they write the new one.
+    top, in_place = call, True
+    while True:
+        parent = ctx.parent(top)
+        outer = ctx.parent(parent) if isinstance(parent, cst.Attribute) else None
+        if not (isinstance(outer, cst.Call) and outer.func is parent):
+            break
+        assert isinstance(parent, cst.Attribute)
+        in_place = in_place and _in_place(parent.attr.value)
+        top = outer
+    statement = isinstance(ctx.parent(top), cst.Expr) and in_place
     # `x.data` written: the tensor `x` whose data it is.
     data_of = target.value if isinstance(target, cst.Attribute) and \
         target.attr.value == "data" else None
@@ -213,17 +225,54 @@ def out_of_place(call: cst.CSTNode, target: cst.CSTNode | None, ctx: Context, *,
         # Only a plain name (the one written) can take the result: `x = x.mul(2)`.
         if not isinstance(target, cst.Name):
             return None
-        text = f"{target.value} = {ctx.exact(call.with_changes(func=_renamed(func, twin)))}"
+        renamed = call.with_changes(func=_renamed(func, twin))
+        text = f"{target.value} = {ctx.exact(top.deep_replace(call, renamed))}"
         return FixPlan(f"assign the out-of-place `{twin}` instead", applicability,
-                       ((call, text),))
-    if data_of is not None or isinstance(ctx.parent(call), cst.Attribute):
-        # `x.mul_(a).add_(b)`: the next in-place call would write a temporary; an
-        # out-of-place op on `x.data` in an expression would drop the write altogether.
+                       ((top, text),))
+    if data_of is not None or top is not call and isinstance(ctx.parent(top), cst.Expr):
+        # An out-of-place op on `x.data` in an expression would drop the write altogether,
+        # and so would a statement `x.mul_(2).sum()` whose value nobody keeps.
         return None
     return FixPlan(f"use the out-of-place `{twin}`", applicability, ((name, twin),))
+
+
+def _in_place(method: str) -> bool:
+    return method.endswith("_") and not method.endswith("__")
 
 
 def _renamed(func: cst.BaseExpression, name: str) -> cst.BaseExpression:
     if isinstance(func, cst.Attribute):
         return func.with_changes(attr=cst.Name(name))
     return cst.Name(name)
+
+
+def module_name(module: str, at: cst.CSTNode, ctx: Context) -> tuple[str, tuple[str, ...]]:
+    """The name under which new code at ``at`` reads the top-level ``module`` (`copy`), and
+    the import the fix must add for it (none when the scope already has it).  Where the
+    module's own name means something else in that scope (a parameter `copy=False`, a
+    local `copy = ...`, `from copy import copy`), an alias that no scope of the module uses:
+    `import copy as _copy`."""
+    scope = ctx.scope(at)
+    visible = list(scope[module]) if scope is not None else []
+    if visible and all(_imports(assignment, module) for assignment in visible):
+        return module, ()
+    if scope is not None and not visible and not _used(module, ctx):
+        return module, (module,)
+    alias = next(name for name in (f"_{module}", *(f"_{module}{n}" for n in range(2, 100)),
+                                   f"_{module}_module")
+                 if not _used(name, ctx))
+    return alias, (f"{module} as {alias}",)
+
+
+def _imports(assignment, module: str) -> bool:
+    """Is this binding `import module` (or `import module.sub`, which binds it too)?"""
+    statement = getattr(assignment, "node", None)
+    if not isinstance(statement, cst.Import):
+        return False
+    return any(alias.asname is None and (get_full_name_for_node(alias.name) or "").split(".")[0]
+               == module and assignment.name == module for alias in statement.names)
+
+
+def _used(name: str, ctx: Context) -> bool:
+    """Does ``name`` appear anywhere in the module's code (as a word)?"""
+    return re.search(rf"(?<![\w.]){re.escape(name)}\b", ctx.module.code) is not None

@@ -7,6 +7,15 @@ import torch
 x = torch.rand(2, 3, 4)
 y = x.transpose(1, 2)
 z = y.view(2, -1)  # error: AL202
+# The view above raises for certain: nothing after it on this path runs, or is reported.
+w = x.permute(0, 2, 1).view(2, -1)
+z.add_(1)
+
+
+# case: merge after permute
+# runs: raises RuntimeError
+import torch
+x = torch.rand(2, 3, 4)
 w = x.permute(0, 2, 1).view(2, -1)  # error: AL202
 
 
