@@ -169,19 +169,28 @@ class Converter:
                 types.TextEdit(self.range(entry.text, start, end), edit.text)]}),
         )
 
-    def fix_all_edits(self, entries: Sequence[Entry]) -> list[types.TextEdit]:
-        """Every safe fix of one document that overlaps no earlier one (as ``--fix`` does)."""
-        chosen: list[Edit] = []
+    def fix_all_findings(self, entries: Sequence[Entry]) -> list[Diagnostic]:
+        """The findings whose safe fixes fix-all applies: each that overlaps no earlier one
+        (as ``--fix`` does)."""
+        chosen: list[Diagnostic] = []
+        taken: list[Edit] = []
         for entry in sorted(entries, key=lambda e: e.finding.sort_key):
             fix = entry.finding.fix
             if fix is None or fix.applicability != "safe":
                 continue
-            if any(_overlaps(edit, taken) for edit in fix.edits for taken in chosen):
+            if any(_overlaps(edit, other) for edit in fix.edits for other in taken):
                 continue
-            chosen.extend(fix.edits)
+            chosen.append(entry.finding)
+            taken.extend(fix.edits)
+        return chosen
+
+    def fix_all_edits(self, entries: Sequence[Entry]) -> list[types.TextEdit]:
+        """The edits of every safe fix of one document that overlaps no earlier one."""
         if not entries:
             return []
-        return self.text_edits(entries[0].text, sorted(chosen, key=lambda e: e.location))
+        edits = [edit for finding in self.fix_all_findings(entries)
+                 for edit in finding.fix.edits]  # type: ignore[union-attr]
+        return self.text_edits(entries[0].text, sorted(edits, key=lambda e: e.location))
 
     def fix_all(self, uri: str, entries: Sequence[Entry]) -> types.CodeAction | None:
         """The document's safe fixes as one action; None when there are none to apply."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+from dataclasses import replace
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from pygls.uris import to_fs_path, uri_scheme
 from aliaslint import __version__
 from aliaslint.diagnostics import Diagnostic
 from aliaslint.engine import NOTEBOOK_SUFFIX
+from aliaslint.fixes import Document, verify
 from aliaslint.server.convert import (
     CODE_ACTION_KINDS,
     FIX_ALL,
@@ -112,6 +114,10 @@ class AliaslintServer(LanguageServer):
         self.cells_of: dict[str, list[str]] = {}
         # The lines of each document as last checked: where a request's positions may be.
         self.texts: dict[str, Text] = {}
+        # Each document's entries as last judged for fixing (see `fixable`), by the entry
+        # list they were judged from.
+        self._judged: dict[str, tuple[list[Entry], list[Entry]]] = {}
+        self.fix_all_clashes: set[str] = set()  # whose safe fixes clash when made together
         self._timers: dict[str, asyncio.TimerHandle] = {}
 
     def warn(self, message: str) -> None:
@@ -265,6 +271,52 @@ class AliaslintServer(LanguageServer):
     def open_documents(self) -> list[str]:
         """The text documents and notebook cells the client has open."""
         return list(self.workspace.text_documents)
+
+    def fixable(self, uri: str) -> list[Entry]:
+        """A document's entries as `--fix` would treat them: a fix that `fixes.verify`
+        refuses (the fixed text would not compile, would have a new finding on the rows it
+        wrote, or would read a name bound to something else) is display-only, so no code
+        action offers it.  Judged once per check of the document, when a code action or a
+        save first asks.  A notebook cell's fixes are judged with its notebook by `--fix`;
+        the server offers them as the check made them."""
+        entries = self.entries_for(uri)
+        judged = self._judged.get(uri)
+        if judged is not None and judged[0] is entries:
+            return judged[1]
+        result = entries
+        self.fix_all_clashes.discard(uri)
+        if self.key(uri) == uri and any(_offered(entry) for entry in entries):
+            path, on_disk = self.path_of(uri)
+            source = self.source_of(uri, path, on_disk)
+            if isinstance(source, str):
+                result = self._judge(uri, entries, source, path, on_disk)
+        self._judged[uri] = (entries, result)
+        return result
+
+    def _judge(self, uri: str, entries: list[Entry], source: str, path: Path, on_disk: bool
+               ) -> list[Entry]:
+        document = Document(str(path))
+        found = [entry.finding for entry in entries]
+
+        def check(text: str) -> list[Diagnostic]:
+            return self.project.check(text, path, on_disk)
+
+        judged = []
+        for entry in entries:
+            fix = entry.finding.fix
+            if fix is not None and _offered(entry):
+                after = document.apply(source, [entry.finding])
+                if verify(source, after, [entry.finding], found, check, document).problem:
+                    shown = replace(fix, applicability="display-only")
+                    entry = replace(entry, finding=replace(entry.finding, fix=shown))
+            judged.append(entry)
+        # Fixes that pass one by one may still clash together: fix-all (and fix on save)
+        # offers them only if the text they make together passes too.
+        chosen = self.converter.fix_all_findings(judged)
+        if len(chosen) > 1 and verify(source, document.apply(source, chosen), chosen, found,
+                                      check, document).problem:
+            self.fix_all_clashes.add(uri)
+        return judged
 
     def entries_for(self, uri: str) -> list[Entry]:
         """The findings of a document as it is now (checked again if it changed since)."""
@@ -426,7 +478,7 @@ def _register(server: AliaslintServer) -> None:
                     params: types.CodeActionParams) -> list[types.CodeAction]:
         uri = params.text_document.uri
         _within(ls.lines_of(uri), params.range.start, params.range.end)
-        entries = ls.entries_for(uri)
+        entries = ls.fixable(uri)
         only = params.context.only
         actions: list[types.CodeAction] = []
         if _wants(only, types.CodeActionKind.QuickFix):
@@ -434,7 +486,7 @@ def _register(server: AliaslintServer) -> None:
                 if touches(entry.diagnostic.range, params.range):
                     actions += ls.converter.quick_fixes(entry)
         if _wants(only, FIX_ALL):
-            fix_all = ls.converter.fix_all(uri, entries)
+            fix_all = None if uri in ls.fix_all_clashes else ls.converter.fix_all(uri, entries)
             if fix_all is not None:  # offered only where it would change something
                 actions.append(fix_all)
         return _unique(actions)
@@ -450,7 +502,10 @@ def _register(server: AliaslintServer) -> None:
         path, _ = ls.path_of(params.text_document.uri)
         if not ls.project.client_for(path).fix_on_save:
             return []
-        return ls.converter.fix_all_edits(ls.entries_for(params.text_document.uri))
+        entries = ls.fixable(params.text_document.uri)
+        if params.text_document.uri in ls.fix_all_clashes:
+            return []
+        return ls.converter.fix_all_edits(entries)
 
     @feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def configuration_changed(ls: AliaslintServer,
@@ -500,3 +555,11 @@ def _unique(actions: list[types.CodeAction]) -> list[types.CodeAction]:
     for action in actions:
         seen.setdefault(f"{action.title}\0{action.edit!r}", action)
     return list(seen.values())
+
+
+def _offered(entry: Entry, safe: bool = False) -> bool:
+    """Does a code action offer the entry's fix (``safe``: with fix-all)?"""
+    fix = entry.finding.fix
+    if fix is None or not fix.edits:
+        return False
+    return fix.applicability == "safe" if safe else fix.applicability != "display-only"
