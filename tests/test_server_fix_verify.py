@@ -8,22 +8,10 @@ from pathlib import Path
 from aliaslint.diagnostics import Diagnostic, Edit, Fix, Position
 from aliaslint.server.convert import Text
 from aliaslint.server.lsp import AliaslintServer
+from test_fixes import TRACKER
 
-SOURCE = '''\
-import torch
-import torch.nn as nn
-
-
-class Tracker:
-    def __init__(self):
-        self.model = nn.Linear(4, 4)
-
-    def snapshot(self, copy=False):
-        best = self.model.state_dict()
-        with torch.no_grad():
-            self.model.weight.add_(1.0)
-        return torch.equal(best["weight"], self.model.weight)
-'''
+# The AL207 case of the command line's fix tests: `copy` is a parameter of `snapshot`.
+SOURCE = TRACKER
 URI = "file:///project/tracker.py"
 
 # A fix as a careless generator would make it: `copy` in `snapshot` is the parameter, so
