@@ -242,3 +242,18 @@ def test_check_trace_quiet_prints_the_findings_only(project, capsys):
     err = capsys.readouterr().err
     assert "prog.py:5:12: AL402 [confirmed]" in err
     assert "aliaslint check --trace:" not in err
+
+
+def test_fix_with_a_baseline_reports_only_what_is_new(repo, capsys):
+    main(["check", "--no-cache", "--isolated", "--write-baseline", "baseline.json"])
+    source = (repo / "src" / "model.py").read_text()
+    (repo / "src" / "model.py").write_text(
+        source.replace("h.mul_(2)", "h.mul_(2)\n        h.add_(1)"))
+    capsys.readouterr()
+    code = main(["check", "--no-cache", "--isolated", "--output-format", "concise",
+                 "--baseline", "baseline.json", "--fix"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.startswith(
+        "src/model.py:13:9: AL101 `h` was saved for backward by `self.proj(x).sigmoid()` "
+        "(its result, line 11)\nFound 1 finding (0 fixed, 1 remaining).\n")
