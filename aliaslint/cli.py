@@ -9,12 +9,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aliaslint import __version__, registry, verbose
 from aliaslint.cache import clean as clean_cache
 from aliaslint.catalog import load_docs, markdown_table
+from aliaslint.baseline import Baseline, write_baseline
+from aliaslint.cli_adopt import add_noqa
 from aliaslint.cli_fix import fix_paths, fix_stdin
 from aliaslint.cli_output import (
     EXIT_CLEAN,
@@ -262,8 +265,23 @@ def _add_check(commands) -> None:
                             "and exit"),
         output.add_argument("--exit-zero", action="store_true",
                             help="exit 0 even when there are findings (errors still exit 2)"),
-        output.add_argument("--quiet", "-q", action="store_true",
-                            help="print the findings only, without the summary line"),
+    ]
+    output.add_argument("--quiet", "-q", action="store_true",
+                        help="print the findings only, without the summary line")
+    adopting = check.add_argument_group("adopting on existing code")
+    static += [
+        adopting.add_argument("--add-noqa", action="store_true",
+                              help="add a `# noqa: CODE` comment for every finding to its "
+                              "line (merged with one already there), write each file whole, "
+                              "and exit"),
+        adopting.add_argument("--write-baseline", type=Path, metavar="FILE",
+                              help="record the findings in FILE, and exit"),
+        adopting.add_argument("--baseline", type=Path, metavar="FILE",
+                              help="leave out the findings recorded in FILE (by rule, file and "
+                              "a fingerprint that survives unrelated edits and moved files; "
+                              "overrides `baseline`)"),
+        adopting.add_argument("--no-baseline", action="store_true",
+                              help="report every finding, ignoring the configured `baseline`"),
     ]
     fixing = check.add_argument_group("fixes")
     unsafe = fixing.add_mutually_exclusive_group()
@@ -451,15 +469,19 @@ def _check(args) -> int:
         unfixable=validate_selectors(_selectors(args.unfixable) or [], "--unfixable"),
     )
     cwd = Path.cwd()
+    verbose.enabled = args.verbose
+    baseline = _adoption(args, paths, cwd, cli)
+    if isinstance(baseline, str):
+        print(f"aliaslint: error: {baseline}", file=sys.stderr)
+        return EXIT_ERROR
     if paths == ["-"] or args.stdin_filename is not None and not args.paths:
         return _check_stdin(args, cli, cwd)
     if "-" in paths:
         print("aliaslint: error: `-` (standard input) cannot be checked with other paths",
               file=sys.stderr)
         return EXIT_ERROR
-    verbose.enabled = args.verbose
     if args.show_settings:
-        return _show_settings(paths, cli, cwd)
+        return _show_settings(paths, cli, cwd, use_cache=not args.no_cache)
     if args.show_files:
         files, problems = walk(paths, Resolver(cli, cwd))
         for path, settings in files:
@@ -475,19 +497,57 @@ def _check(args) -> int:
     finally:
         if progress is not None:
             progress.close()
+    if args.add_noqa:
+        return add_noqa(args, cwd, result)
+    if args.write_baseline is not None:
+        count = write_baseline(args.write_baseline, result.diagnostics, cwd,
+                               source_lines_from_disk(cwd))
+        print(f"Recorded {count} finding{'s' if count != 1 else ''} in "
+              f"{args.write_baseline}.", file=sys.stderr)
+        return EXIT_ERROR if result.could_not_check else EXIT_CLEAN
+    def unrecorded(diagnostics: list) -> list:
+        if baseline is None:
+            return diagnostics
+        return baseline.new(diagnostics, cwd, source_lines_from_disk(cwd))
+
     if args.fix or args.fix_only or args.diff:
-        return fix_paths(args, cwd, result)
+        return fix_paths(args, cwd, result, unrecorded)
+    new = unrecorded(result.diagnostics)
+    result = replace(result, diagnostics=new, baselined=len(result.diagnostics) - len(new))
     return _report(args, result, source_lines_from_disk(cwd), cwd)
 
 
-def _show_settings(paths: list[str], cli: CliOptions, cwd: Path) -> int:
-    """The settings of the first path (a file's rules with its per-file-ignores)."""
+def _adoption(args, paths: list[str], cwd: Path, cli: CliOptions) -> Baseline | str | None:
+    """The baseline to read (the command line's, else the configured one), or why the
+    adoption options given cannot go together."""
+    writing = [flag for flag, given in (("--add-noqa", args.add_noqa),
+                                        ("--write-baseline", args.write_baseline is not None),
+                                        ("--fix", args.fix or args.fix_only or args.diff))
+               if given]
+    if len(writing) > 1:
+        return f"{writing[0]} cannot be used with {writing[1]}"
+    if args.baseline is not None and args.no_baseline:
+        return "--baseline cannot be used with --no-baseline"
+    if (args.add_noqa or args.write_baseline) and (paths == ["-"] or args.stdin_filename):
+        return f"{writing[0]} needs files, not standard input"
+    if args.no_baseline or args.add_noqa or args.write_baseline is not None:
+        return None
+    if args.baseline is not None:
+        return Baseline.load(args.baseline, cwd)
+    configured = Resolver(cli, cwd).for_directory(cwd).baseline
+    return Baseline.load(configured, cwd) if configured is not None else None
+
+
+def _show_settings(paths: list[str], cli: CliOptions, cwd: Path, use_cache: bool) -> int:
+    """The settings of the first path (a file's rules with its per-file-ignores), and the
+    cache directory of the run."""
     path = Path(paths[0]) if paths[0] != "-" else Path("-")
     absolute = path if path.is_absolute() else cwd / path
     resolver = Resolver(cli, cwd)
     is_file = not absolute.is_dir()
     settings = resolver.for_file(absolute) if is_file else resolver.for_directory(absolute)
-    sys.stdout.write(settings_text(absolute, settings, cwd, is_file))
+    cache_dir = cache_location(resolver)[0] if use_cache else None
+    sys.stdout.write(settings_text(absolute, settings, cwd, is_file, cache_dir))
     return EXIT_CLEAN
 
 
@@ -519,8 +579,8 @@ def _report(args, result, source_lines, cwd: Path) -> int:
             stream.write(render(args.output_format, diagnostics,
                                 source_lines=source_lines, color=color, cwd=cwd))
             if args.output_format in ("full", "concise") and not args.quiet:
-                stream.write(summary(len(result.files), diagnostics, result.could_not_check)
-                             + "\n")
+                stream.write(summary(len(result.files), diagnostics, result.could_not_check,
+                                     result.baselined) + "\n")
     finally:
         if args.output:
             stream.close()
@@ -703,8 +763,6 @@ def _did_not_start(command: str, args, run: Run) -> str:
 
 def _relative(diagnostic, cwd: Path):
     """The finding with every path shown relative to the working directory."""
-    from dataclasses import replace
-
     related = tuple(replace(r, filename=display_path(Path(r.filename), cwd))
                     for r in diagnostic.related)
     return replace(diagnostic, filename=display_path(Path(diagnostic.filename), cwd),
@@ -715,8 +773,6 @@ def _relative(diagnostic, cwd: Path):
 
 
 def _confirm(args) -> int:
-    from dataclasses import replace
-
     from aliaslint.confirm import Confirmation
 
     selection = _selection(args)
@@ -746,7 +802,7 @@ def _confirm(args) -> int:
                             color=color, cwd=cwd))
         if args.output_format in ("full", "concise") and not run.started:
             stream.write(_did_not_start("aliaslint check --trace", args, run))
-        elif args.output_format in ("full", "concise"):
+        elif args.output_format in ("full", "concise") and not getattr(args, "quiet", False):
             stream.write(_confirm_summary(outcome, shown))
     finally:
         if args.output:

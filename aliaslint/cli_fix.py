@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from aliaslint.cli_output import (
@@ -65,9 +66,11 @@ def fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
         else EXIT_CLEAN
 
 
-def fix_paths(args, cwd: Path, result: Result) -> int:
+def fix_paths(args, cwd: Path, result: Result,
+              unrecorded: Callable[[list], list] = lambda found: found) -> int:
     """`--fix`, `--fix-only`, `--diff`: fix each file that has an applicable fix, then report
-    what is left the way `check` does (ruff's exit codes: findings left → 1)."""
+    what is left the way `check` does (ruff's exit codes: findings left → 1); of what is
+    left, only the findings a baseline does not record (``unrecorded``)."""
     by_file: dict[str, list] = {}
     for d in result.diagnostics:
         by_file.setdefault(d.filename, []).append(d)
@@ -122,7 +125,7 @@ def fix_paths(args, cwd: Path, result: Result) -> int:
         if done.outcome is not None and done.outcome.fixed:
             fixed[filename] = fixed_at[real] = done.outcome.fixed
         diffs.append(done.diff)
-    remaining.sort(key=lambda d: d.sort_key)
+    remaining = unrecorded(sorted(remaining, key=lambda d: d.sort_key))
     count = sum(sum(c.values()) for c in fixed.values())
     if args.diff:
         sys.stdout.write("".join(diffs))

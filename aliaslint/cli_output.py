@@ -20,7 +20,7 @@ def use_color(choice: str, stream) -> bool:
     return stream.isatty() and "NO_COLOR" not in os.environ
 
 
-def summary(files: int, diagnostics, could_not_check: int) -> str:
+def summary(files: int, diagnostics, could_not_check: int, baselined: int = 0) -> str:
     """"Found 4 findings in 1 of 2 files.": every finding printed (a notebook cell that does
     not parse, a file that could not be checked included), and the files they are in of
     those checked; a path that could not be reached counts as one of them."""
@@ -28,14 +28,16 @@ def summary(files: int, diagnostics, could_not_check: int) -> str:
                  if d.code == FILE_NOT_CHECKED and d.location.row == 0}
     total = files + len(unreached)
     checked = f"{total} file{'s' if total != 1 else ''}"
+    known = (f"; {baselined} finding{'s' if baselined != 1 else ''} in the baseline left out"
+             if baselined else "")
     if not diagnostics:
-        return f"All checks passed! ({checked} checked)"
+        return f"All checks passed! ({checked} checked{known})"
     count, where = len(diagnostics), len({d.filename for d in diagnostics})
     parts = [f"Found {count} finding{'s' if count != 1 else ''} in {where} of {checked}"]
     if could_not_check:
         parts.append(f"{could_not_check} file{'s' if could_not_check != 1 else ''} "
                      "could not be checked")
-    return "; ".join(parts) + "."
+    return "; ".join(parts) + known + "."
 
 
 def fix_applies(result, cwd: Path):

@@ -110,6 +110,8 @@ class Settings:
     # The Python whose grammar files are checked against; None: the running interpreter.
     target_version: Version | None = None
     fixes: FixPolicy = FixPolicy()
+    # The baseline file whose findings are left out, resolved against ``root``.
+    baseline: Path | None = None
     rules: frozenset[str] = field(default=frozenset(), compare=False)
 
     def rules_for(self, path: Path) -> frozenset[str]:
@@ -208,7 +210,7 @@ _KEYS = {
     "include", "extend-include", "cache-dir", "max-file-size", "parse-budget",
     "file-timeout", "confidence",
     "report-unused-suppressions", "target-version", "unsafe-fixes", "fixable", "unfixable",
-    "extend-fixable", "extend-safe-fixes", "extend-unsafe-fixes",
+    "extend-fixable", "extend-safe-fixes", "extend-unsafe-fixes", "baseline",
 }
 
 
@@ -400,7 +402,7 @@ def merge_chain(chain: list[tuple[Path, dict]]) -> tuple[dict, tuple[Selection, 
                     for pattern, codes in merged.get(key, {}).items():
                         table[pattern] = (*codes, *table.get(pattern, ()))
                 merged[key] = table
-            elif key == "cache-dir" and isinstance(value, str) and value.strip():
+            elif key in ("cache-dir", "baseline") and isinstance(value, str) and value.strip():
                 merged[key] = str(directory / Path(value).expanduser())
             elif key in ("extend-fixable", "extend-safe-fixes", "extend-unsafe-fixes") and \
                     isinstance(value, list) and isinstance(merged.get(key), list):
@@ -505,6 +507,9 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
     cache_dir = options.get("cache-dir")
     if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
         raise ConfigError(f"{where} cache-dir: expected a directory path")
+    baseline = options.get("baseline")
+    if baseline is not None and (not isinstance(baseline, str) or not baseline.strip()):
+        raise ConfigError(f"{where} baseline: expected the path of a baseline file")
     target = options.get("target-version")
     target_version = parse_target_version(target) if target is not None else None
     if target is not None and target_version is None:
@@ -540,6 +545,7 @@ def settings_from_options(options: dict, source: Path | None, root: Path,
         report_unused_suppressions=cli.report_unused_suppressions or unused,
         target_version=cli.target_version or target_version,
         fixes=policy,
+        baseline=root / Path(baseline).expanduser() if baseline else None,
     )
     return replace(
         settings,

@@ -75,6 +75,8 @@ class Result:
     diagnostics: list[Diagnostic]
     # Each file checked, with the settings it was checked with (what `--fix` needs again).
     checked: list[tuple[Path, Settings]]
+    # Findings left out because a baseline records them.
+    baselined: int = 0
 
     @property
     def files(self) -> list[Path]:

@@ -24,6 +24,7 @@ from pathlib import Path, PurePath
 from urllib.parse import quote
 
 from aliaslint import catalog
+from aliaslint.baseline import fingerprints
 from aliaslint.registry import rule_url
 from aliaslint.diagnostics import Diagnostic, Position
 
@@ -65,7 +66,7 @@ def render(
     if fmt == "github":
         return "".join(_github_command(d) + "\n" for d in diagnostics)
     if fmt == "gitlab":
-        return json.dumps(_gitlab_issues(diagnostics), indent=2) + "\n"
+        return json.dumps(_gitlab_issues(diagnostics, _remembering(source_lines)), indent=2) + "\n"
     raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
@@ -498,16 +499,10 @@ def _github_escape(text: str, is_property: bool) -> str:
 
 # --- gitlab ---------------------------------------------------------------------------------
 
-# "line 19", "lines 3-5", "cell 2": where a message says something is, which moves with
-# unrelated edits.
-_ROWS = re.compile(r"\b(lines?|cells?|rows?) \d+(?:\s*(?:-|–|to|and)\s*\d+)?")
-
-
-def _gitlab_issues(diagnostics: Sequence[Diagnostic]) -> list[dict]:
+def _gitlab_issues(diagnostics: Sequence[Diagnostic], source_lines: SourceLines) -> list[dict]:
     """A GitLab Code Quality report: one issue per finding, its severity from its confidence."""
     issues = []
-    seen: Counter[str] = Counter()
-    for d in diagnostics:
+    for d, print_ in zip(diagnostics, fingerprints(diagnostics, source_lines)):
         path = PurePath(d.filename).as_posix()
         # Rows in a notebook count within a cell: the cell and row go into the description,
         # and the issue points at the file's first line (as for findings about a whole file).
@@ -521,12 +516,9 @@ def _gitlab_issues(diagnostics: Sequence[Diagnostic]) -> list[dict]:
             lines = {"begin": d.location.row, "end": max(d.end_location, d.location).row}
         else:
             lines = {"begin": 1}
-        # The same while the finding's code, file and message stay the same, wherever its
-        # line (or cell) moves: the rows a message names are left out.  Identical findings
-        # in one file are told apart by their order.
-        key = "\0".join((d.code, path, _ROWS.sub(r"\1 N", d.message)))
-        seen[key] += 1
-        fingerprint = hashlib.sha256(f"{key}\0{seen[key]}".encode()).hexdigest()[:32]
+        # The baseline's fingerprint (the same wherever the finding's line moves), made
+        # unique in the project by the file.
+        fingerprint = hashlib.sha256(f"{path}\0{print_}".encode()).hexdigest()[:32]
         issues.append({
             "description": description,
             "check_name": d.code,

@@ -11,7 +11,8 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 
 from aliaslint.lines import normalise_line_breaks
 from aliaslint.lines import split as split_lines
@@ -39,10 +40,13 @@ class Directive:
 class Suppressions:
     by_row: dict[int, list[Directive]]
     whole_file: bool = False
+    # Rows whose suppression is the comment of a later row (see ``_carried_rows``).
+    carried: dict[int, int] = field(default_factory=dict)
 
     def suppresses(self, code: str, rows: tuple[int, ...]) -> bool:
         if self.whole_file:
             return True
+        rows = (*rows, *(self.carried[row] for row in rows if row in self.carried))
         for row in dict.fromkeys(rows):
             for directive in self.by_row.get(row, ()):
                 if directive.codes is None or code in directive.codes:
@@ -71,17 +75,12 @@ def parse_suppressions(source: str) -> Suppressions:
         return Suppressions({})
     by_row: dict[int, list[Directive]] = {}
     whole_file = False
-    try:
-        tokens = [
-            token
-            # Rows as CPython counts them: tokenize itself only breaks at "\n".
-            for token in tokenize.generate_tokens(
-                io.StringIO(normalise_line_breaks(source)).readline)
-            if token.type == tokenize.COMMENT
-        ]
-    except (tokenize.TokenError, SyntaxError):
+    tokens = _tokens(source)
+    if tokens is None:
         return Suppressions({})
     for token in tokens:
+        if token.type != tokenize.COMMENT:
+            continue
         text = token.string
         row, column = token.start
         if _IGNORE_FILE.search(text):
@@ -105,7 +104,33 @@ def parse_suppressions(source: str) -> Suppressions:
                 Directive(row, column + 1, column + 1 + len(text), text, codes, explicit)
             )
             break
-    return Suppressions(by_row, whole_file)
+    return Suppressions(by_row, whole_file, _carried_rows(tokens))
+
+
+def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
+    """The source's tokens, rows as CPython counts them (``tokenize`` itself only breaks
+    at "\\n"); None when it does not tokenize."""
+    try:
+        return list(tokenize.generate_tokens(io.StringIO(normalise_line_breaks(source)).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+
+
+_LINE_ENDS = frozenset({tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT})
+
+
+def _carried_rows(tokens: list[tokenize.TokenInfo]) -> dict[int, int]:
+    """Rows at whose end no comment can go, and the row whose comment stands for them
+    (as ruff places and reads ``noqa``): a row inside a multi-line string, or one a
+    backslash continues, is carried to the next row that ends outside a string."""
+    carried: dict[int, int] = {}
+    pending = 1
+    for token in tokens:
+        if token.type in _LINE_ENDS:
+            row = token.start[0]
+            carried.update((earlier, row) for earlier in range(pending, row))
+            pending = max(pending, row + 1)
+    return carried
 
 
 @dataclass(frozen=True)
@@ -118,41 +143,62 @@ class LineEdit:
     text: str
 
 
-_STRING_PARTS = frozenset(
-    getattr(tokenize, name) for name in ("STRING", "FSTRING_MIDDLE", "TSTRING_MIDDLE")
-    if hasattr(tokenize, name)
-)
-
-
 def noqa_edit(source: str, row: int, code: str) -> LineEdit | None:
-    """The edit that silences ``code`` on ``row``: ``# noqa: CODE`` at the end of the line,
-    or the code added to a ``# noqa: ...`` list already there.  None when no comment can go
-    at the end of that line (it ends inside a string, or in a backslash continuation)."""
+    """The edit that silences ``code`` on ``row`` (see :func:`noqa_edits`)."""
+    return noqa_edits(source, {row: {code}}).get(row)
+
+
+def noqa_edits(source: str, codes_by_row: Mapping[int, Iterable[str]]) -> dict[int, LineEdit]:
+    """The edit that silences each row's codes (rows whose comment goes on one line share
+    its one edit), as ruff's ``--add-noqa`` writes them: ``# noqa: CODE`` at the end of the line (of the string's last line for
+    a row inside a multi-line string, of the last line of a backslash continuation), or
+    the codes merged into the ``# noqa: ...`` (or ``# aliaslint: ignore[...]``) list
+    already there: its codes kept, the new added, sorted, each once.  A row where no
+    comment can go (the source does not tokenize there) gets no edit."""
     lines = split_lines(source)
-    if not 1 <= row <= len(lines):
-        return None
-    line = lines[row - 1]
-    comment = None
-    try:
-        for token in tokenize.generate_tokens(
-                io.StringIO(normalise_line_breaks(source)).readline):
-            if token.type == tokenize.COMMENT and token.start[0] == row:
-                comment = token
-            elif token.type in _STRING_PARTS and token.start[0] <= row < token.end[0]:
-                return None
-            elif token.start[0] > row:
-                break
-    except (tokenize.TokenError, SyntaxError):
-        # The reported rows parsed, so this is rare (IPython syntax in a notebook cell):
-        # fall back to the raw line.
-        if "#" in line or "'" in line or '"' in line:
-            return None
-    if comment is not None:
-        match = _NOQA.search(comment.string)
-        if match is not None and match.group("codes"):
-            at = comment.start[1] + match.end("codes")
-            return LineEdit(row, at, at, f", {code}")
-    content = len(line.rstrip())
-    if comment is None and line.rstrip().endswith("\\"):
-        return None
-    return LineEdit(row, content, len(line), f"  # noqa: {code}")
+    tokens = _tokens(source)
+    carried = _carried_rows(tokens) if tokens is not None else {}
+    wanted: dict[int, set[str]] = {}
+    for row, codes in codes_by_row.items():
+        if 1 <= row <= len(lines):
+            wanted.setdefault(carried.get(row, row), set()).update(codes)
+    edits: dict[int, LineEdit] = {}
+    comments = {token.start[0]: token for token in tokens or ()
+                if token.type == tokenize.COMMENT}
+    for row, codes in sorted(wanted.items()):
+        line = lines[row - 1]
+        if tokens is None and ("#" in line or "'" in line or '"' in line
+                               or line.rstrip().endswith("\\")):
+            # IPython syntax in a notebook cell, say: only a plain line is safe to end.
+            continue
+        comment = comments.get(row)
+        edit = _merged(comment, codes) if comment is not None else None
+        if edit is None:
+            if comment is None and line.rstrip().endswith("\\"):
+                continue
+            content = len(line.rstrip())
+            edit = LineEdit(row, content, len(line), f"  # noqa: {', '.join(sorted(codes))}")
+        elif not edit.text:
+            continue  # a bare `# noqa` there silences every code already
+        edits[row] = replace(edit, row=row)
+    return {row: edits[carried.get(row, row)] for row in codes_by_row
+            if carried.get(row, row) in edits}
+
+
+def _merged(comment: tokenize.TokenInfo, codes: set[str]) -> LineEdit | None:
+    """The edit that adds ``codes`` to the list of a suppression in ``comment``; one that
+    changes nothing (empty text) for a bare ``# noqa``; None when it has no suppression."""
+    text = comment.string
+    for pattern in (_NOQA, _IGNORE):
+        match = pattern.search(text)
+        if match is None:
+            continue
+        if match.group("codes") is None:
+            if pattern is _NOQA:
+                return LineEdit(0, 0, 0, "")
+            continue  # a bare `# aliaslint: ignore` is not a list to add to
+        listed = re.findall(r"[A-Za-z]+[0-9]+", match.group("codes"))
+        merged = ", ".join(sorted({*(code.upper() for code in listed), *codes}))
+        start = comment.start[1] + match.start("codes")
+        return LineEdit(0, start, comment.start[1] + match.end("codes"), merged)
+    return None

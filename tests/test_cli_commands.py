@@ -58,6 +58,7 @@ def test_check_help_shows_trace_and_its_options(capsys):
         "--trace", "-m", "--fail-on", "--nproc-per-node", "--follow-children", "--deep",
         "--extend-ignore", "--per-file-ignores", "--extend-per-file-ignores", "--show-settings",
         "--verbose", "-v", "--respect-gitignore", "--no-respect-gitignore",
+        "--add-noqa", "--write-baseline", "--baseline", "--no-baseline",
     }
 
 

@@ -1,6 +1,7 @@
 """The pre-commit hook, installed from this repository by pre-commit itself."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,28 +18,47 @@ def _git(cwd, *args):
                         "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t.invalid"})
 
 
+def readme_snippet() -> str:
+    """The `.pre-commit-config.yaml` the README's pre-commit section prints."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## pre-commit\n", 1)[1]
+    match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert match is not None, "the README's pre-commit section has no yaml snippet"
+    return match.group(1)
+
+
+def test_the_readme_pins_a_commit_of_this_repository():
+    (rev,) = re.findall(r"^\s*rev: (\S+)", readme_snippet(), re.MULTILINE)
+    assert re.fullmatch(r"[0-9a-f]{40}", rev), rev
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    found = subprocess.run(["git", "cat-file", "-e", f"{rev}^{{commit}}"], cwd=ROOT,
+                           capture_output=True)
+    assert found.returncode == 0, f"rev {rev} is not a commit of this repository"
+    hooks = subprocess.run(["git", "show", f"{rev}:.pre-commit-hooks.yaml"], cwd=ROOT,
+                           capture_output=True, text=True)
+    assert "- id: aliaslint\n" in hooks.stdout
+
+
 @pytest.mark.slow
 @pytest.mark.network
 def test_hook_fails_on_a_finding(tmp_path):
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    # try-repo clones the hook's repository at a commit: snapshot the working tree.
-    repo = tmp_path / "aliaslint"
-    shutil.copytree(ROOT, repo, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "__pycache__", "*.egg-info", ".pytest_cache", ".hypothesis"))
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "snapshot")
+    """pre-commit installs the hook the README's snippet names, from this repository's own
+    history at its `rev:`, and fails on a finding."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("git is not installed, or this is not a git checkout")
+    snippet = readme_snippet()
+    url = re.search(r"- repo: (\S+)", snippet)
+    assert url is not None
     project = tmp_path / "project"
     project.mkdir()
+    (project / ".pre-commit-config.yaml").write_text(snippet.replace(url.group(1), str(ROOT)))
     (project / "model.py").write_text(
         "import torch\na = torch.zeros(3)\nassert id(a) != id(a[1:])\n")
     (project / "clean.py").write_text("import torch\nb = torch.ones(2)\n")
     _git(project, "init", "-q")
     _git(project, "add", "-A")
     result = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(repo), "aliaslint", "--all-files",
-         "--color", "never"],
+        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
         cwd=project, capture_output=True, text=True, timeout=600,
         env={**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"),
              "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}"},
