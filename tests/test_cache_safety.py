@@ -19,6 +19,7 @@ from aliaslint import engine
 from aliaslint.cache import _MADE, TAG_NAME, Cache, _checksum, _make_directory
 from aliaslint.cli import main
 from aliaslint.config import ConfigError
+from test_cache import parsed  # noqa: F401  (the fixture: -j 1 parses in a worker too)
 
 REPO = Path(__file__).resolve().parent.parent
 MODEL = '''\
@@ -324,19 +325,6 @@ def test_a_fifo_in_place_of_an_entry_or_index_is_never_waited_on(project):
 
 
 # -- entries -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def parsed(monkeypatch):
-    calls = []
-    real = engine._parse
-
-    def counting(source, filename):
-        calls.append(filename)
-        return real(source, filename)
-
-    monkeypatch.setattr(engine, "_parse", counting)
-    return calls
 
 
 def aged_tree(project: Path) -> None:
