@@ -359,3 +359,148 @@ def test_a_second_name_written_again_and_handed_back_is_no_snapshot():
     call = "unpack(torch.zeros(2, 3), torch.ones(2, 3), [torch.ones(3), torch.ones(3)], 2)"
     assert torch.equal(_run(UNPACK, call), torch.ones(2, 3))
     assert _run(UNPACK_TWIN, call) == 0  # the "before" state is the new one: the hazard
+
+
+# --------------------------------------------------------------------------- filled through parts
+
+# A rotary embedding that fills a tensor it has just made through its two halves: the read of
+# `out` after both writes is the point of them.
+ROTARY = """
+    import torch
+
+
+    def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        r = x.shape[-1] // 2
+        split_x = x.reshape(*x.shape[:-1], 2, r).float()
+        first_x = split_x[..., :1, :]
+        second_x = split_x[..., 1:, :]
+        cos_u = cos.unsqueeze(-2)
+        sin_u = sin.unsqueeze(-2)
+        out = split_x * cos_u
+        first_out = out[..., :1, :]
+        second_out = out[..., 1:, :]
+        first_out.addcmul_(-sin_u, second_x)
+        second_out.addcmul_(sin_u, first_x)
+        return out.reshape(*out.shape[:-2], 2 * r)
+
+
+    def reference(x, cos, sin):
+        first, second = x.float().chunk(2, dim=-1)
+        return torch.cat([first * cos - second * sin, second * cos + first * sin], dim=-1)
+
+
+    def inputs():
+        return torch.randn(2, 3, 8), torch.randn(2, 3, 4), torch.randn(2, 3, 4)
+    """
+# Only the first half is rotated: `out` is read half filled.
+ROTARY_HALF = ROTARY.replace("        second_out.addcmul_(sin_u, first_x)\n", "")
+# The second half is rotated on one path only.
+ROTARY_BRANCH = ROTARY.replace(
+    "sin: torch.Tensor) -> torch.Tensor:", "sin: torch.Tensor, both: bool) -> torch.Tensor:"
+).replace("        second_out.addcmul_(sin_u, first_x)\n",
+          "        if both:\n            second_out.addcmul_(sin_u, first_x)\n")
+# The halves are the caller's tensor: the rotation lands in it.
+ROTARY_ARGUMENT = """
+    import torch
+
+
+    def rotate(split_x: torch.Tensor, cos_u: torch.Tensor, sin_u: torch.Tensor) -> torch.Tensor:
+        first_x = split_x[..., :1, :] * 1.0
+        second_x = split_x[..., 1:, :] * 1.0
+        first_out = split_x[..., :1, :]
+        second_out = split_x[..., 1:, :]
+        first_out.mul_(cos_u)
+        first_out.addcmul_(-sin_u, second_x)
+        second_out.mul_(cos_u)
+        second_out.addcmul_(sin_u, first_x)
+        return split_x.flatten(-2)
+    """
+# The scaled tensor is kept in an attribute before its halves are rotated: whoever reads
+# `self.scaled` later gets the rotated values.
+ROTARY_HELD = """
+    import torch
+    import torch.nn as nn
+
+
+    class Rotate(nn.Module):
+        def forward(self, split_x: torch.Tensor, cos_u: torch.Tensor,
+                    sin_u: torch.Tensor) -> torch.Tensor:
+            out = split_x * cos_u
+            self.scaled = out
+            first_out = out[..., :1, :]
+            second_out = out[..., 1:, :]
+            first_out.addcmul_(-sin_u, split_x[..., 1:, :])
+            second_out.addcmul_(sin_u, split_x[..., :1, :])
+            return out.flatten(-2)
+    """
+# Interleaved pairs (even and odd positions), and the rows of a batch split at row 1.
+INTERLEAVED = """
+    import torch
+
+
+    def rotate_interleaved(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        x_even = x[..., 0::2]
+        x_odd = x[..., 1::2]
+        out = x * cos
+        even = out[..., 0::2]
+        odd = out[..., 1::2]
+        even.addcmul_(-sin[..., 1::2], x_odd)
+        odd.addcmul_(sin[..., 0::2], x_even)
+        return out
+
+
+    def shift_rows(x: torch.Tensor, shift: torch.Tensor) -> torch.Tensor:
+        out = x * 2
+        head = out[:1]
+        tail = out[1:]
+        head.sub_(shift)
+        tail.add_(shift)
+        return out.sum(0)
+    """
+# Row 1 is in neither part: the sum reads it as `x * 2`.
+INTERLEAVED_GAP = INTERLEAVED.replace("tail = out[1:]", "tail = out[2:]")
+
+
+def _shifted(x, shift):
+    """What `shift_rows` means: every row of `x * 2` moved, the first down, the rest up."""
+    return torch.cat([x[:1] * 2 - shift, x[1:] * 2 + shift]).sum(0)
+
+
+def test_a_fresh_tensor_filled_through_parts_that_cover_it_is_no_hazard():
+    assert lint(ROTARY) == []
+    assert lint(INTERLEAVED) == []
+    # Healthy: what `out` holds after the writes is the rotation the code means.
+    x, cos, sin = _run(ROTARY, "inputs()")
+    kept = x.clone()
+    rotated = _run(ROTARY, "rotate")(x, cos, sin)
+    assert torch.allclose(rotated, _run(ROTARY, "reference")(x, cos, sin))
+    assert torch.equal(x, kept)  # the caller's tensor is left alone
+    x, shift = torch.randn(3, 4), torch.randn(4)
+    assert torch.allclose(_run(INTERLEAVED, "shift_rows")(x, shift), _shifted(x, shift))
+
+
+def test_parts_that_leave_elements_unwritten_stay_reported():
+    assert lint(ROTARY_HALF) == [(15, "AL201")]
+    assert lint(ROTARY_BRANCH) == [(17, "AL201")]
+    assert lint(INTERLEAVED_GAP) == [(21, "AL201")]
+    x, cos, sin = _run(ROTARY, "inputs()")
+    expected = _run(ROTARY, "reference")(x, cos, sin)
+    # The read sees the written half beside one that was never rotated.
+    assert not torch.allclose(_run(ROTARY_HALF, "rotate")(x, cos, sin), expected)
+    assert not torch.allclose(_run(ROTARY_BRANCH, "rotate")(x, cos, sin, False), expected)
+    assert torch.allclose(_run(ROTARY_BRANCH, "rotate")(x, cos, sin, True), expected)
+    x, shift = torch.randn(3, 4), torch.randn(4)
+    assert not torch.allclose(_run(INTERLEAVED_GAP, "shift_rows")(x, shift), _shifted(x, shift))
+
+
+def test_parts_of_a_tensor_someone_else_holds_stay_reported():
+    assert lint(ROTARY_ARGUMENT) == [(13, "AL201")]
+    assert lint(ROTARY_HELD) == [(14, "AL201")]
+    split_x, cos_u, sin_u = torch.randn(2, 2, 4), torch.randn(2, 1, 4), torch.randn(2, 1, 4)
+    kept = split_x.clone()
+    _run(ROTARY_ARGUMENT, "rotate")(split_x, cos_u, sin_u)
+    assert not torch.equal(split_x, kept)  # the caller's tensor changed
+    module = _run(ROTARY_HELD, "Rotate()")
+    module(split_x, cos_u, sin_u)
+    # `self.scaled` was kept as the scaled input; it now holds the rotation.
+    assert not torch.allclose(module.scaled, split_x * cos_u)

@@ -42,7 +42,12 @@ from aliaslint.analysis.events import (
 )
 from aliaslint.analysis.expressions import Expressions
 from aliaslint.analysis.functions import Functions
-from aliaslint.analysis.geometry import covers_disjoint, indexes_overlap, regions_overlap
+from aliaslint.analysis.geometry import (
+    covers_disjoint,
+    covers_tile,
+    indexes_overlap,
+    regions_overlap,
+)
 from aliaslint.analysis.loops import Loops
 from aliaslint.analysis.modules import Modules
 from aliaslint.analysis.scopes import Env
@@ -63,6 +68,7 @@ from aliaslint.analysis.values import (
     RefValue,
     TensorValue,
     Value,
+    root_of,
 )
 
 __all__ = [
@@ -70,8 +76,8 @@ __all__ = [
     "ContainerValue", "Event", "FunctionValue", "GradModeValue", "InplaceWrite", "Kind",
     "LostWrite", "ModuleValue", "NonContiguousView", "ObjectValue", "PackHookWrite", "DataOnTemporary", "ParamsValue", "RefValue",
     "Reference", "Save", "SavedWrite", "StaleRead", "TensorValue", "Value", "Write", "analyse",
-    "attr_key", "covers_disjoint", "discards", "indexes_overlap", "reads", "regions_overlap",
-    "walk",
+    "attr_key", "covers_disjoint", "covers_tile", "discards", "indexes_overlap", "reads",
+    "regions_overlap", "root_of", "walk",
 ]
 
 

@@ -31,6 +31,7 @@ from aliaslint.analysis.syntax import (
 )
 from aliaslint.analysis.values import (
     Args,
+    ContainerValue,
     Kind,
     GradModeValue,
     ParamsValue,
@@ -58,12 +59,13 @@ class Autograd(Interpreter):
         module built with `inplace=True` elsewhere, or a helper function that
         writes its argument, gives no such hint.
         """
+        cover = cover if cover is not None else getattr(target, "cover", None)
         write = Write(node=node, stmt=self._stmt, target=target, target_node=target_node,
                       label=label, via=target.via, activation=activation,
                       grad_enabled=env.flow.grad, defined_at=defined_at, fill=fill,
                       callee=callee, declared=declared, inputs=inputs,
                       region=region if region is not None else target.region, index=index,
-                      cover=cover if cover is not None else getattr(target, "cover", None),
+                      cover=cover, joint=self._joint(cover, env),
                       checkpoint=self._checkpointed.get(id(self._function)))
         self._emit(InplaceWrite(node, self._stmt, write))
         if self._write_log is not None:
@@ -79,6 +81,32 @@ class Autograd(Interpreter):
             exclude |= names_of(target_node)
         self._mark_stale({target.storage, target.maybe_of}, write, exclude, env)
         return target
+
+    @staticmethod
+    def _joint(cover: tuple | None, env: Env) -> frozenset | None:
+        """Write.joint for a write that reaches ``cover`` of its root: this cover and those
+        of the earlier writes to the root that names still see (each stale name keeps the
+        last write it has not read), when the root is a tensor made here (an allocation
+        token: an out-of-place op, a factory, a clone; not an argument, a parameter, an
+        attribute, nor a tensor an earlier iteration made) that no attribute or container
+        holds, so no one outside the code sees it while it is filled."""
+        if cover is None or not cover[2]:
+            return None
+        token = cover[0][0]
+        if not (isinstance(token, tuple) and token and token[0] == "alloc"):
+            return None
+        scope: Env | None = env
+        while scope is not None:
+            for name, value in scope.names.items():
+                if "." in name and refers_to(value, {token}) or \
+                        isinstance(value, ContainerValue) and _holds(value, token):
+                    return None
+            scope = scope.parent
+        joint = {cover}
+        for earlier in env.flow.stale.values():
+            if earlier.joint and earlier.cover is not None and earlier.cover[0] == cover[0]:
+                joint |= earlier.joint
+        return frozenset(joint)
 
     def _leading_index(self, copy: cst.CSTNode) -> bool:
         """Is ``copy`` `x[i]` with ``i`` proven one-dimensional (see LostWrite)?"""
@@ -322,3 +350,11 @@ class Autograd(Interpreter):
             node = args[0][0].value
             enabled = is_literal(node, FALSE)  # inference_mode(False) keeps grad on
         return GradModeValue(enabled=enabled)
+
+
+def _holds(container: ContainerValue, token: object) -> bool:
+    """Does a tuple or list hold a tensor of this storage (at any depth it knows)?"""
+    elements = ([container.each] if container.each is not None else []) + \
+        list(container.items or ())
+    return any(isinstance(element, ContainerValue) and _holds(element, token)
+               or refers_to(element, {token}) for element in elements)

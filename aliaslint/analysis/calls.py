@@ -456,7 +456,7 @@ class Calls(Interpreter):
                 rank = len(base.layout.shape) if base.layout is not None else None
                 if None not in literals.values():
                     constraints = op_cover(name, literals, rank)
-                    made = replace(made, cover=(root, constraints)) if constraints else made
+                    made = replace(made, cover=(root, constraints, True)) if constraints else made
             return _sole_handle(made, base, base_node)
         if kind == "functional":
             first = op.params[0] if op.params else None

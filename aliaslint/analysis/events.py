@@ -111,6 +111,11 @@ class Write:
     # The elements of the target's root it writes (see geometry.covers_disjoint); None: not
     # known.
     cover: tuple | None = None
+    # The exact covers (see geometry.covers_tile) of this write and of the writes before it
+    # on this path to the same root, a tensor this code made that nothing else holds (no
+    # attribute, no container): what of it the code has filled through its parts.  None:
+    # not such a write.
+    joint: frozenset | None = None
     # Made inside a function run by `checkpoint(..., use_reentrant=False)`: that call.
     checkpoint: cst.CSTNode | None = field(default=None, compare=False)
 

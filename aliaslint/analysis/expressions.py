@@ -380,7 +380,7 @@ class Expressions(Interpreter):
             if base.via is None:
                 root = root_of(base)
                 view = replace(view, index=index_regions(node),
-                               cover=(root, index_cover(node)) if root is not None else None)
+                               cover=(root, *index_cover(node)) if root is not None else None)
             region = slice_region(node)
             return replace(view, region=region) if region is not None and base.region is None \
                 and base.via is None else view

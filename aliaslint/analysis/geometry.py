@@ -169,39 +169,65 @@ def indexes_overlap(a: tuple | None, b: tuple | None) -> bool:
 #                                        bounds as _bound gives them, (k, c) = k·n + c
 #   ("diag", dim1, dim2, offset)         i_dim2 - i_dim1 == offset
 #
-# An index fixing a dim (`x[2]`, `select(0, 2)`) is the range of one element.  A view's
-# cover is (root, constraints): the root names the tensor the indices are of (its storage
-# token and where it was made), so covers of one root compare.  The constraints of two
-# covers together describe the elements both reach; a pair that no index satisfies proves
-# the views disjoint.  Distinct indices of a tensor that owns its storage (not expanded)
-# are distinct memory, so disjoint index sets are disjoint memory, whatever the sizes.
+# An index fixing a dim (`x[2]`, `select(0, 2)`) is the range of one element.  A dim below
+# 0 counts from the end (`x[..., :1, :]` constrains dim -2); a dim counted from either end
+# compares only with a dim counted from the same end, unless the root's rank is known.  A
+# view's cover is (root, constraints, exact): the root names the tensor the indices are of
+# (its storage token and where it was made), so covers of one root compare.  The
+# constraints of two covers together describe the elements both reach; a pair that no
+# index satisfies proves the views disjoint.  Distinct indices of a tensor that owns its
+# storage (not expanded) are distinct memory, so disjoint index sets are disjoint memory,
+# whatever the sizes.  ``exact``: the view reaches every element its constraints allow
+# (every place of its index literal), so covers of writes can be added up (covers_tile).
 
 COVER_OPS = frozenset({"diagonal", "narrow", "select"})
+WHOLE = ((0, 0), (1, 0), 1)  # a range's bounds and step that reach all of its dim
 
 
-def index_cover(node: cst.Subscript) -> tuple:
+def _place(index: cst.BaseSlice, dim: int) -> tuple | None:
+    """The constraint one literal place of a basic index puts on ``dim``; None when the
+    place is not a literal int or a slice with literal bounds and step."""
+    try:
+        if isinstance(index, cst.Slice):
+            step = literal_int(index.step) if index.step is not None else 1
+            lower = _bound(index.lower) or (0, 0)
+            upper = _bound(index.upper) or (1, 0)
+            if step is None or step <= 0 or step > 1 and lower[0] != 0:
+                return None  # the residue of an end-relative start depends on the size
+            return ("range", dim, lower, upper, step)
+        point = _bound(index.value) if isinstance(index, cst.Index) else None
+    except ValueError:
+        return None
+    if point is None:
+        return None
+    return ("range", dim, point, (point[0], point[1] + 1), 1)
+
+
+def index_cover(node: cst.Subscript) -> tuple[tuple, bool]:
     """The constraints a basic index `x[a:b:s, i]` puts on its leading dims, up to the first
     place that is not a literal int or a slice with literal bounds and step: from there on
-    (a computed index, `None` or `...`, which move the dims after them) nothing is claimed."""
-    constraints = []
-    for dim, element in enumerate(node.slice):
-        index = element.slice
-        try:
-            if isinstance(index, cst.Slice):
-                step = literal_int(index.step) if index.step is not None else 1
-                lower = _bound(index.lower) or (0, 0)
-                upper = _bound(index.upper) or (1, 0)
-                if step is None or step <= 0 or step > 1 and lower[0] != 0:
-                    break  # the residue of an end-relative start depends on the size
-                constraints.append(("range", dim, lower, upper, step))
-                continue
-            point = _bound(index.value) if isinstance(index, cst.Index) else None
-        except ValueError:
-            break
-        if point is None:
-            break
-        constraints.append(("range", dim, point, (point[0], point[1] + 1), 1))
-    return tuple(constraints)
+    (a computed index, `None` or `...`, which move the dims after them) nothing is claimed.
+    After one `...` the places index the last dims, counted from the end (`x[..., :1, :]`
+    reaches dim -2 from 0 to 1), when every one of them is literal.
+
+    With it, whether the constraints are exact: every place literal, so the view reaches
+    every element they allow (geometry.covers_tile needs that), not only some of them."""
+    places = [element.slice for element in node.slice]
+    ellipsis = next((position for position, index in enumerate(places)
+                     if isinstance(index, cst.Index) and isinstance(index.value, cst.Ellipsis)),
+                    None)
+    head = places if ellipsis is None else places[:ellipsis]
+    tail = [] if ellipsis is None else places[ellipsis + 1:]
+    constraints: list[tuple] = []
+    for dim, index in enumerate(head):
+        constraint = _place(index, dim)
+        if constraint is None:
+            return tuple(constraints), False
+        constraints.append(constraint)
+    ending = [_place(index, position - len(tail)) for position, index in enumerate(tail)]
+    if None in ending:
+        return tuple(constraints), False
+    return tuple(constraints) + tuple(ending), True
 
 
 def op_cover(name: str, args: dict[str, int | None], rank: int | None) -> tuple | None:
@@ -268,4 +294,82 @@ def covers_disjoint(a: tuple | None, b: tuple | None) -> bool:
             return True  # two diagonals of one pair of dims
         if first in points and second in points and points[second] - points[first] != offset:
             return True  # a fixed element off this diagonal
+    return False
+
+
+def _tiles(ranges: list[tuple], size: int | None) -> bool:
+    """Do these ranges of one dim together reach every index of it, for every size (or for
+    ``size``, when the layout proves it)?"""
+    if size is not None:
+        if size > 4096:
+            return False
+
+        def clamp(bound: tuple) -> int:
+            return min(max(bound[0] * size + bound[1], 0), size)
+
+        reached: set[int] = set()
+        for _, _, lower, upper, step in ranges:
+            reached.update(range(clamp(lower), clamp(upper), step))
+        return len(reached) == size
+    # Contiguous pieces: from index 0, each piece starts at or before where the last ended,
+    # as bounds of one kind (clamping to the size keeps that order), until one ends at n.
+    pieces = sorted((r for r in ranges if r[4] == 1), key=lambda r: r[2])
+    reach = (0, 0)
+    grew = True
+    while grew and reach[0] == 0:
+        grew = False
+        for _, _, lower, upper, _ in pieces:
+            if lower[0] == reach[0] and lower[1] <= reach[1] and (
+                    upper[0] > reach[0] or upper[0] == reach[0] and upper[1] > reach[1]):
+                reach, grew = upper, True
+    if reach[0] == 1:
+        # An end-relative reach: the pieces that start from the end take it on to n.
+        grew = True
+        while grew and reach[1] < 0:
+            grew = False
+            for _, _, lower, upper, _ in pieces:
+                if lower[0] == 1 and lower[1] <= reach[1] and upper[0] == 1 and \
+                        upper[1] > reach[1]:
+                    reach, grew = upper, True
+        return reach[1] >= 0
+    # Phases of one step (`x[0::2]`, `x[1::2]`), each to the end: every residue from 0.
+    phases = [r for r in ranges if r[3] == (1, 0) and r[2][0] == 0]
+    steps = {r[4] for r in phases}
+    if len(steps) != 1:
+        return False
+    step = steps.pop()
+    return {r[2][1] for r in phases} >= set(range(step))
+
+
+def covers_tile(covers: frozenset | tuple, shape: tuple | None) -> bool:
+    """Do the exact covers of writes to one root together reach every element of it?
+
+    Proven along one dim: every cover that counts is an exact range of that dim alone (the
+    rest of the root whole), and the ranges together reach every index of the dim,
+    whatever its size: `x[..., :k, :]` and `x[..., k:, :]`, `x[:k]` and `x[k:]`, `x[0::2]`
+    and `x[1::2]`, or `narrow` pieces that tile a dim the layout proves the size of.
+    ``shape``: the root's sizes, when literals prove them (they place a dim counted from
+    the end, and bound a dim's indices)."""
+    roots = {cover[0] for cover in covers}
+    if len(roots) != 1:
+        return False
+    rank = len(shape) if shape is not None else None
+    by_dim: dict[int, list[tuple]] = {}
+    for _, constraints, exact in covers:
+        if not exact:
+            continue
+        constraints = tuple(c for c in constraints if c[0] != "range" or c[2:] != WHOLE)
+        if not constraints:
+            return True  # all of the root
+        if len(constraints) != 1 or constraints[0][0] != "range":
+            continue
+        constraint = constraints[0]
+        dim = constraint[1]
+        if dim < 0 and rank is not None:
+            dim += rank
+        by_dim.setdefault(dim, []).append(constraint)
+    for dim, ranges in by_dim.items():
+        size = shape[dim] if shape is not None and 0 <= dim < len(shape) else None
+        if _tiles(ranges, size if isinstance(size, int) else None):
+            return True
     return False

@@ -51,6 +51,10 @@ class Flow:
         self.dirty = self.dirty + tuple(d for d in other.dirty if d not in self.dirty)
         for name, write in other.stale.items():
             self.stale.setdefault(name, write)
+        for name, write in self.stale.items():
+            if write.joint and other.stale.get(name) != write:
+                # What one path filled the other may not have: no longer proven.
+                self.stale[name] = replace(write, joint=None)
 
     def rename_saves(self, mapping: dict[int, int]) -> None:
         def renamed(save: Save) -> Save:

@@ -212,7 +212,7 @@ class Statements(Interpreter):
                 written = self._write(base, target.value, self._stmt, None, env, fill=True,
                                       inputs=inputs, region=slice_region(target) or (),
                                       index=index_regions(target),
-                                      cover=(root, index_cover(target)) if root else None)
+                                      cover=(root, *index_cover(target)) if root else None)
                 if isinstance(written, TensorValue) and isinstance(assigned, TensorValue):
                     # CopySlices: the base now carries the assigned value's graph.
                     self._absorb(written, replace(

@@ -8,10 +8,13 @@ from aliaslint.analysis import (
     Kind,
     StaleRead,
     TensorValue,
+    Write,
     covers_disjoint,
+    covers_tile,
     indexes_overlap,
     reads,
     regions_overlap,
+    root_of,
 )
 from aliaslint.checks.common import is_argument, plain_write, read_related, sees, writer
 from aliaslint.rule import Context, Rule
@@ -45,6 +48,22 @@ def _fill_reported(event: StaleRead) -> bool:
         write.target_node is not None and reads(event.read_stmt, write.target_node)
 
 
+def _filled(write: Write, base: TensorValue) -> bool:
+    """Is ``base`` a tensor the code just made, read after writes through its parts that
+    together reach every element of it (`first, second = out[..., :1, :], out[..., 1:, :]`,
+    each written in place)?  Then the read sees what the writes were for: the code fills its
+    own tensor piece by piece.  Fresh: made by an out-of-place op or a factory here (not an
+    argument, a parameter, an attribute, a tensor that may be its source), held by no
+    attribute or container when written (Write.joint)."""
+    if not write.joint or write.cover is None or base.via is not None or \
+            base.maybe_of is not None or root_of(base) != write.cover[0]:
+        return False
+    token = base.storage
+    if not (isinstance(token, tuple) and token and token[0] == "alloc"):
+        return False
+    return covers_tile(write.joint, base.layout.shape if base.layout is not None else None)
+
+
 def _returned(stmt: cst.CSTNode | None, read: cst.CSTNode) -> bool:
     """Is ``read`` the whole value of a `return` (`return batch`)?"""
     return isinstance(stmt, cst.SimpleStatementLine) and \
@@ -71,6 +90,8 @@ def write_through_view(event: StaleRead, ctx: Context):
         return
     if isinstance(value, TensorValue) and covers_disjoint(write.cover, value.cover):
         return  # two views of one tensor that reach no common element
+    if isinstance(value, TensorValue) and _filled(write, value):
+        return  # the code built its own tensor through its parts
     if target.via is not None and value.via is not None and not (
             target.region is not None and value.region is not None
             and regions_overlap(target.region, value.region)):
