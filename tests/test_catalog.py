@@ -49,7 +49,8 @@ def test_meta_codes_are_the_rules_without_checks():
 
 @pytest.mark.parametrize("code", HAZARD_CODES)
 def test_hazard_rule_is_confirmed_by_a_known_predicate(code):
-    assert RULES[code].confirm in PREDICATES
+    predicate = RULES[code].confirm
+    assert predicate is not None and PREDICATES[predicate.kind] is predicate
 
 
 @pytest.mark.parametrize("code", HAZARD_CODES)

@@ -17,6 +17,7 @@ from aliaslint.catalog import load_docs
 from aliaslint.cli import main
 from aliaslint.confirm import confirm
 from aliaslint.diagnostics import Diagnostic, Operand, Position, Related, Witness
+from aliaslint.runtime.predicates import named
 
 pytest.importorskip("torch")  # confirmation runs programs under the tracer
 
@@ -124,13 +125,13 @@ def test_unreachable_finding_is_not_reached(tmp_path, monkeypatch, capsys):
 def test_a_check_that_fails_is_not_a_refutal(tmp_path, monkeypatch, capsys):
     """A predicate that raises leaves the finding `could-not-evaluate`, with the error in its
     note, and the program runs on undisturbed."""
-    from aliaslint.runtime import predicates
+    from aliaslint import registry
+    from aliaslint.runtime.predicates import COMPARE
 
     def broken(witness, frame):
         raise ValueError("operand unreadable")
 
-    monkeypatch.setitem(predicates.PREDICATES, "compare", replace(
-        predicates.PREDICATES["compare"], at_line=broken))
+    monkeypatch.setattr(registry.get("AL401"), "confirm", replace(COMPARE, at_line=broken))
     outcome = run_here(tmp_path, monkeypatch, """\
         import torch
 
@@ -162,11 +163,11 @@ def test_hand_made_false_positive_is_refuted(tmp_path, monkeypatch, capsys):
     names = (Operand("n", ("n",)), Operand("m", ("m",)))
     made = [
         Diagnostic("AL101", "hand-made", str(path), Position(6, 1), Position(6, 10),
-                   witness=Witness("saved")),
+                   witness=Witness(named("saved"))),
         Diagnostic("AL402", "hand-made", str(path), Position(8, 7), Position(8, 13),
-                   witness=Witness("compare", comparison="is", operands=names)),
+                   witness=Witness(named("compare"), comparison="is", operands=names)),
         Diagnostic("AL201", "hand-made", str(path), Position(6, 1), Position(6, 10),
-                   witness=Witness("shared-write")),
+                   witness=Witness(named("shared-write"))),
     ]
     original = module.make_witnesses
     monkeypatch.setattr(module, "make_witnesses",
@@ -234,11 +235,11 @@ def test_false_replicas_snapshots_and_argument_writes_are_refuted(tmp_path, monk
                           related=tuple(Related("", str(path), Position(r, 1), Position(r, 2))
                                         for r in related), witness=witness)
 
-    extra = [made("AL206", 8, 5, 20, [6], Witness("replicated")),
-             made("AL207", 11, 12, 30, [12, 13], Witness("snapshot", target=("prev",))),
-             made("AL208", 4, 5, 17, [15], Witness("argument", rows=(15,),
+    extra = [made("AL206", 8, 5, 20, [6], Witness(named("replicated"))),
+             made("AL207", 11, 12, 30, [12, 13], Witness(named("snapshot"), target=("prev",))),
+             made("AL208", 4, 5, 17, [15], Witness(named("argument"), rows=(15,),
                                                    operands=(Operand("x", ("x",)),))),
-             made("AL206", 17, 1, 18, [16], Witness("replicated"))]
+             made("AL206", 17, 1, 18, [16], Witness(named("replicated")))]
     original = module.make_witnesses
     monkeypatch.setattr(module, "make_witnesses",
                         lambda diagnostics, p: original([*diagnostics, *extra], p))
@@ -273,11 +274,11 @@ def test_snapshot_over_data_and_argument_in_a_loop(tmp_path, monkeypatch, capsys
         for step in range(2):
             bump(w.data)
     """))
-    argument = Witness("argument", rows=(13,), operands=(Operand("w.data", ("w",), ".data"),))
+    argument = Witness(named("argument"), rows=(13,), operands=(Operand("w.data", ("w",), ".data"),))
     extra = [
         Diagnostic("AL207", "hand-made", str(path), Position(8, 12), Position(8, 18),
                    related=(Related("", str(path), Position(11, 5), Position(11, 10)),),
-                   witness=Witness("snapshot", target=("prev",))),
+                   witness=Witness(named("snapshot"), target=("prev",))),
         # The same call claimed with a write where nothing runs, and at the real write.
         Diagnostic("AL208", "hand-made", str(path), Position(2, 1), Position(2, 1),
                    related=(Related("", str(path), Position(13, 5), Position(13, 17)),),

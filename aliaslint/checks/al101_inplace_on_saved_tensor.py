@@ -12,6 +12,7 @@ from aliaslint.checks.common import (
     written,
 )
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.predicates import SAVED
 
 RULE = Rule(
     "AL101", "inplace-on-saved-tensor",
@@ -21,7 +22,7 @@ RULE = Rule(
         "autograd saved keeps its values, which is the fix; shown only where another name may "
         "hold the written tensor or it is a leaf such as a parameter (its update belongs "
         "after the backward pass)",
-    confirm="saved",
+    confirm=SAVED,
 )
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from aliaslint.analysis import InplaceWrite, PackHookWrite, TensorValue
 from aliaslint.checks.common import actor, written
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.predicates import FORBIDDEN_VIEW
 
 RULE = Rule(
     "AL106", "inplace-on-forbidden-view",
     "An in-place write, under grad mode, that autograd refuses at once: an output of a "
     "multi-output view, a view made under `no_grad`, a view a custom `autograd.Function` "
     "returned, or a saved-tensor pack hook writing its input.",
-    confirm="forbidden-view",
+    confirm=FORBIDDEN_VIEW,
 )
 
 # What torch says about each kind of view, and what made it.

@@ -6,11 +6,12 @@ import libcst as cst
 
 from aliaslint.analysis import NonContiguousView, walk
 from aliaslint.rule import Context, FixPlan, Rule
+from aliaslint.runtime.predicates import VIEW
 
 RULE = Rule(
     "AL202", "view-of-noncontiguous",
     "`.view()` is called on a tensor that is known not to be contiguous.",
-    confirm="view",
+    confirm=VIEW,
     fix="safe when the view's result is not written in place (`.view` raised for certain; "
         "`.reshape` copies); unsafe when it, or the name it is bound to, is written in place, since "
         "writes to a copy no longer reach the base; none for `.view(dtype)`",
