@@ -41,6 +41,7 @@ from aliaslint.config import CliOptions, Resolver
 from aliaslint.diagnostics import META_CODES, Diagnostic
 from aliaslint.runtime.dispatch import OpEvent
 from aliaslint.runtime.frames import frame_of, overlaps
+from aliaslint.runtime.hazards import codes as hazard_codes
 from aliaslint.runtime.predicates import Pending, capture_snapshot, check_snapshot
 from aliaslint.runtime.usercode import is_user_file
 from aliaslint.runtime.witness import Witness, make_witnesses
@@ -296,6 +297,7 @@ class _Session:
         static finding accounts for."""
         self._settle_backward()
         unmatched: list[Diagnostic] = []
+        codes = hazard_codes() if runtime else {}
         for finding in runtime:
             path = os.path.abspath(finding.filename)
             row = finding.location.row
@@ -305,8 +307,8 @@ class _Session:
                     continue
                 code = witness.diagnostic.code
                 rule = registry.get(code)
-                if not (finding.code == code
-                        or rule is not None and finding.code in rule.confirmed_by):
+                if not (finding.code == code or rule is not None and finding.code in {
+                        codes[hazard] for hazard in rule.confirmed_by}):
                     continue
                 if row in witness.rows:
                     witness.ran = True

@@ -30,6 +30,7 @@ from aliaslint.diagnostics import Applicability, Confidence, Operand, Position, 
 from aliaslint.lines import libcst_column_shifts
 
 if TYPE_CHECKING:
+    from aliaslint.runtime.hazards import Hazard
     from aliaslint.runtime.predicates import Predicate
 
 
@@ -208,9 +209,11 @@ class Rule:
     words: Callable[[str], object] | None = None
     confirm: Predicate | None = None
     assumption: str | None = None
-    # Codes of the tracer's own findings that, at the finding's rows, also confirm it (the
-    # tracer reports the write a backward pass then reads as a saved-tensor hazard).
-    confirmed_by: tuple[str, ...] = ()
+    # What the tracer sees that it reports under this rule's code (``aliaslint trace``).
+    traced: tuple[Hazard, ...] = ()
+    # What else the tracer sees that, at a finding's rows, confirms it (the tracer reports
+    # the write a backward pass then reads as a saved tensor written).
+    confirmed_by: tuple[Hazard, ...] = ()
     always_on: bool = False  # reported whatever the selection (files that cannot be checked)
     # The class of the rule's fixes ("safe", "unsafe", "display-only", or a mix such as
     # "safe or unsafe"), with the reason; "none" when it has no fix.

@@ -12,6 +12,7 @@ from aliaslint.checks.common import (
     written,
 )
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import SAVED
 
 RULE = Rule(
@@ -23,6 +24,7 @@ RULE = Rule(
         "hold the written tensor or it is a leaf such as a parameter (its update belongs "
         "after the backward pass)",
     confirm=SAVED,
+    traced=(Hazard.SAVED_WRITTEN,),
 )
 
 

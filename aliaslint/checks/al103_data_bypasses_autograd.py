@@ -11,6 +11,7 @@ from aliaslint.checks.common import (
     written,
 )
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import SAVED
 
 RULE = Rule(
@@ -22,8 +23,9 @@ RULE = Rule(
         "change, which is the fix. The same write under `torch.no_grad()` would only turn the "
         "silent error into AL101's RuntimeError",
     confirm=SAVED,
-    # The tracer reports the write a backward pass then reads as AL101.
-    confirmed_by=("AL101",),
+    traced=(Hazard.UNCOUNTED_WRITTEN,),
+    # The tracer reports the write a backward pass then reads as a saved tensor written.
+    confirmed_by=(Hazard.SAVED_WRITTEN,),
 )
 
 

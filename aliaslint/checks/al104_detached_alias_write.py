@@ -5,6 +5,7 @@ from __future__ import annotations
 from aliaslint.analysis import SavedWrite
 from aliaslint.checks.common import out_of_place, outcome, saved, saved_write_related, written
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import SAVED
 
 RULE = Rule(
@@ -14,8 +15,9 @@ RULE = Rule(
         "`codes = codes.clamp(0)`), so the alias gets a tensor of its own and what autograd "
         "saved keeps its values, which is the fix",
     confirm=SAVED,
-    # The tracer reports the write a backward pass then reads as AL101.
-    confirmed_by=("AL101",),
+    traced=(Hazard.DETACHED_WRITTEN,),
+    # The tracer reports the write a backward pass then reads as a saved tensor written.
+    confirmed_by=(Hazard.SAVED_WRITTEN,),
 )
 
 

@@ -15,6 +15,7 @@ from aliaslint.checks.common import (
 )
 from aliaslint.diagnostics import Witness
 from aliaslint.rule import Context, Finding, FixPlan, Rule
+from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import CLOBBERED, NEGATIVE_SLOPE
 
 RULE = Rule(
@@ -26,8 +27,8 @@ RULE = Rule(
         "`x = F.relu(x)`), so the input a later read or backward needs keeps its values, which "
         "is the fix; it costs one more activation-sized tensor",
     confirm=CLOBBERED,
-    # The tracer reports the write a backward pass then reads as AL101.
-    confirmed_by=("AL101",),
+    # The tracer reports the write a backward pass then reads as a saved tensor written.
+    confirmed_by=(Hazard.SAVED_WRITTEN,),
 )
 
 
