@@ -49,6 +49,7 @@ from aliaslint.runtime.hazards import codes as hazard_codes
 from aliaslint.runtime.numpy_share import NumpyShare
 from aliaslint.runtime.program import run_program
 from aliaslint.runtime.refusals import REFUSALS, Refusal, refusal
+from aliaslint.runtime.regions import Region
 from aliaslint.runtime.saved import Saved as _Saved
 from aliaslint.runtime.saved import forward_op_name, version_error
 from aliaslint.runtime.sites import LazySite, Site, user_site
@@ -312,7 +313,8 @@ class Tracer:
             return None
         call = patches.Call(spec, args, kwargs, targets)
         with self._lock:
-            note = self._before_write(spec.name, targets, call.site, spec.data, call.inputs)
+            note = self._before_write(spec.name, targets, call.site, spec.data, call.inputs,
+                                      args)
         if note is not None:
             note.call = call
         return note
@@ -329,11 +331,17 @@ class Tracer:
                                      tuple(call.targets)))
 
     def _before_write(self, op: str, targets: list[Any], site: LazySite, data: bool,
-                      inputs: Callable[[], list[Any]]) -> _WriteNote | None:
+                      inputs: Callable[[], list[Any]],
+                      args: tuple[Any, ...] = ()) -> _WriteNote | None:
         note = None
         if self._watches:
             note = _WriteNote(op, site, targets)
         read: list[Any] | None = None
+        if self._view_writes or self._numpy:
+            # The op reads its inputs before it writes: a read of the bytes this very write
+            # is about to change (`x[1:4] = <x[1:4] scaled in place>`) is not a read after it.
+            read = inputs()
+            self._reads(read, site, op)
         for tensor in targets:
             storage = storage_of(tensor)
             if storage is None:
@@ -360,16 +368,12 @@ class Tracer:
             if data:
                 if read is None:
                     read = inputs()
-                self._check_overlap(op, tensor, key, OpInputs(read), site)
+                self._check_overlap(op, tensor, key, OpInputs(read), site, args)
             if tensor._is_view():
                 self._remember_view_write(op, tensor, site)
             if self._view_writes:
                 # A write through the base itself replaces what the view wrote.
                 self._view_writes.pop(id(tensor), None)
-        if self._view_writes or self._numpy:
-            if read is None:
-                read = inputs()
-            self._reads(read, site, op)
             if self._numpy:
                 self._reads(targets, site, op)
         return note
@@ -487,8 +491,11 @@ class Tracer:
             del self._view_writes[key]
 
     def _check_overlap(self, op: str, tensor, storage: int, inputs: OpInputs,
-                       site: LazySite) -> None:
-        """AL203: the destination overlaps itself, or an input overlaps it partially."""
+                       site: LazySite, args: tuple[Any, ...] = ()) -> None:
+        """AL203: the destination overlaps itself, or an input overlaps it partially: the
+        elements an input covers differ from those written and intersect them.  Copying a
+        view onto the very elements it covers (``x[1:4] += 1`` ends with
+        ``x[1:4] = <that view>``) is not a hazard."""
         if tensor._is_view() and self._torch._debug_has_internal_overlap(tensor) == 1:
             if self._reported(Hazard.OVERLAPPING_WRITE, site()):
                 return
@@ -503,12 +510,17 @@ class Tracer:
         # Two distinct tensors overlap partially only if one of them is a view.
         if not inputs.tensors or not (tensor._is_view() or inputs.any_view()):
             return
-        from aliaslint.memory import shares_memory
-
-        layout = None
+        written = Region.of(tensor)
+        if written is not None and op == "__setitem__" and len(args) > 1 and args[0] is tensor:
+            # `x[key] = value` writes only the elements `x[key]` covers.
+            written = written.index(args[1])
+            if written is None:  # advanced indexing: the key's values pick the elements
+                written = Region.of(tensor)
         for other in inputs.on_storage(storage):
-            layout = layout or layout_of(tensor)
-            if layout_of(other) == layout or not shares_memory(other, tensor):
+            theirs = Region.of(other)
+            if written is None or theirs is None:
+                continue
+            if theirs.same_elements(written) or not theirs.intersects(written):
                 continue
             if self._reported(Hazard.OVERLAPPING_WRITE, site()):
                 return
