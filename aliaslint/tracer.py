@@ -96,6 +96,13 @@ LineCallback = Callable[[OpEvent], None]
 _MAX_VIEW_SITES = 1 << 14
 
 
+# In-place activations whose backward refuses a negative parameter (torch's derivatives
+# check it), by the name of the call, and that parameter's keyword.  `rrelu_` is not one: its
+# backward accepts any bounds.
+_SLOPED = {"leaky_relu": "negative_slope", "leaky_relu_": "negative_slope",
+           "elu": "alpha", "elu_": "alpha", "celu": "alpha", "celu_": "alpha"}
+
+
 # --- the tracer ------------------------------------------------------------------------------
 
 
@@ -297,6 +304,8 @@ class Tracer:
         return at once."""
         if self._state != "open":
             return None
+        if spec.name in _SLOPED:
+            self._negative_slope(spec, args, kwargs, targets)
         if self.deep:
             # The dispatch mode sees the elements written (`x[0, 1] = v` writes a
             # temporary view of `x`); the call shows which tensor the user wrote through.
@@ -318,6 +327,28 @@ class Tracer:
         if note is not None:
             note.call = call
         return note
+
+    def _negative_slope(self, spec: WriteSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
+                        targets: list[Any]) -> None:
+        """An in-place `leaky_relu` with a negative slope, `elu`/`celu` with a negative alpha,
+        on a tensor that requires grad with grad mode on: its backward refuses it."""
+        keyword = _SLOPED[spec.name]
+        value = args[1] if len(args) > 1 else kwargs.get(keyword)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value >= 0:
+            return
+        if not self._torch.is_grad_enabled() or not any(
+                getattr(t, "requires_grad", False) for t in targets):
+            return
+        call = patches.Call(spec, args, kwargs, targets)
+        with self._lock:
+            where = call.site()
+            if self._reported(Hazard.NEGATIVE_SLOPE, where):
+                return
+            self._report(
+                Hazard.NEGATIVE_SLOPE, where,
+                f"in-place `{spec.name}` with {keyword}={value} on a tensor that requires grad: "
+                "a backward pass through it raises (\"backward calculation is triggered with "
+                "a negative slope\"); use the out-of-place call")
 
     def _wrote(self, note: _WriteNote) -> None:
         with self._lock:

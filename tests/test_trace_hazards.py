@@ -270,6 +270,52 @@ def test_regions_of_basic_indexing_and_their_element_sets():
     assert not Region.of(flat[1:4]).same_elements(Region.of(flat[0:3]))
 
 
+def test_inplace_activation_with_a_negative_slope_is_reported_at_the_call(tmp_path):
+    """torch refuses the backward of an in-place `leaky_relu` with a negative slope, and of
+    `elu`/`celu` with a negative alpha (functional, `_` and module forms): each is reported at
+    the in-place call, before the backward pass raises."""
+    source = """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        w = torch.randn(6, requires_grad=True)
+        for make in (lambda: F.leaky_relu(w * 2, -0.1, inplace=True),
+                     lambda: F.elu(w * 3, alpha=-0.5, inplace=True),
+                     lambda: torch.celu_(w * 4, -0.5),
+                     lambda: nn.LeakyReLU(-0.2, inplace=True)(w * 5)):
+            try:
+                make().sum().backward()
+            except RuntimeError as error:
+                print("backward raised:", "negative slope" in str(error))
+    """
+    assert traced(tmp_path, source) == [
+        ("AL105", 6, ()), ("AL105", 7, ()), ("AL105", 8, ()), ("AL105", 9, ())]
+    out, error, _ = run(tmp_path / "prog.py", None)  # untraced: torch raises at each backward
+    assert error is None and out.count("backward raised: True") == 4
+
+
+def test_inplace_activation_whose_backward_accepts_it_is_clean(tmp_path):
+    """The correct twins: a positive slope, `rrelu_` (its backward takes any bounds), no
+    grad needed, grad mode off; backward runs."""
+    source = """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        w = torch.randn(6, requires_grad=True)
+        F.leaky_relu(w * 2, 0.1, inplace=True).sum().backward()
+        nn.ELU(alpha=0.5, inplace=True)(w * 3).sum().backward()
+        F.rrelu(w * 4, inplace=True).sum().backward()
+        F.leaky_relu(torch.randn(6), -0.1, inplace=True)
+        with torch.no_grad():
+            F.celu(w * 5, -0.5, inplace=True)
+        print(w.grad is not None)
+    """
+    # The default tracer (the deep one sees `rrelu_with_noise` write its noise buffer).
+    assert traced(tmp_path, source, deep=False) == []
+
+
 # --- silent writes through views, expanded memory, NumPy -----------------------------------------
 
 

@@ -25,6 +25,8 @@ class Hazard(enum.Enum):
     VIEW_WRITE_READ = "view-write-read"
     # A write whose destination overlaps itself, or an input that overlaps it partially.
     OVERLAPPING_WRITE = "overlapping-write"
+    # An in-place activation with a negative slope (alpha) on a tensor that requires grad.
+    NEGATIVE_SLOPE = "negative-slope"
     # A write or read of memory a live NumPy array shares.
     NUMPY_SHARED = "numpy-shared"
 
