@@ -717,7 +717,7 @@ def _relative(diagnostic, cwd: Path):
 def _confirm(args) -> int:
     from dataclasses import replace
 
-    from aliaslint.confirm import Confirmation
+    from aliaslint.runtime.confirm import Confirmation
 
     selection = _selection(args)
     cwd = Path.cwd()

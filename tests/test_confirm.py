@@ -16,7 +16,7 @@ import pytest
 from aliaslint import registry
 from aliaslint.catalog import load_docs
 from aliaslint.cli import main
-from aliaslint.confirm import confirm
+from aliaslint.runtime.confirm import confirm
 from aliaslint.diagnostics import META_CODES, Diagnostic, Operand, Position, Related, Witness
 from aliaslint.runtime.predicates import named
 
@@ -34,7 +34,7 @@ def statuses(outcome, codes=None):
 
 def test_user_code_is_neither_library_nor_installed_nor_aliaslint(tmp_path):
     """The one classifier the tracer (no root) and confirmation (the project root) share."""
-    import aliaslint.confirm
+    import aliaslint.runtime.confirm
     from aliaslint.runtime.usercode import is_user_file
 
     def made(relative: str) -> str:
@@ -53,7 +53,7 @@ def test_user_code_is_neither_library_nor_installed_nor_aliaslint(tmp_path):
     assert not is_user_file(made("usr/lib/python3/dist-packages/helper.py"))
     assert not is_user_file(os.__file__)  # the standard library
     assert not is_user_file("<frozen importlib._bootstrap>")
-    assert not is_user_file(aliaslint.confirm.__file__, str(ROOT))
+    assert not is_user_file(aliaslint.runtime.confirm.__file__, str(ROOT))
     import torch
 
     assert not is_user_file(torch.__file__)
@@ -131,7 +131,7 @@ def test_rule_bad_examples_are_confirmed(code, source, tmp_path, monkeypatch, ca
 def test_rule_good_examples_are_clean_at_run_time(code, source, tmp_path, monkeypatch, capsys):
     """`trace` finds nothing in a good example, and `check --trace` neither confirms nor
     refutes anything there."""
-    from aliaslint.tracer import run_program, trace
+    from aliaslint.runtime.tracer import run_program, trace
 
     path = tmp_path / "example.py"
     path.write_text(source)
@@ -265,7 +265,7 @@ def test_a_check_that_fails_is_not_a_refutal(tmp_path, monkeypatch, capsys):
 
 def test_hand_made_false_positive_is_refuted(tmp_path, monkeypatch, capsys):
     """Findings placed by hand where nothing aliases: the run refutes them."""
-    import aliaslint.confirm as module
+    import aliaslint.runtime.confirm as module
 
     path = tmp_path / "prog.py"
     path.write_text(textwrap.dedent("""\
@@ -325,7 +325,7 @@ def test_snapshots_and_arguments_fixtures_are_confirmed(monkeypatch, capsys):
 def test_false_replicas_snapshots_and_argument_writes_are_refuted(tmp_path, monkeypatch,
                                                                   capsys):
     """AL206-AL208 placed by hand on their clean variants: the run refutes them."""
-    import aliaslint.confirm as module
+    import aliaslint.runtime.confirm as module
 
     path = tmp_path / "prog.py"
     path.write_text(textwrap.dedent("""\
@@ -375,7 +375,7 @@ def test_false_replicas_snapshots_and_argument_writes_are_refuted(tmp_path, monk
 
 def test_snapshot_over_data_and_argument_in_a_loop(tmp_path, monkeypatch, capsys):
     """`prev = w.data` has a version counter of its own: the write shows on `w`'s."""
-    import aliaslint.confirm as module
+    import aliaslint.runtime.confirm as module
 
     path = tmp_path / "prog.py"
     path.write_text(textwrap.dedent("""\

@@ -1,7 +1,7 @@
 """The runtime predicates that confirm static findings.
 
 A rule module imports its predicate by name (``Rule(..., confirm=SHARED_WRITE)``); a
-finding's witness carries the object, and ``aliaslint.confirm`` evaluates it while the
+finding's witness carries the object, and ``aliaslint.runtime.confirm`` evaluates it while the
 program runs.  ``Kind`` names each predicate: its value is the stable name a cached finding
 stores, mapped back to the object by ``named``.  Each predicate says which run-time events feed it
 and holds the functions that evaluate them: the line hook at the witness's rows (when a

@@ -1,6 +1,6 @@
 """Confirmation: run a program, and check each static finding against what the run did.
 
-The program runs under the tracer (``aliaslint.tracer``).  The first time a frame of a
+The program runs under the tracer (``aliaslint.runtime.tracer``).  The first time a frame of a
 project file starts (a ``.py`` file of user code below the working directory: see
 ``aliaslint.runtime.usercode``), the file is checked statically, before any of its
 lines runs; each finding's witness (what the analysis claims: the predicate to evaluate,
@@ -49,7 +49,7 @@ from aliaslint.runtime.witness import Witness, make_witnesses
 if TYPE_CHECKING:
     from torch import Tensor
 
-    from aliaslint.tracer import Tracer
+    from aliaslint.runtime.tracer import Tracer
 
 # What `sys.settrace` calls: (frame, event, its argument) → the frame's local hook, or None.
 _Hook = Callable[[FrameType, str, Any], Optional["_Hook"]]
@@ -402,7 +402,7 @@ def confirm(*, script: str | None = None, module: str | None = None, args: Itera
     """Run ``script`` (or ``-m module``) with ``args`` in this process and give every static
     finding of the project files it executes a status (``deep``: under the tracer's dispatch
     mode too).  Paths in the findings are absolute."""
-    from aliaslint.tracer import run_program, trace
+    from aliaslint.runtime.tracer import run_program, trace
 
     tracer = trace(deep=deep)
     confirming = Confirming(tracer, cli, cwd)

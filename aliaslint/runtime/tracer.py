@@ -541,13 +541,15 @@ class Tracer:
         # Two distinct tensors overlap partially only if one of them is a view.
         if not inputs.tensors or not (tensor._is_view() or inputs.any_view()):
             return
-        written = Region.of(tensor)
-        if written is not None and op == "__setitem__" and len(args) > 1 and args[0] is tensor:
-            # `x[key] = value` writes only the elements `x[key]` covers.
-            written = written.index(args[1])
-            if written is None:  # advanced indexing: the key's values pick the elements
-                written = Region.of(tensor)
+        written: Region | None = None
         for other in inputs.on_storage(storage):
+            if written is None:  # only for a write with an input over its storage
+                written = Region.of(tensor)
+                if written is not None and op == "__setitem__" and len(args) > 1 \
+                        and args[0] is tensor:
+                    # `x[key] = value` writes only the elements `x[key]` covers; for
+                    # advanced indexing the key's values pick them: all of `x` may be.
+                    written = written.index(args[1]) or written
             theirs = Region.of(other)
             if written is None or theirs is None:
                 continue
