@@ -26,7 +26,7 @@ from aliaslint.diagnostics import Diagnostic, Position, Related
 from aliaslint.memory import may_share_memory, shares_memory
 
 _LAZY = {"check_paths": "aliaslint.engine", "check_source": "aliaslint.engine",
-         "trace": "aliaslint.tracer"}
+         "trace": "aliaslint.runtime.tracer"}
 
 
 def __getattr__(name: str):

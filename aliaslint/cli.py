@@ -773,7 +773,9 @@ def _relative(diagnostic, cwd: Path):
 
 
 def _confirm(args) -> int:
-    from aliaslint.confirm import Confirmation
+    from dataclasses import replace
+
+    from aliaslint.runtime.confirm import Confirmation
 
     selection = _selection(args)
     cwd = Path.cwd()

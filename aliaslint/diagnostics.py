@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import PurePath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from aliaslint.runtime.predicates import Predicate
 
 Applicability = Literal["safe", "unsafe", "display-only"]
 Confidence = Literal["high", "low"]
@@ -141,27 +144,31 @@ class Operand:
 class Witness:
     """What a static finding claims, in terms the tracer can evaluate at run time.
 
-    ``predicate`` names the runtime check (see ``aliaslint.runtime.predicates``);
+    ``predicate`` is the runtime check (``aliaslint.runtime.predicates``), stored by its
+    kind's name;
     ``rows`` are the lines where the hazard's operation runs (the primary span when
     empty); ``operands`` the values it compares, passes or writes; ``comparison`` the
     kind of sharing test (``id``, ``is``, ``data_ptr``); ``target`` the name that holds
     a snapshot, or the attribute chain of a typed storage class.
     """
 
-    predicate: str
+    predicate: Predicate
     rows: tuple[int, ...] = ()
     operands: tuple[Operand, ...] = ()
     comparison: str = ""
     target: tuple[str, ...] | None = None
 
     def to_json(self) -> list[object]:
-        return [self.predicate, list(self.rows), [o.to_json() for o in self.operands],
+        return [self.predicate.kind.value, list(self.rows), [o.to_json() for o in self.operands],
                 self.comparison, list(self.target) if self.target is not None else None]
 
     @classmethod
     def from_json(cls, data: list[Any]) -> Witness:
+        # The runtime half is imported only when a stored finding is read back.
+        from aliaslint.runtime.predicates import named
+
         predicate, rows, operands, comparison, target = data
-        return cls(str(predicate), tuple(int(r) for r in rows),
+        return cls(named(str(predicate)), tuple(int(r) for r in rows),
                    tuple(Operand.from_json(o) for o in operands), str(comparison),
                    tuple(map(str, target)) if target is not None else None)
 

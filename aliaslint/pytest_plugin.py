@@ -38,7 +38,7 @@ class TracePlugin:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
-        from aliaslint.tracer import trace
+        from aliaslint.runtime.tracer import trace
 
         with trace(deep=self.config.getoption("aliaslint_trace_deep")) as tracer:
             yield

@@ -5,7 +5,7 @@ A rule lives in one module of ``aliaslint.checks`` named after its code
 (``al201_write_through_view.py``)::
 
     RULE = Rule("AL201", "write-through-view", "An in-place write through ...",
-                confirm="shared-write")
+                confirm=SHARED_WRITE)  # from aliaslint.runtime.predicates
 
     @RULE.check(StaleRead)
     def write_through_view(event: StaleRead, ctx: Context) -> Iterator[Finding]:
@@ -20,7 +20,7 @@ walks the tree itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import libcst as cst
 from libcst.metadata import (
@@ -34,6 +34,10 @@ from libcst.metadata import (
 from aliaslint import ops
 from aliaslint.diagnostics import Applicability, Confidence, Operand, Position, Witness
 from aliaslint.lines import libcst_column_shifts
+
+if TYPE_CHECKING:
+    from aliaslint.runtime.hazards import Hazard
+    from aliaslint.runtime.predicates import Predicate
 
 
 @dataclass(frozen=True)
@@ -214,10 +218,11 @@ class Rule:
 
     ``words`` is a cheap test of the raw source (strings and comments included): False
     means the rule cannot fire in that file, which is then not parsed for it; None means
-    any file that mentions torch may hold a finding.  ``confirm`` names the runtime
-    predicate that confirms a finding (``aliaslint.runtime.predicates``); None for the
-    codes that describe the linter itself.  ``assumption`` is what a low-confidence
-    finding of the rule takes for granted (None: the rule makes only high ones).
+    any file that mentions torch may hold a finding.  ``confirm`` is the runtime
+    predicate that confirms a finding, imported by name from ``aliaslint.runtime.predicates``
+    (the rule's run-time half); None for the codes that describe the linter itself.
+    ``assumption`` is what a low-confidence finding of the rule takes for granted (None:
+    the rule makes only high ones).
     """
 
     code: str
@@ -225,8 +230,13 @@ class Rule:
     summary: str
     default: bool = True
     words: Callable[[str], object] | None = None
-    confirm: str | None = None
+    confirm: Predicate | None = None
     assumption: str | None = None
+    # What the tracer sees that it reports under this rule's code (``aliaslint trace``).
+    traced: tuple[Hazard, ...] = ()
+    # What else the tracer sees that, at a finding's rows, confirms it (the tracer reports
+    # the write a backward pass then reads as a saved tensor written).
+    confirmed_by: tuple[Hazard, ...] = ()
     always_on: bool = False  # reported whatever the selection (files that cannot be checked)
     # The class of the rule's fixes ("safe", "unsafe", "display-only", or a mix such as
     # "safe or unsafe"), with the reason; "none" when it has no fix.

@@ -73,7 +73,10 @@ def _time_mode(mode: str, workload: str, steps: int, scratch: str) -> float | No
     from trace_workloads import seconds_per_step
 
     if mode == "check":
-        from aliaslint.confirm import confirm
+        try:
+            from aliaslint.runtime.confirm import confirm
+        except ImportError:  # a baseline tree from before confirmation moved into runtime/
+            from aliaslint.confirm import confirm  # type: ignore[no-redef]
 
         out = os.path.join(scratch, "check.txt")
         if os.path.exists(out):

@@ -49,7 +49,8 @@ def test_meta_codes_are_the_rules_without_checks():
 
 @pytest.mark.parametrize("code", HAZARD_CODES)
 def test_hazard_rule_is_confirmed_by_a_known_predicate(code):
-    assert RULES[code].confirm in PREDICATES
+    predicate = RULES[code].confirm
+    assert predicate is not None and PREDICATES[predicate.kind] is predicate
 
 
 @pytest.mark.parametrize("code", HAZARD_CODES)
@@ -146,3 +147,12 @@ def test_fixed_example_runs_without_the_hazard(code, tmp_path):
                                       text=True, cwd=tmp_path, timeout=120))
     assert results[0].returncode != 0, "the bad example should fail under torch"
     assert results[1].returncode == 0, results[1].stderr
+
+
+def test_every_hazard_the_tracer_sees_is_one_rule_s():
+    """The tracer knows no codes: each hazard it reports is declared by exactly one rule."""
+    from aliaslint.runtime.hazards import Hazard, codes
+
+    assert set(codes()) == set(Hazard)
+    for hazard, code in codes().items():
+        assert RULES[code].confirm is not None, (hazard, code)

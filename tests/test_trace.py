@@ -18,7 +18,7 @@ import pytest
 
 import aliaslint
 from aliaslint.cli import main
-from aliaslint.tracer import forward_op_name
+from aliaslint.runtime.tracer import forward_op_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -567,7 +567,7 @@ def test_clean():
 
 def test_tracer_not_loaded_without_the_flag(request):
     if not request.config.getoption("aliaslint_trace"):
-        assert "aliaslint.tracer" not in sys.modules
+        assert "aliaslint.runtime.tracer" not in sys.modules
         assert not request.config.pluginmanager.has_plugin("aliaslint-trace")
 """
 

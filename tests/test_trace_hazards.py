@@ -203,6 +203,119 @@ def test_overlapping_copy_between_views_of_one_buffer(tmp_path):
         ("AL203", 5, (("overlapping view created here", 4),))]
 
 
+def test_augmented_assignment_into_a_slice_is_a_copy_onto_itself(tmp_path):
+    """`x[1:4] += v` adds in place through the view, then `__setitem__` copies that view onto
+    the elements it covers: identical memory, no hazard.  The shapes of real code: a
+    residual added into a slice of a buffer, a diffusion-style shifted update
+    (`V[:-n] += w * V[n:]`), a 2-D column block scaled, an integer-indexed row, a
+    NumPy-integer slice bound, and a strided slice written from its own values."""
+    source = """\
+        import numpy as np
+        import torch
+
+        cache = torch.zeros(2, 16, 8)
+        step = torch.ones(2, 4, 8)
+        cache[:, 4:8] += step
+        V = torch.arange(10.0)
+        n, w = 2, 0.5
+        V[:-n] += w * V[n:]
+        grid = torch.rand(4, 6)
+        grid[:, 1:3] *= 2.0
+        grid[2] -= 1.0
+        grid[..., np.int64(4)] /= 4.0
+        lanes = torch.arange(8.0)
+        lanes[::2] = lanes[::2] + 0
+        lanes[1::2] += 1.0
+        print(cache.sum().item(), V.sum().item(), grid.sum().item(), lanes.sum().item())
+    """
+    assert traced(tmp_path, source) == []
+
+
+def test_partial_overlap_between_slices_is_still_reported(tmp_path):
+    """The buggy twins: the written and read slices cover different elements that
+    intersect.  In 2-D torch does not refuse it and the result is wrong (the shift smears
+    the first column: row 0 becomes 0, 0, 0, 3 instead of 0, 0, 1, 3); in 1-D torch raises."""
+    source = """\
+        import torch
+
+        grid = torch.tensor([[0.0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]])
+        grid[:, 1:3] = grid[:, 0:2]
+        print(grid[0].tolist())
+        lanes = torch.arange(8.0)
+        lanes[::2] = lanes[1::2]
+        seq = torch.arange(8.0)
+        seq[1:4] += seq[0:3]
+    """
+    assert traced(tmp_path, source) == [
+        ("AL203", 4, (("overlapping view created here", 4),)),
+        ("AL203", 9, (("overlapping view created here", 9),))]
+
+
+def test_regions_of_basic_indexing_and_their_element_sets():
+    from aliaslint.runtime.regions import Region
+
+    x = torch.arange(24.0).reshape(4, 6)
+    whole = Region.of(x)
+    for key in (1, -1, slice(1, 3), (slice(None), slice(1, 3)), (Ellipsis, 2),
+                (None, 2, slice(None, None, 2)), (slice(5, 9),), ()):
+        assert whole.index(key).canonical() == Region.of(x[key]).canonical(), key
+    for advanced in (torch.tensor([0, 1]), [0, 2], True, (slice(None), [1])):
+        assert whole.index(advanced) is None
+    # The same elements laid out differently; interleaved slices share none.
+    assert Region.of(x).same_elements(Region.of(x.t()))
+    assert Region.of(x).same_elements(Region.of(x.view(24)))
+    flat = torch.arange(8.0)
+    assert not Region.of(flat[::2]).intersects(Region.of(flat[1::2]))
+    assert Region.of(flat[1:4]).intersects(Region.of(flat[0:3]))
+    assert not Region.of(flat[1:4]).same_elements(Region.of(flat[0:3]))
+
+
+def test_inplace_activation_with_a_negative_slope_is_reported_at_the_call(tmp_path):
+    """torch refuses the backward of an in-place `leaky_relu` with a negative slope, and of
+    `elu`/`celu` with a negative alpha (functional, `_` and module forms): each is reported at
+    the in-place call, before the backward pass raises."""
+    source = """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        w = torch.randn(6, requires_grad=True)
+        for make in (lambda: F.leaky_relu(w * 2, -0.1, inplace=True),
+                     lambda: F.elu(w * 3, alpha=-0.5, inplace=True),
+                     lambda: torch.celu_(w * 4, -0.5),
+                     lambda: nn.LeakyReLU(-0.2, inplace=True)(w * 5)):
+            try:
+                make().sum().backward()
+            except RuntimeError as error:
+                print("backward raised:", "negative slope" in str(error))
+    """
+    assert traced(tmp_path, source) == [
+        ("AL105", 6, ()), ("AL105", 7, ()), ("AL105", 8, ()), ("AL105", 9, ())]
+    out, error, _ = run(tmp_path / "prog.py", None)  # untraced: torch raises at each backward
+    assert error is None and out.count("backward raised: True") == 4
+
+
+def test_inplace_activation_whose_backward_accepts_it_is_clean(tmp_path):
+    """The correct twins: a positive slope, `rrelu_` (its backward takes any bounds), no
+    grad needed, grad mode off; backward runs."""
+    source = """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        w = torch.randn(6, requires_grad=True)
+        F.leaky_relu(w * 2, 0.1, inplace=True).sum().backward()
+        nn.ELU(alpha=0.5, inplace=True)(w * 3).sum().backward()
+        F.rrelu(w * 4, inplace=True).sum().backward()
+        F.leaky_relu(torch.randn(6), -0.1, inplace=True)
+        with torch.no_grad():
+            F.celu(w * 5, -0.5, inplace=True)
+        print(w.grad is not None)
+    """
+    # The default tracer (the deep one sees `rrelu_with_noise` write its noise buffer).
+    assert traced(tmp_path, source, deep=False) == []
+
+
 # --- silent writes through views, expanded memory, NumPy -----------------------------------------
 
 

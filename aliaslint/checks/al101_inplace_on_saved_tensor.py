@@ -12,6 +12,8 @@ from aliaslint.checks.common import (
     written,
 )
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.hazards import Hazard
+from aliaslint.runtime.predicates import SAVED
 
 RULE = Rule(
     "AL101", "inplace-on-saved-tensor",
@@ -22,7 +24,8 @@ RULE = Rule(
         "hold the written tensor or it is a leaf such as a parameter (its update belongs "
         "after the backward pass); in a chain `y.mul_(2).add_(1)` the first link is made out of place "
         "and the rest of the chain writes the new tensor",
-    confirm="saved",
+    confirm=SAVED,
+    traced=(Hazard.SAVED_WRITTEN,),
 )
 
 

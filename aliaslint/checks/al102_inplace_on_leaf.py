@@ -7,11 +7,16 @@ import libcst as cst
 from aliaslint.analysis import InplaceWrite, TensorValue
 from aliaslint.checks.common import actor, written
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.hazards import Hazard
+from aliaslint.runtime.predicates import LEAF
 
 RULE = Rule(
     "AL102", "inplace-on-leaf",
     "An in-place write to a leaf tensor that requires grad, outside `torch.no_grad()`.",
-    confirm="leaf",
+    confirm=LEAF,
+    traced=(Hazard.LEAF_REFUSED,),
+    # The tracer reports the write a backward pass then reads as a saved tensor written.
+    confirmed_by=(Hazard.SAVED_WRITTEN,),
 )
 
 

@@ -11,6 +11,8 @@ from aliaslint.checks.common import (
     written,
 )
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.hazards import Hazard
+from aliaslint.runtime.predicates import SAVED
 
 RULE = Rule(
     "AL103", "data-bypasses-autograd",
@@ -20,7 +22,10 @@ RULE = Rule(
         "`x = x.clamp(max=1)`), so the op enters the graph and backward sees it; gradients "
         "change, which is the fix. The same write under `torch.no_grad()` would only turn the "
         "silent error into AL101's RuntimeError",
-    confirm="saved",
+    confirm=SAVED,
+    traced=(Hazard.UNCOUNTED_WRITTEN,),
+    # The tracer reports the write a backward pass then reads as a saved tensor written.
+    confirmed_by=(Hazard.SAVED_WRITTEN,),
 )
 
 

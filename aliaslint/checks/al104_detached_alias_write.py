@@ -5,6 +5,8 @@ from __future__ import annotations
 from aliaslint.analysis import SavedWrite
 from aliaslint.checks.common import out_of_place, outcome, saved, saved_write_related, written
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.hazards import Hazard
+from aliaslint.runtime.predicates import SAVED
 
 RULE = Rule(
     "AL104", "detached-alias-write",
@@ -12,7 +14,10 @@ RULE = Rule(
     fix="unsafe: the write through the detached alias made out of place (`codes.clamp_(0)` → "
         "`codes = codes.clamp(0)`), so the alias gets a tensor of its own and what autograd "
         "saved keeps its values, which is the fix",
-    confirm="saved",
+    confirm=SAVED,
+    traced=(Hazard.DETACHED_WRITTEN,),
+    # The tracer reports the write a backward pass then reads as a saved tensor written.
+    confirmed_by=(Hazard.SAVED_WRITTEN,),
 )
 
 

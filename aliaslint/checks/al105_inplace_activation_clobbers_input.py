@@ -15,6 +15,8 @@ from aliaslint.checks.common import (
 )
 from aliaslint.diagnostics import Witness
 from aliaslint.rule import Context, Finding, FixPlan, Rule
+from aliaslint.runtime.hazards import Hazard
+from aliaslint.runtime.predicates import CLOBBERED, NEGATIVE_SLOPE
 
 RULE = Rule(
     "AL105", "inplace-activation-clobbers-input",
@@ -24,7 +26,10 @@ RULE = Rule(
         "→ `inplace=False`, `F.relu_(x)` → `F.relu(x)`, a statement `F.relu_(x)` → "
         "`x = F.relu(x)`), so the input a later read or backward needs keeps its values, which "
         "is the fix; it costs one more activation-sized tensor",
-    confirm="clobbered",
+    confirm=CLOBBERED,
+    traced=(Hazard.NEGATIVE_SLOPE,),
+    # The tracer reports the write a backward pass then reads as a saved tensor written.
+    confirmed_by=(Hazard.SAVED_WRITTEN,),
 )
 
 
@@ -82,7 +87,7 @@ def _negative_slope(event: SavedWrite, slope: cst.CSTNode, node: cst.CSTNode, st
          ("returned here: backward through it fails" if event.returned else "backward runs here",
           consumer)),
         # torch raises in the backward pass, not at the write.
-        witness=Witness("negative-slope", rows=(*ctx.rows(write.node), *ctx.rows(consumer))),
+        witness=Witness(NEGATIVE_SLOPE, rows=(*ctx.rows(write.node), *ctx.rows(consumer))),
     )
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 from aliaslint.analysis import InplaceWrite, PackHookWrite, TensorValue
 from aliaslint.checks.common import actor, written
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.hazards import Hazard
+from aliaslint.runtime.predicates import FORBIDDEN_VIEW
 
 RULE = Rule(
     "AL106", "inplace-on-forbidden-view",
     "An in-place write, under grad mode, that autograd refuses at once: an output of a "
     "multi-output view, a view made under `no_grad`, a view a custom `autograd.Function` "
     "returned, or a saved-tensor pack hook writing its input.",
-    confirm="forbidden-view",
+    confirm=FORBIDDEN_VIEW,
+    traced=(Hazard.VIEW_REFUSED,),
 )
 
 # What torch says about each kind of view, and what made it.

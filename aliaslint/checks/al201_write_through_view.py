@@ -18,11 +18,14 @@ from aliaslint.analysis import (
 )
 from aliaslint.checks.common import is_argument, plain_write, read_related, sees, writer
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.hazards import Hazard
+from aliaslint.runtime.predicates import SHARED_WRITE
 
 RULE = Rule(
     "AL201", "write-through-view",
     "An in-place write through a named view also changes its base, which is read afterwards.",
-    confirm="shared-write",
+    confirm=SHARED_WRITE,
+    traced=(Hazard.VIEW_WRITE_READ,),
 )
 
 

@@ -6,11 +6,12 @@ import libcst as cst
 
 from aliaslint.analysis import NonContiguousView, walk
 from aliaslint.rule import Context, FixPlan, Rule
+from aliaslint.runtime.predicates import VIEW
 
 RULE = Rule(
     "AL202", "view-of-noncontiguous",
     "`.view()` is called on a tensor that is known not to be contiguous.",
-    confirm="view",
+    confirm=VIEW,
     fix="safe when nothing relies on the view sharing its base's memory (`.view` raised for "
         "certain; `.reshape` copies); none when the view, or the name it is bound to, is written "
         "in place, or its base is while the view is kept: the base is not contiguous, so "

@@ -7,11 +7,14 @@ import libcst as cst
 from aliaslint.analysis import InplaceWrite, Kind, TensorValue, covers_disjoint, regions_overlap
 from aliaslint.checks.common import writer
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.hazards import Hazard
+from aliaslint.runtime.predicates import SHARED_WRITE
 
 RULE = Rule(
     "AL203", "overlapping-write",
     "An in-place write targets memory that overlaps itself or one of the operation's inputs.",
-    confirm="shared-write",
+    confirm=SHARED_WRITE,
+    traced=(Hazard.OVERLAPPING_WRITE,),
 )
 
 

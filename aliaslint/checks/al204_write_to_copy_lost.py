@@ -7,6 +7,7 @@ import libcst as cst
 from aliaslint.analysis import LostWrite
 from aliaslint.checks.common import writer
 from aliaslint.rule import Context, FixPlan, Rule
+from aliaslint.runtime.predicates import COPY_WRITE
 
 RULE = Rule(
     "AL204", "write-to-copy-lost",
@@ -15,7 +16,7 @@ RULE = Rule(
         "`x[idx] = v`, `x[idx].add_(v)` → `x[idx] += v`, and `x[idx][:, j] = v` → "
         "`x[idx, j] = v` where `idx` is proven one-dimensional (then both index the same "
         "elements); the source now changes, which is the fix",
-    confirm="copy-write",
+    confirm=COPY_WRITE,
 )
 
 # In-place methods whose effect on the copy an item assignment makes on the source.

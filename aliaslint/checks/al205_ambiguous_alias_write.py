@@ -8,11 +8,12 @@ from aliaslint.analysis import InplaceWrite, Kind, StaleRead, TensorValue, Write
 from aliaslint.checks.common import is_argument, maybe_alias_message, read_related
 from aliaslint.diagnostics import Witness
 from aliaslint.rule import Confidence, Context, Rule
+from aliaslint.runtime.predicates import SOURCE_WRITE
 
 RULE = Rule(
     "AL205", "ambiguous-alias-write",
     "An in-place write into the result of an operation that returns its input only sometimes.",
-    confirm="source-write",
+    confirm=SOURCE_WRITE,
 )
 
 

@@ -8,6 +8,7 @@ import libcst.matchers as m
 from aliaslint.analysis import ArrayValue, InplaceWrite, TensorValue
 from aliaslint.checks.common import writer, written
 from aliaslint.rule import Context, FixPlan, Rule
+from aliaslint.runtime.predicates import REPLICATED
 
 RULE = Rule(
     "AL206", "replicated-tensor",
@@ -16,7 +17,7 @@ RULE = Rule(
         "`{k: torch.zeros(8) for k in keys}`) where the repeated expression makes a new "
         "tensor from plain arguments; each element is then written alone, which is the fix. "
         "Shown only where it names an existing tensor (a copy per element must be chosen)",
-    confirm="replicated",
+    confirm=REPLICATED,
 )
 
 

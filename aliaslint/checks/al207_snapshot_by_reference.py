@@ -7,12 +7,13 @@ import libcst as cst
 from aliaslint.analysis import Kind, StaleRead, Value, attr_key, reads
 from aliaslint.checks.common import module_name, read_related, writer
 from aliaslint.rule import Context, FixPlan, Rule
+from aliaslint.runtime.predicates import SNAPSHOT
 
 RULE = Rule(
     "AL207", "snapshot-by-reference",
     'A "snapshot" of a model or tensor is only a reference, and the source is mutated '
     'afterwards.',
-    confirm="snapshot",
+    confirm=SNAPSHOT,
     fix="unsafe: the snapshot becomes a copy (`copy.deepcopy(...)`, `.clone()`, a clone of each "
         "element), so it keeps the old values, which is the intent; the copy stays on the "
         "source's device and costs its memory there; where `copy` means something else in the "

@@ -7,6 +7,7 @@ import libcst as cst
 from aliaslint.analysis import Kind, StaleRead, discards
 from aliaslint.checks.common import read_related, sees, written
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.predicates import ARGUMENT
 
 # Factories whose result holds no data yet: a caller that passes one to a function
 # made it for that function to fill (`out = torch.zeros(n); lam = fill(out, batch)`).
@@ -47,7 +48,7 @@ RULE = Rule(
     "AL208", "argument-written",
     "A function writes a caller's tensor argument in place without saying so, and the caller "
     "reads that tensor afterwards.",
-    confirm="argument",
+    confirm=ARGUMENT,
 )
 
 

@@ -6,12 +6,13 @@ import re
 
 from aliaslint.analysis import DataOnTemporary
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.predicates import TEMPORARY_DATA
 
 RULE = Rule(
     "AL209", "data-assigned-to-temporary",
     "`.data` is assigned on a tensor object an expression just made, which nothing keeps.",
     words=re.compile(r"\.data\s*=[^=]").search,
-    confirm="temporary-data",
+    confirm=TEMPORARY_DATA,
 )
 
 

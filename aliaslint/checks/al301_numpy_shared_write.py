@@ -9,6 +9,8 @@ import libcst as cst
 from aliaslint.analysis import ArrayValue, Kind, StaleRead
 from aliaslint.checks.common import read_related, sees, writer, written
 from aliaslint.rule import Context, FixPlan, Rule
+from aliaslint.runtime.hazards import Hazard
+from aliaslint.runtime.predicates import NUMPY
 
 RULE = Rule(
     "AL301", "numpy-shared-write",
@@ -18,7 +20,8 @@ RULE = Rule(
         "`t.numpy().copy()`), so the write no longer reaches the other side, which is the fix; "
         "it costs a second buffer and undoes sharing that was meant (filling a pinned buffer "
         "from NumPy)",
-    confirm="numpy",
+    confirm=NUMPY,
+    traced=(Hazard.NUMPY_SHARED,),
     assumption="the tensor behind `t.cpu().numpy()` is on the CPU already, so `.cpu()` "
                "returned it and the array shares its memory",
 )

@@ -16,12 +16,13 @@ from aliaslint.checks.common import (
     tensor_behind,
 )
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.predicates import COMPARE
 
 RULE = Rule(
     "AL401", "id-sharing-check",
     "`id()` of tensors or storages is compared to decide whether memory is shared.",
     words=re.compile(r"\bid\b").search,
-    confirm="compare",
+    confirm=COMPARE,
     fix="unsafe: the comparison becomes one of the two tensors' untyped storages, whose answer "
         "differs for views, which is the point; only when both operands are known tensors",
 )

@@ -16,6 +16,7 @@ from aliaslint.checks.common import (
     tensor_behind,
 )
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.predicates import COMPARE
 
 # The rule needs an `is` in code whose right side is not None/True/False; `is` in docstrings
 # and comments is everywhere, so strings and comments are skipped.  Every alternative
@@ -72,7 +73,7 @@ RULE = Rule(
     "AL402", "is-sharing-check",
     "`is` between tensors or typed storages is used to decide whether memory is shared.",
     words=code_has_is,
-    confirm="compare",
+    confirm=COMPARE,
     fix="unsafe: the comparison becomes one of the two tensors' untyped storages, whose answer "
         "differs for views, which is the point; only when both operands are known tensors",
 )

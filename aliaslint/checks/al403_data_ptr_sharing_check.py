@@ -14,12 +14,13 @@ from aliaslint.checks.common import (
     storage_test,
 )
 from aliaslint.rule import Context, Rule
+from aliaslint.runtime.predicates import COMPARE
 
 RULE = Rule(
     "AL403", "data-ptr-sharing-check",
     "`data_ptr()` of two tensors is compared to decide whether memory is shared.",
     words=re.compile(r"data_ptr").search,
-    confirm="compare",
+    confirm=COMPARE,
     fix="unsafe: the comparison becomes one of the two tensors' untyped storages, whose answer "
         "differs for views, which is the point; only when both operands are known tensors",
 )

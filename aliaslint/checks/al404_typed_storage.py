@@ -9,13 +9,14 @@ import libcst as cst
 from aliaslint.analysis import Call, Reference
 from aliaslint.diagnostics import Applicability
 from aliaslint.rule import Context, FixPlan, Rule, chain
+from aliaslint.runtime.predicates import STORAGE
 
 RULE = Rule(
     "AL404", "typed-storage",
     "The deprecated typed storage API is used; use `untyped_storage()` and "
     "`torch.UntypedStorage`.",
     words=re.compile(r"[sS]torage").search,
-    confirm="storage",
+    confirm=STORAGE,
     fix="safe where the storage is asked the same question in both APIs (`data_ptr()`, "
         "`device`, `nbytes()`, `is_shared()`); unsafe where units change (`size()` counts "
         "elements in a typed storage, bytes in an untyped one); shown only otherwise",

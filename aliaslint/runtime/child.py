@@ -34,8 +34,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from aliaslint.confirm import Confirming
-    from aliaslint.tracer import Tracer
+    from aliaslint.runtime.confirm import Confirming
+    from aliaslint.runtime.tracer import Tracer
 
 ENV_RUN = "ALIASLINT_TRACE_RUN"
 ENV_ROLE = "ALIASLINT_TRACE_ROLE"
@@ -212,7 +212,7 @@ class _Process:
     # -- the tracer -----------------------------------------------------------------------
 
     def begin(self) -> None:
-        from aliaslint.tracer import trace
+        from aliaslint.runtime.tracer import trace
 
         tracer = self.tracer or trace(deep=bool(self.settings.get("deep")))
         tracer.__enter__()
@@ -222,8 +222,8 @@ class _Process:
         from pathlib import Path
 
         from aliaslint.config import CliOptions, Selection
-        from aliaslint.confirm import Confirming
-        from aliaslint.tracer import trace
+        from aliaslint.runtime.confirm import Confirming
+        from aliaslint.runtime.tracer import trace
 
         select = options.get("select")
         cli = CliOptions(

@@ -34,7 +34,7 @@ from aliaslint.runtime.dispatch import tensors_in
 from aliaslint.runtime.sites import LazySite, Site, frame_site, user_code
 
 if TYPE_CHECKING:
-    from aliaslint.tracer import Tracer
+    from aliaslint.runtime.tracer import Tracer
 
 _TRACERS: list[Tracer] = []
 _LOCK = threading.Lock()

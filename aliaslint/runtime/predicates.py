@@ -1,7 +1,9 @@
-"""The runtime predicates that confirm static findings, by the name a rule declares.
+"""The runtime predicates that confirm static findings.
 
-A finding's witness names its predicate (``Rule.confirm``); ``aliaslint.confirm``
-evaluates it while the program runs.  Each predicate says which run-time events feed it
+A rule module imports its predicate by name (``Rule(..., confirm=SHARED_WRITE)``); a
+finding's witness carries the object, and ``aliaslint.runtime.confirm`` evaluates it while the
+program runs.  ``Kind`` names each predicate: its value is the stable name a cached finding
+stores, mapped back to the object by ``named``.  Each predicate says which run-time events feed it
 and holds the functions that evaluate them: the line hook at the witness's rows (when a
 row starts, and torch's errors there), and the ATen ops those rows run.  Predicates read
 the running frame (``aliaslint.runtime.frames``) and never call user code.
@@ -9,6 +11,7 @@ the running frame (``aliaslint.runtime.frames``) and never call user code.
 
 from __future__ import annotations
 
+import enum
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,9 +66,30 @@ OpCheck = Callable[[Witness, "OpEvent"], None]
 WriteCheck = Callable[[Witness, "list[Tensor]", "FrameType | None"], None]
 
 
+class Kind(enum.Enum):
+    """Which predicate a witness asks for; the value is what the cache stores."""
+
+    SAVED = "saved"
+    CLOBBERED = "clobbered"
+    LEAF = "leaf"
+    FORBIDDEN_VIEW = "forbidden-view"
+    NEGATIVE_SLOPE = "negative-slope"
+    SHARED_WRITE = "shared-write"
+    VIEW = "view"
+    COPY_WRITE = "copy-write"
+    SOURCE_WRITE = "source-write"
+    NUMPY = "numpy"
+    REPLICATED = "replicated"
+    SNAPSHOT = "snapshot"
+    ARGUMENT = "argument"
+    COMPARE = "compare"
+    STORAGE = "storage"
+    TEMPORARY_DATA = "temporary-data"
+
+
 @dataclass(frozen=True)
 class Predicate:
-    name: str
+    kind: Kind
     watches_ops: bool  # fed the ATen ops its rows run (writes, views), not only their lines
     claim: str  # what holds when a finding is confirmed
     at_line: LineCheck | None = None
@@ -76,19 +100,40 @@ class Predicate:
     # The hazard happens in a later backward pass: the finding counts as reached only if a
     # backward pass read saved tensors after its row ran.
     needs_backward: bool = False
+    # The hazard shows in a callee the finding points into: ops at the finding's own rows
+    # are watched while the call's line is pending (AL208).
+    watches_callee: bool = False
+    # What a record a row left is settled by once the row's line has finished; None: it is
+    # a snapshot, followed at the frame's later lines.
+    after_line: Callable[[Pending], None] | None = None
+    # The tracer's own findings can confirm it (not the sharing tests, which it never makes).
+    matches_tracer: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.kind.value
 
 
-PREDICATES: dict[str, Predicate] = {}
+PREDICATES: dict[Kind, Predicate] = {}
 
 
-def _predicate(predicate: Predicate) -> None:
-    PREDICATES[predicate.name] = predicate
+def _predicate(predicate: Predicate) -> Predicate:
+    if predicate.kind in PREDICATES:
+        raise ValueError(f"two predicates of kind {predicate.kind.value}")
+    PREDICATES[predicate.kind] = predicate
+    return predicate
+
+
+def named(name: str) -> Predicate:
+    """The predicate a stored witness names; ValueError for a name this version lacks."""
+    return PREDICATES[Kind(name)]
 
 
 # --- saved (AL101, AL103, AL104): the tracer's own findings, matched when the run ends ------
 
-_predicate(Predicate("saved", False, "a tensor autograd saved was written before its backward "
-                     "ran, and the backward pass read it", needs_backward=True))
+SAVED = _predicate(Predicate(
+    Kind.SAVED, False, "a tensor autograd saved was written before its backward "
+    "ran, and the backward pass read it", needs_backward=True))
 
 
 # --- clobbered (AL105) --------------------------------------------------------------------------
@@ -107,8 +152,9 @@ def _stale_alias(witness: Witness, written: list[Tensor], frame: FrameType | Non
                  "autograd saved")
 
 
-_predicate(Predicate("clobbered", True, "an in-place activation wrote memory another live "
-                     "name or a pending backward still needs", at_write=_stale_alias))
+CLOBBERED = _predicate(Predicate(
+    Kind.CLOBBERED, True, "an in-place activation wrote memory another live "
+    "name or a pending backward still needs", at_write=_stale_alias))
 
 
 # --- leaf (AL102) -------------------------------------------------------------------------------
@@ -126,10 +172,11 @@ def _leaf_write(witness: Witness, written: list[Tensor], frame: FrameType | None
                  "(grad mode off, or not a leaf)")
 
 
-_predicate(Predicate("leaf", True, "an in-place op wrote a leaf that requires grad with grad "
-                     "mode on", at_write=_leaf_write,
-                     raises=("a leaf Variable that requires grad is being used in an in-place "
-                             "operation",)))
+LEAF = _predicate(Predicate(
+    Kind.LEAF, True, "an in-place op wrote a leaf that requires grad with grad "
+    "mode on", at_write=_leaf_write,
+    raises=("a leaf Variable that requires grad is being used in an in-place "
+            "operation",)))
 
 
 # --- forbidden-view (AL106) ---------------------------------------------------------------------
@@ -140,12 +187,13 @@ def _accepted_write(witness: Witness, written: list[Tensor], frame: FrameType | 
     witness.deny("autograd accepted the in-place write at this line")
 
 
-_predicate(Predicate("forbidden-view", True, "autograd refused an in-place write to a view it "
-                     "cannot rebase", at_write=_accepted_write,
-                     raises=("This view is the output of a function that returns multiple views",
-                             "A view was created in no_grad mode and is being modified inplace",
-                             "This view was created inside a custom Function",
-                             "A saved tensor pack hook is modifying its input in place")))
+FORBIDDEN_VIEW = _predicate(Predicate(
+    Kind.FORBIDDEN_VIEW, True, "autograd refused an in-place write to a view it "
+    "cannot rebase", at_write=_accepted_write,
+    raises=("This view is the output of a function that returns multiple views",
+            "A view was created in no_grad mode and is being modified inplace",
+            "This view was created inside a custom Function",
+            "A saved tensor pack hook is modifying its input in place")))
 
 
 # --- negative-slope (AL105): the in-place activation's backward refuses its slope ----------------
@@ -165,9 +213,10 @@ def _negative_slope(witness: Witness, event: OpEvent) -> None:
                         "requires grad: a backward pass through it raises", strength=1)
 
 
-_predicate(Predicate("negative-slope", True, "the backward of an in-place activation refused "
-                     "its negative slope", at_op=_negative_slope,
-                     raises=("backward calculation is triggered with a negative slope",)))
+NEGATIVE_SLOPE = _predicate(Predicate(
+    Kind.NEGATIVE_SLOPE, True, "the backward of an in-place activation refused "
+    "its negative slope", at_op=_negative_slope,
+    raises=("backward calculation is triggered with a negative slope",)))
 
 
 # --- shared-write (AL201, AL203, ...) and numpy (AL301) -----------------------------------------
@@ -185,8 +234,9 @@ def _shared_write(witness: Witness, written: list[Tensor], frame: FrameType | No
                  "shares")
 
 
-_predicate(Predicate("shared-write", True, "an in-place write hit memory another live name "
-                     "shares", at_write=_shared_write))
+SHARED_WRITE = _predicate(Predicate(
+    Kind.SHARED_WRITE, True, "an in-place write hit memory another live name "
+    "shares", at_write=_shared_write))
 
 
 # --- view (AL202) -------------------------------------------------------------------------------
@@ -202,8 +252,9 @@ def _view_input(witness: Witness, event: OpEvent) -> None:
                         "shapes)", strength=1)
 
 
-_predicate(Predicate("view", True, "`view` received a non-contiguous tensor", at_op=_view_input,
-                     raises=("view size is not compatible with input tensor's size and stride",)))
+VIEW = _predicate(Predicate(
+    Kind.VIEW, True, "`view` received a non-contiguous tensor", at_op=_view_input,
+    raises=("view size is not compatible with input tensor's size and stride",)))
 
 
 # --- copy-write (AL204) -------------------------------------------------------------------------
@@ -220,8 +271,9 @@ def _lost_write(witness: Witness, written: list[Tensor], frame: FrameType | None
     witness.deny("every in-place write at this line hit memory a live name holds")
 
 
-_predicate(Predicate("copy-write", True, "an in-place write hit a temporary no live name holds",
-                     at_write=_lost_write))
+COPY_WRITE = _predicate(Predicate(
+    Kind.COPY_WRITE, True, "an in-place write hit a temporary no live name holds",
+    at_write=_lost_write))
 
 
 # --- source-write (AL205) -----------------------------------------------------------------------
@@ -244,8 +296,9 @@ def _source_write(witness: Witness, written: list[Tensor], frame: FrameType | No
     witness.deny("the call copied on this run: the in-place write did not reach its source")
 
 
-_predicate(Predicate("source-write", True, "an in-place write reached the source of a call "
-                     "that returns its source only sometimes", at_write=_source_write))
+SOURCE_WRITE = _predicate(Predicate(
+    Kind.SOURCE_WRITE, True, "an in-place write reached the source of a call "
+    "that returns its source only sometimes", at_write=_source_write))
 
 
 # --- numpy (AL301) ------------------------------------------------------------------------------
@@ -270,8 +323,9 @@ def _numpy_pair(witness: Witness, frame: FrameType) -> None:
                  "in-place write hit shared memory")
 
 
-_predicate(Predicate("numpy", True, "a live array and a live tensor shared the written memory",
-                     at_line=_numpy_pair, at_write=_shared_write))
+NUMPY = _predicate(Predicate(
+    Kind.NUMPY, True, "a live array and a live tensor shared the written memory",
+    at_line=_numpy_pair, at_write=_shared_write))
 
 
 # --- replicated (AL206) -------------------------------------------------------------------------
@@ -307,8 +361,9 @@ def _replicated_write(witness: Witness, written: list[Tensor], frame: FrameType 
                  "frame holds")
 
 
-_predicate(Predicate("replicated", True, "an in-place write hit several entries of one "
-                     "container", at_write=_replicated_write))
+REPLICATED = _predicate(Predicate(
+    Kind.REPLICATED, True, "an in-place write hit several entries of one "
+    "container", at_write=_replicated_write))
 
 
 # --- snapshot (AL207): recorded when the statement has finished, checked at later lines ---------
@@ -368,13 +423,13 @@ def capture_snapshot(record: Pending, frame: FrameType) -> None:
 
     witness = record.witness
     if witness.target is None:
-        witness.deny("the name the snapshot is assigned to could not be found in the source")
+        witness.cannot("the name the snapshot is assigned to could not be found in the source")
         return
     name = ".".join(witness.target)
     try:
         value = lookup(frame, witness.target)
     except Exception:
-        witness.deny(f"`{name}` could not be read without running user code")
+        witness.cannot(f"`{name}` could not be read without running user code")
         return
     held = _snapshot_tensors(value, name)
     if not held:
@@ -441,8 +496,9 @@ def check_snapshot(record: Pending, frame: FrameType, event: str) -> bool:
     return True
 
 
-_predicate(Predicate("snapshot", False, "a tensor a snapshot holds was written while its name "
-                     "held it", at_line=_await_snapshot))
+SNAPSHOT = _predicate(Predicate(
+    Kind.SNAPSHOT, False, "a tensor a snapshot holds was written while its name "
+    "held it", at_line=_await_snapshot))
 
 
 # --- argument (AL208): versions recorded when the call's line starts, compared after it ---------
@@ -499,8 +555,10 @@ def settle_arguments(record: Pending) -> None:
                             "their writes) and no op at the callee's write reached them")
 
 
-_predicate(Predicate("argument", False, "a call wrote its tensor argument in place",
-                     at_line=_record_arguments))
+ARGUMENT = _predicate(Predicate(
+    Kind.ARGUMENT, False, "a call wrote its tensor argument in place",
+    at_line=_record_arguments, watches_callee=True,
+    after_line=settle_arguments))
 
 
 # --- compare (AL401, AL402, AL403) --------------------------------------------------------------
@@ -510,7 +568,7 @@ def _evaluate_comparison(witness: Witness, frame: FrameType) -> None:
     import torch
 
     if not witness.operands:
-        witness.deny("the comparison's operands could not be found in the source")
+        witness.cannot("the comparison's operands could not be found in the source")
         return
     values: list[object] = []
     for operand in witness.operands:
@@ -530,7 +588,7 @@ def _evaluate_comparison(witness: Witness, frame: FrameType) -> None:
             return
     known = [(o, v) for o, v in zip(witness.operands, values) if v is not None]
     if not known:
-        witness.deny("no operand could be read without running user code")
+        witness.cannot("no operand could be read without running user code")
         return
     derived = [o for o, _ in known if o.derived]
     tensors = [v for _, v in known if isinstance(v, torch.Tensor)]
@@ -566,8 +624,10 @@ def _evaluate_comparison(witness: Witness, frame: FrameType) -> None:
     witness.confirm(f"{kinds}: a memory test by object identity or address", strength=1)
 
 
-_predicate(Predicate("compare", False, "a sharing test compared tensors or storages by "
-                     "identity or address", at_line=_evaluate_comparison))
+COMPARE = _predicate(Predicate(
+    Kind.COMPARE, False, "a sharing test compared tensors or storages by "
+    "identity or address", at_line=_evaluate_comparison,
+    matches_tracer=False))
 
 
 # --- storage (AL404) ----------------------------------------------------------------------------
@@ -575,15 +635,15 @@ _predicate(Predicate("compare", False, "a sharing test compared tensors or stora
 
 def _first_operand(witness: Witness, frame: FrameType, what: str) -> tuple[Any, object] | None:
     """The witness's first operand and the value its root holds in ``frame``; None (the
-    witness denied) when it cannot be read without running user code."""
+    witness could not be evaluated) when it cannot be read without running user code."""
     operand = witness.operands[0] if witness.operands else None
     if operand is None or operand.root is None:
-        witness.deny(f"{what} could not be read without running user code")
+        witness.cannot(f"{what} could not be read without running user code")
         return None
     try:
         return operand, lookup(frame, operand.root)
     except Exception:
-        witness.deny(f"`{operand.text}` could not be read without running user code")
+        witness.cannot(f"`{operand.text}` could not be read without running user code")
         return None
 
 
@@ -595,7 +655,7 @@ def _evaluate_storage(witness: Witness, frame: FrameType) -> None:
         try:
             value = lookup(frame, witness.target)
         except Exception:
-            witness.deny(f"`{shown}` could not be read")
+            witness.cannot(f"`{shown}` could not be read without running user code")
             return
         if isinstance(value, type) and issubclass(value, torch.TypedStorage):  # noqa: AL404
             witness.confirm(f"`{shown}` is the typed storage class `{value.__name__}`")
@@ -613,8 +673,10 @@ def _evaluate_storage(witness: Witness, frame: FrameType) -> None:
         witness.deny(f"`{operand.text}` is a {describe(value)}, not a tensor")
 
 
-_predicate(Predicate("storage", False, "`.storage()` was called on a tensor, or a typed "
-                     "storage class was used", at_line=_evaluate_storage))
+STORAGE = _predicate(Predicate(
+    Kind.STORAGE, False, "`.storage()` was called on a tensor, or a typed "
+    "storage class was used", at_line=_evaluate_storage,
+    matches_tracer=False))
 
 
 # --- temporary-data (AL209) -----------------------------------------------------------------
@@ -634,5 +696,6 @@ def _evaluate_temporary_data(witness: Witness, frame: FrameType) -> None:
         witness.deny(f"`{'.'.join(operand.root)}` is a {describe(value)}, not a tensor")
 
 
-_predicate(Predicate("temporary-data", False, "`.data` was set on a tensor object made by the "
-                     "same statement", at_line=_evaluate_temporary_data))
+TEMPORARY_DATA = _predicate(Predicate(
+    Kind.TEMPORARY_DATA, False, "`.data` was set on a tensor object made by the "
+    "same statement", at_line=_evaluate_temporary_data))

@@ -1,4 +1,4 @@
-"""The aliasing errors PyTorch raises at an in-place write, and the rule each one is.
+"""The aliasing errors PyTorch raises at an in-place write, and the hazard each one is.
 
 torch refuses these writes before they reach any dispatch mode, so the tracer learns of
 them from the exception: the wrapped call sees it go by (and re-raises it untouched), and
@@ -10,35 +10,37 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from aliaslint.runtime.hazards import Hazard
+
 
 class Refusal(NamedTuple):
     text: str  # a part of torch's message that names the case
-    code: str
+    hazard: Hazard
     kind: str  # which earlier line explains it: "leaf", "view", "overlap", "input", "hook"
     explanation: str
 
 
 REFUSALS = (
     Refusal("a leaf Variable that requires grad is being used in an in-place operation",
-            "AL102", "leaf", "it writes a leaf tensor that requires grad, with grad mode on; "
+            Hazard.LEAF_REFUSED, "leaf", "it writes a leaf tensor that requires grad, with grad mode on; "
             "write it inside `torch.no_grad()`"),
-    Refusal("This view is the output of a function that returns multiple views", "AL106",
+    Refusal("This view is the output of a function that returns multiple views", Hazard.VIEW_REFUSED,
             "view", "it writes one of the views a multi-output view op (`split`, `chunk`, "
             "`unbind`) returned, which autograd cannot rebase; use the out-of-place op or "
             "clone the view"),
-    Refusal("A view was created in no_grad mode and is being modified inplace", "AL106",
+    Refusal("A view was created in no_grad mode and is being modified inplace", Hazard.VIEW_REFUSED,
             "view", "it writes, with grad mode on, a view made under `no_grad` of a tensor "
             "that requires grad; make and write the view in the same grad mode"),
-    Refusal("This view was created inside a custom Function", "AL106", "view",
+    Refusal("This view was created inside a custom Function", Hazard.VIEW_REFUSED, "view",
             "it writes a view a custom `autograd.Function` returned, which would bypass its "
             "backward; clone the output first"),
-    Refusal("A saved tensor pack hook is modifying its input in place", "AL106", "hook",
+    Refusal("A saved tensor pack hook is modifying its input in place", Hazard.VIEW_REFUSED, "hook",
             "a saved-tensor pack hook writes the tensor autograd is saving; pack a copy"),
     Refusal("more than one element of the written-to tensor refers to a single memory "
-            "location", "AL203", "overlap", "several elements of the written tensor are one "
+            "location", Hazard.OVERLAPPING_WRITE, "overlap", "several elements of the written tensor are one "
             "memory location (a stride of 0, as `expand` makes); clone it first"),
     Refusal("some elements of the input tensor and the written-to tensor refer to a single "
-            "memory location", "AL203", "input", "an input overlaps the written memory "
+            "memory location", Hazard.OVERLAPPING_WRITE, "input", "an input overlaps the written memory "
             "partially; clone the input first"),
 )
 

@@ -6,7 +6,12 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 from aliaslint.diagnostics import Diagnostic, Operand, Status
+
+if TYPE_CHECKING:
+    from aliaslint.runtime.predicates import Predicate
 
 
 @dataclass
@@ -16,7 +21,7 @@ class Witness:
     diagnostic: Diagnostic
     path: str  # absolute, as the running code objects name the file
     rows: frozenset[int]
-    kind: str  # the predicate that tests it (aliaslint.runtime.predicates.PREDICATES)
+    predicate: Predicate  # what tests it
     operands: tuple[Operand, ...] = ()
     comparison: str = ""  # "id", "is", "data_ptr" for AL401/402/403
     # AL207: the name the snapshot is assigned to; AL404: the typed storage class's chain.
@@ -47,8 +52,13 @@ class Witness:
             self.negative = reason
 
     def fail(self, error: BaseException) -> None:
+        self.cannot(f"{type(error).__name__}: {error}"[:300])
+
+    def cannot(self, reason: str) -> None:
+        """The run could not test the claim (an operand it cannot read): neither proof nor
+        refutal."""
         if not self.failure:
-            self.failure = f"{type(error).__name__}: {error}"[:300]
+            self.failure = reason
 
     @property
     def status(self) -> Status:

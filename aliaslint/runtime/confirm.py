@@ -1,6 +1,6 @@
 """Confirmation: run a program, and check each static finding against what the run did.
 
-The program runs under the tracer (``aliaslint.tracer``).  The first time a frame of a
+The program runs under the tracer (``aliaslint.runtime.tracer``).  The first time a frame of a
 project file starts (a ``.py`` file of user code below the working directory: see
 ``aliaslint.runtime.usercode``), the file is checked statically, before any of its
 lines runs; each finding's witness (what the analysis claims: the predicate to evaluate,
@@ -10,7 +10,8 @@ that collects what the run shows.  The source is never read or parsed again.  A 
 ``Tracer.watch`` seam feed the predicates while the program runs; the tracer's own
 runtime findings are matched afterwards.  Hazards that complete at a later line (AL207's
 snapshot written afterwards, AL208's argument written by the call) leave a record for
-their frame, checked at its later lines by version counters.  Every static finding ends with a status:
+their frame, checked at its later lines by version counters.  Every static finding ends
+with a status:
 
 * ``confirmed``: the predicate held at least once when one of its rows ran;
 * ``refuted``: its rows ran and the predicate never held (a false positive);
@@ -35,29 +36,24 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Any, Optional
 
+from aliaslint import registry
 from aliaslint.config import CliOptions, Resolver
 from aliaslint.diagnostics import META_CODES, Diagnostic
 from aliaslint.runtime.dispatch import OpEvent
 from aliaslint.runtime.frames import frame_of, overlaps
-from aliaslint.runtime.predicates import (
-    PREDICATES,
-    Pending,
-    capture_snapshot,
-    check_snapshot,
-    settle_arguments,
-)
+from aliaslint.runtime.hazards import codes as hazard_codes
+from aliaslint.runtime.predicates import Pending, capture_snapshot, check_snapshot
 from aliaslint.runtime.usercode import is_user_file
 from aliaslint.runtime.witness import Witness, make_witnesses
 
 if TYPE_CHECKING:
     from torch import Tensor
 
-    from aliaslint.tracer import Tracer
+    from aliaslint.runtime.tracer import Tracer
 
 # What `sys.settrace` calls: (frame, event, its argument) → the frame's local hook, or None.
 _Hook = Callable[[FrameType, str, Any], Optional["_Hook"]]
 
-_WATCHES_OPS = frozenset(name for name, p in PREDICATES.items() if p.watches_ops)
 # Code flags of frames that `return` on every `yield` / `await` and resume later.
 _SUSPENDS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
@@ -123,10 +119,10 @@ class _Session:
             for row in witness.rows:
                 self.at_row.setdefault((path, row), []).append(witness)
                 self.rows_in_file.setdefault(path, set()).add(row)
-            if witness.kind in _WATCHES_OPS:
+            if witness.predicate.watches_ops:
                 for row in witness.rows:
                     self.tracer.watch(path, row, self._on_op)
-            if witness.kind == "argument":
+            if witness.predicate.watches_callee:
                 # The write inside the callee, where the finding points: seen there even
                 # when no version counter shows it (an argument passed as `x.data`).
                 for row in witness.primary_rows:
@@ -176,13 +172,13 @@ class _Session:
         return self._local_trace
 
     def _on_line(self, witness: Witness, frame: FrameType) -> None:
-        predicate = PREDICATES.get(witness.kind)
-        if predicate is not None and predicate.needs_backward:
+        predicate = witness.predicate
+        if predicate.needs_backward:
             if witness.backward_mark is None:
                 witness.backward_mark = self.tracer.unpacked
             return
         witness.ran = True
-        if witness.strength >= 2 or predicate is None or predicate.at_line is None:
+        if witness.strength >= 2 or predicate.at_line is None:
             return
         self._remember(frame, predicate.at_line(witness, frame))
 
@@ -208,8 +204,8 @@ class _Session:
             witness = record.witness
             if record.code is not frame.f_code or witness.strength >= 2:
                 continue  # a finished frame's record (its id was reused), or nothing to learn
-            if witness.kind == "argument":
-                settle_arguments(record)
+            if witness.predicate.after_line is not None:
+                witness.predicate.after_line(record)
                 continue
             if record.tensors is None:  # the snapshot statement has not finished yet
                 if event == "line" and row in witness.rows:
@@ -236,10 +232,9 @@ class _Session:
 
     def _on_exception(self, witness: Witness, error: BaseException) -> None:
         witness.ran = True
-        predicate = PREDICATES.get(witness.kind)
-        if predicate is None or not isinstance(error, RuntimeError):
+        if not isinstance(error, RuntimeError):
             return
-        for message in predicate.raises:
+        for message in witness.predicate.raises:
             if message in str(error):
                 witness.confirm(f"torch raised \"{message}\" at this line")
 
@@ -277,18 +272,19 @@ class _Session:
         if not witnesses:
             return
         try:
-            predicates = [PREDICATES.get(witness.kind) for witness in witnesses]
-            for witness, predicate in zip(witnesses, predicates):
-                if predicate is not None and predicate.at_op is not None:
-                    predicate.at_op(witness, event)
+            for witness in witnesses:
+                at_op = witness.predicate.at_op
+                if at_op is not None:
+                    at_op(witness, event)
             writes = _written(event)
             if not writes:
                 return
             frame = frame_of(event.site.code)
-            for witness, predicate in zip(witnesses, predicates):
+            for witness in witnesses:
                 witness.ran = True
-                if predicate is not None and predicate.at_write is not None:
-                    predicate.at_write(witness, writes, frame)
+                at_write = witness.predicate.at_write
+                if at_write is not None:
+                    at_write(witness, writes, frame)
         except Exception as error:  # a witness never disturbs the program
             for witness in witnesses:
                 witness.fail(error)
@@ -301,17 +297,18 @@ class _Session:
         static finding accounts for."""
         self._settle_backward()
         unmatched: list[Diagnostic] = []
+        codes = hazard_codes() if runtime else {}
         for finding in runtime:
             path = os.path.abspath(finding.filename)
             row = finding.location.row
             matched = False
             for witness in self.witnesses:
-                if witness.kind in ("compare", "storage") or witness.path != path:
+                if not witness.predicate.matches_tracer or witness.path != path:
                     continue
                 code = witness.diagnostic.code
-                if not (finding.code == code
-                        or finding.code == "AL101" and witness.kind in ("saved", "clobbered",
-                                                                        "leaf")):
+                rule = registry.get(code)
+                if not (finding.code == code or rule is not None and finding.code in {
+                        codes[hazard] for hazard in rule.confirmed_by}):
                     continue
                 if row in witness.rows:
                     witness.ran = True
@@ -334,8 +331,7 @@ class _Session:
         saved tensors after its row ran; with none, it was not reached."""
         unpacked = self.tracer.unpacked
         for witness in self.witnesses:
-            predicate = PREDICATES.get(witness.kind)
-            if predicate is None or not predicate.needs_backward or witness.ran:
+            if not witness.predicate.needs_backward or witness.ran:
                 continue
             if witness.backward_mark is None:
                 continue
@@ -406,7 +402,7 @@ def confirm(*, script: str | None = None, module: str | None = None, args: Itera
     """Run ``script`` (or ``-m module``) with ``args`` in this process and give every static
     finding of the project files it executes a status (``deep``: under the tracer's dispatch
     mode too).  Paths in the findings are absolute."""
-    from aliaslint.tracer import run_program, trace
+    from aliaslint.runtime.tracer import run_program, trace
 
     tracer = trace(deep=deep)
     confirming = Confirming(tracer, cli, cwd)

@@ -37,16 +37,19 @@ import sys
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from aliaslint.diagnostics import Diagnostic, Related
 from aliaslint.runtime import patches
 from aliaslint.runtime.dispatch import OpEvent, OpFacts, OpInputs, mode_type, written
+from aliaslint.runtime.hazards import Hazard
+from aliaslint.runtime.hazards import codes as hazard_codes
 from aliaslint.runtime.numpy_share import NumpyShare
 from aliaslint.runtime.program import run_program
 from aliaslint.runtime.refusals import REFUSALS, Refusal, refusal
+from aliaslint.runtime.regions import Region
 from aliaslint.runtime.saved import Saved as _Saved
 from aliaslint.runtime.saved import forward_op_name, version_error
 from aliaslint.runtime.sites import LazySite, Site, user_site
@@ -93,6 +96,13 @@ LineCallback = Callable[[OpEvent], None]
 _MAX_VIEW_SITES = 1 << 14
 
 
+# In-place activations whose backward refuses a negative parameter (torch's derivatives
+# check it), by the name of the call, and that parameter's keyword.  `rrelu_` is not one: its
+# backward accepts any bounds.
+_SLOPED = {"leaky_relu": "negative_slope", "leaky_relu_": "negative_slope",
+           "elu": "alpha", "elu_": "alpha", "celu": "alpha", "celu_": "alpha"}
+
+
 # --- the tracer ------------------------------------------------------------------------------
 
 
@@ -101,6 +111,7 @@ class Tracer:
 
     def __init__(self, deep: bool = False) -> None:
         self.deep = deep
+        # (hazard, file, start) → the finding, its code given when findings are read.
         self._findings: dict[tuple, Diagnostic] = {}
         self._facts: dict[Any, OpFacts | None] = {}
         # Storage key → weak references to the records of the tensors saved over it.
@@ -122,10 +133,16 @@ class Tracer:
 
     @property
     def findings(self) -> list[Diagnostic]:
-        """The runtime findings so far, one per (code, location), in source order."""
+        """The runtime findings so far, one per (hazard, location), in source order, each
+        with the code of the rule that reports its hazard."""
         with self._lock:
             self._resolve()
-            return sorted(self._findings.values(), key=lambda d: d.sort_key)
+            if not self._findings:
+                return []
+            codes = hazard_codes()
+            found = [replace(finding, code=codes[key[0]])
+                     for key, finding in self._findings.items()]
+        return sorted(found, key=lambda d: d.sort_key)
 
     @property
     def unpacked(self) -> int:
@@ -202,12 +219,12 @@ class Tracer:
 
     # -- findings -------------------------------------------------------------------------
 
-    def _report(self, code: str, site: Site | None, message: str,
+    def _report(self, hazard: Hazard, site: Site | None, message: str,
                 related: Sequence[tuple[str, Site | None]] = ()) -> None:
         if site is None:
             return
         start, end = site.span()
-        key = (code, site.filename, start)
+        key = (hazard, site.filename, start)
         if key in self._findings:
             return
         spans = []
@@ -218,12 +235,12 @@ class Tracer:
             spans.append(Related(message=label, filename=where.filename,
                                  location=where_start, end_location=where_end))
         self._findings[key] = Diagnostic(
-            code=code, message=message, filename=site.filename, location=start,
+            code="", message=message, filename=site.filename, location=start,
             end_location=end, related=tuple(spans), status="runtime",
         )
 
-    def _reported(self, code: str, site: Site | None) -> bool:
-        return site is None or (code, site.filename, site.span()[0]) in self._findings
+    def _reported(self, hazard: Hazard, site: Site | None) -> bool:
+        return site is None or (hazard, site.filename, site.span()[0]) in self._findings
 
     def _update_attention(self) -> None:
         self._attentive = bool(self._view_writes or self._unresolved or self._watches
@@ -255,7 +272,7 @@ class Tracer:
                     related.append((f"`{made[1]}` made the overlapping input here", made[0]))
                     break
         name = f"`{op}`" if op else "an in-place operation"
-        self._report(case.code, site, f"torch refused the in-place {name}: {case.explanation}",
+        self._report(case.hazard, site, f"torch refused the in-place {name}: {case.explanation}",
                      related)
 
     def _refused_at_exit(self, error: BaseException | None) -> None:
@@ -275,7 +292,7 @@ class Tracer:
                 site = Site(filename, tb.tb_lineno, code, tb.tb_lasti)
             tb = tb.tb_next
         with self._lock:
-            if not self._reported(case.code, site):
+            if not self._reported(case.hazard, site):
                 self._report_refusal(case, "", site, [], list)
 
     # -- writes ---------------------------------------------------------------------------
@@ -287,6 +304,8 @@ class Tracer:
         return at once."""
         if self._state != "open":
             return None
+        if spec.name in _SLOPED:
+            self._negative_slope(spec, args, kwargs, targets)
         if self.deep:
             # The dispatch mode sees the elements written (`x[0, 1] = v` writes a
             # temporary view of `x`); the call shows which tensor the user wrote through.
@@ -303,10 +322,33 @@ class Tracer:
             return None
         call = patches.Call(spec, args, kwargs, targets)
         with self._lock:
-            note = self._before_write(spec.name, targets, call.site, spec.data, call.inputs)
+            note = self._before_write(spec.name, targets, call.site, spec.data, call.inputs,
+                                      args)
         if note is not None:
             note.call = call
         return note
+
+    def _negative_slope(self, spec: WriteSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
+                        targets: list[Any]) -> None:
+        """An in-place `leaky_relu` with a negative slope, `elu`/`celu` with a negative alpha,
+        on a tensor that requires grad with grad mode on: its backward refuses it."""
+        keyword = _SLOPED[spec.name]
+        value = args[1] if len(args) > 1 else kwargs.get(keyword)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value >= 0:
+            return
+        if not self._torch.is_grad_enabled() or not any(
+                getattr(t, "requires_grad", False) for t in targets):
+            return
+        call = patches.Call(spec, args, kwargs, targets)
+        with self._lock:
+            where = call.site()
+            if self._reported(Hazard.NEGATIVE_SLOPE, where):
+                return
+            self._report(
+                Hazard.NEGATIVE_SLOPE, where,
+                f"in-place `{spec.name}` with {keyword}={value} on a tensor that requires grad: "
+                "a backward pass through it raises (\"backward calculation is triggered with "
+                "a negative slope\"); use the out-of-place call")
 
     def _wrote(self, note: _WriteNote) -> None:
         with self._lock:
@@ -320,11 +362,17 @@ class Tracer:
                                      tuple(call.targets)))
 
     def _before_write(self, op: str, targets: list[Any], site: LazySite, data: bool,
-                      inputs: Callable[[], list[Any]]) -> _WriteNote | None:
+                      inputs: Callable[[], list[Any]],
+                      args: tuple[Any, ...] = ()) -> _WriteNote | None:
         note = None
         if self._watches:
             note = _WriteNote(op, site, targets)
         read: list[Any] | None = None
+        if self._view_writes or self._numpy:
+            # The op reads its inputs before it writes: a read of the bytes this very write
+            # is about to change (`x[1:4] = <x[1:4] scaled in place>`) is not a read after it.
+            read = inputs()
+            self._reads(read, site, op)
         for tensor in targets:
             storage = storage_of(tensor)
             if storage is None:
@@ -351,16 +399,12 @@ class Tracer:
             if data:
                 if read is None:
                     read = inputs()
-                self._check_overlap(op, tensor, key, OpInputs(read), site)
+                self._check_overlap(op, tensor, key, OpInputs(read), site, args)
             if tensor._is_view():
                 self._remember_view_write(op, tensor, site)
             if self._view_writes:
                 # A write through the base itself replaces what the view wrote.
                 self._view_writes.pop(id(tensor), None)
-        if self._view_writes or self._numpy:
-            if read is None:
-                read = inputs()
-            self._reads(read, site, op)
             if self._numpy:
                 self._reads(targets, site, op)
         return note
@@ -392,9 +436,9 @@ class Tracer:
             share.refresh()
 
     def _torch_side_write(self, op: str, share: NumpyShare, site: LazySite) -> None:
-        if share.user_holds_array() and not self._reported("AL301", site()):
+        if share.user_holds_array() and not self._reported(Hazard.NUMPY_SHARED, site()):
             self._report(
-                "AL301", site(),
+                Hazard.NUMPY_SHARED, site(),
                 f"in-place `{op}` writes memory shared with a NumPy array that is still alive; "
                 "the array changes too",
                 [("shared with NumPy here", share.site)],
@@ -416,7 +460,7 @@ class Tracer:
             return
         what = f"`{op}`" if op else "this operation"
         self._report(
-            "AL301", site(),
+            Hazard.NUMPY_SHARED, site(),
             f"{what} reads memory a NumPy array shares, which was written from the NumPy side "
             "since torch last saw it (no torch write moved its version counter): the tensor "
             "changed with the array",
@@ -445,7 +489,7 @@ class Tracer:
     def _report_view_write(self, key: int, pending: _ViewWrite) -> None:
         del self._view_writes[key]
         self._report(
-            "AL201", pending.site,
+            Hazard.VIEW_WRITE_READ, pending.site,
             f"in-place `{pending.op}` through a view also changes its base, "
             "which is read afterwards",
             [("view created here", pending.view_site), ("base read here", user_site())],
@@ -463,7 +507,7 @@ class Tracer:
         # updates part of a tensor on purpose; a view made on another line was given a name.
         if where is None or (made[0].filename, made[0].line) == (where.filename, where.line):
             return
-        if self._reported("AL201", where):
+        if self._reported(Hazard.VIEW_WRITE_READ, where):
             return
         key = id(base)
         self._view_writes[key] = _ViewWrite(
@@ -478,14 +522,17 @@ class Tracer:
             del self._view_writes[key]
 
     def _check_overlap(self, op: str, tensor, storage: int, inputs: OpInputs,
-                       site: LazySite) -> None:
-        """AL203: the destination overlaps itself, or an input overlaps it partially."""
+                       site: LazySite, args: tuple[Any, ...] = ()) -> None:
+        """AL203: the destination overlaps itself, or an input overlaps it partially: the
+        elements an input covers differ from those written and intersect them.  Copying a
+        view onto the very elements it covers (``x[1:4] += 1`` ends with
+        ``x[1:4] = <that view>``) is not a hazard."""
         if tensor._is_view() and self._torch._debug_has_internal_overlap(tensor) == 1:
-            if self._reported("AL203", site()):
+            if self._reported(Hazard.OVERLAPPING_WRITE, site()):
                 return
             made = self._view_site(tensor)
             self._report(
-                "AL203", site(),
+                Hazard.OVERLAPPING_WRITE, site(),
                 f"in-place `{op}` writes a tensor in which several elements share one memory "
                 "location (a stride of 0, as `expand` makes); clone it first",
                 [(f"`{made[1]}` made it here", made[0])] if made else [],
@@ -494,18 +541,25 @@ class Tracer:
         # Two distinct tensors overlap partially only if one of them is a view.
         if not inputs.tensors or not (tensor._is_view() or inputs.any_view()):
             return
-        from aliaslint.memory import shares_memory
-
-        layout = None
+        written: Region | None = None
         for other in inputs.on_storage(storage):
-            layout = layout or layout_of(tensor)
-            if layout_of(other) == layout or not shares_memory(other, tensor):
+            if written is None:  # only for a write with an input over its storage
+                written = Region.of(tensor)
+                if written is not None and op == "__setitem__" and len(args) > 1 \
+                        and args[0] is tensor:
+                    # `x[key] = value` writes only the elements `x[key]` covers; for
+                    # advanced indexing the key's values pick them: all of `x` may be.
+                    written = written.index(args[1]) or written
+            theirs = Region.of(other)
+            if written is None or theirs is None:
                 continue
-            if self._reported("AL203", site()):
+            if theirs.same_elements(written) or not theirs.intersects(written):
+                continue
+            if self._reported(Hazard.OVERLAPPING_WRITE, site()):
                 return
             made = self._view_site(other)
             self._report(
-                "AL203", site(),
+                Hazard.OVERLAPPING_WRITE, site(),
                 f"in-place `{op}` reads an input that partially overlaps the memory it "
                 "writes; the result depends on the order elements are visited",
                 [("overlapping view created here", made[0])] if made else [],
@@ -734,7 +788,7 @@ class Tracer:
         if record.modified_at is None:
             # Written by a call the default tracer does not wrap (torch's C++ code).
             self._report(
-                "AL101", record.site,
+                Hazard.SAVED_WRITTEN, record.site,
                 f"a tensor saved for backward here{saver} was written in place before the "
                 f"backward pass read it, by an operation the trace did not see (`--deep` "
                 f"shows it); {outcome}",
@@ -744,13 +798,13 @@ class Tracer:
             related.append(("detached here", record.detach_site))
             related.append(("backward runs here", backward))
             self._report(
-                "AL104", record.modified_at,
+                Hazard.DETACHED_WRITTEN, record.modified_at,
                 f"in-place `{record.modified_op}` on a `.detach()` alias changes a tensor that "
                 f"autograd saved for backward; {outcome}", related)
             return
         related.append(("backward runs here", backward))
         self._report(
-            "AL101", record.modified_at,
+            Hazard.SAVED_WRITTEN, record.modified_at,
             f"in-place `{record.modified_op}` writes a tensor that autograd saved for "
             f"backward{saver}; {outcome}", related)
 
@@ -758,7 +812,7 @@ class Tracer:
         """AL103 and AL301 when backward reads a saved tensor whose counter did not move."""
         if record.overwritten_at is not None:
             self._report(
-                "AL103", record.overwritten_at,
+                Hazard.UNCOUNTED_WRITTEN, record.overwritten_at,
                 f"in-place `{record.overwritten_op}` through an alias with its own version "
                 "counter (`.data`) changes a tensor saved for backward; autograd cannot "
                 "notice and computes the gradient from the new values",
