@@ -87,6 +87,13 @@ class Worker:
         is killed at once (a parse in native code does not return to be told)."""
         idle = self.request is None
         if self._connection is not None:
+            if idle:
+                # Told in so many words: a forked process (this one's, or a sibling's) may
+                # hold a copy of the parent's end of the pipe, so closing it is no EOF there.
+                try:
+                    self._connection.send(_STOP)
+                except OSError:
+                    pass
             self._connection.close()
         if self._process is not None:
             if idle:
@@ -97,6 +104,10 @@ class Worker:
             self._process.close()
         self._process = self._connection = None
         self.request = None
+
+
+# What an idle worker is sent to end it.
+_STOP = "aliaslint-worker-stop"
 
 
 def _overran(timeout: float) -> str:
@@ -117,6 +128,8 @@ def _serve(connection: Connection, function: Callable[[Any], Any],
         try:
             request = connection.recv()
         except (EOFError, OSError):  # the parent is gone
+            os._exit(0)
+        if isinstance(request, str) and request == _STOP:
             os._exit(0)
         connection.send(function(request))
 

@@ -118,3 +118,34 @@ def test_a_bad_limit_is_a_configuration_error(tmp_path, setting, value):
     root = project(tmp_path, f"{setting} = {value}", **{"bad.py": BAD})
     with pytest.raises(ConfigError, match=f"{setting}: expected a positive number"):
         check_paths([str(root)], CliOptions(), jobs=1, cwd=root)
+
+
+def _double(n: int) -> int:
+    return 2 * n
+
+
+@pytest.mark.parametrize("siblings", [1, 2])
+def test_an_idle_worker_ends_when_told_not_killed(siblings, monkeypatch):
+    # Forked workers hold copies of each other's (and their own) parent ends of the pipes, so
+    # closing the pipe is no end-of-file for them: stop() must tell an idle worker to end,
+    # or every run waits out the grace period and then kills it.
+    import multiprocessing
+
+    from aliaslint.workers import Worker
+
+    context = multiprocessing.get_context("fork")
+    workers = [Worker(context, _double) for _ in range(siblings)]
+    for n, worker in enumerate(workers):
+        assert worker.call(n, 30, lambda *why: None) == 2 * n
+    kills = []
+    for worker in workers:
+        process = worker._process
+        real_kill = process.kill
+
+        def kill(p=process, real_kill=real_kill):
+            kills.append(p)
+            real_kill()
+
+        monkeypatch.setattr(process, "kill", kill)
+        worker.stop()
+    assert kills == []
