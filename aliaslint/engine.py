@@ -50,6 +50,7 @@ from aliaslint.diagnostics import (
 )
 from aliaslint.incremental import ChunkPositions, StatementCache
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
+from aliaslint.project import Link, Loader, Program
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import (
     PARSE_BUDGET,
@@ -141,14 +142,16 @@ def check_source(source: str | bytes, filename: str = "<string>",
                  confidence: Confidence = "high",
                  target_version: Version | None = None,
                  statements: StatementCache | None = None,
-                 parse_budget: int = PARSE_BUDGET) -> list[Diagnostic]:
+                 parse_budget: int = PARSE_BUDGET,
+                 link: Link | None = None) -> list[Diagnostic]:
     """Check one module's source; the findings come back sorted.
 
     ``rules`` are the codes to run (default: the default selection); ``target_version``
     the Python whose grammar the source is checked against (default: the running one);
     ``statements`` the statements parsed in earlier checks of the same buffer, to parse
     only what an edit changed; ``parse_budget`` the parse work (predicted from CPython's
-    tree) beyond which the file is AL902 instead of parsed.
+    tree) beyond which the file is AL902 instead of parsed; ``link`` the program the file
+    is part of (its findings may then lie in the other files it calls into).
     """
     enabled = _enabled(rules, report_unused_suppressions)
     text = _text(source, filename)
@@ -170,11 +173,11 @@ def check_source(source: str | bytes, filename: str = "<string>",
         parsed = _parse_again(statements, text)
         if parsed is not None:
             return _check_module(parsed[0], text, filename, enabled, confidence,
-                                 ChunkPositions(*parsed))
+                                 ChunkPositions(*parsed), link)
         module = _parse(text, filename)
         if isinstance(module, Diagnostic):
             return [module]
-        return _check_module(module, text, filename, enabled, confidence)
+        return _check_module(module, text, filename, enabled, confidence, link=link)
 
     return deeply(parse_and_check)
 
@@ -267,14 +270,27 @@ def _parse(source: str, filename: str) -> cst.Module | Diagnostic:
 
 
 def _check_module(module: cst.Module, source: str, filename: str, enabled: frozenset[str],
-                  confidence: Confidence, positions: ChunkPositions | None = None
-                  ) -> list[Diagnostic]:
+                  confidence: Confidence, positions: ChunkPositions | None = None,
+                  link: Link | None = None) -> list[Diagnostic]:
     context = Context(module, positions, source)
-    findings, errors = _run_checks(context, enabled, filename, source)
+    texts: dict[str, str] = {}
+    if link is not None:
+        # Filled as the analysis loads the files this one imports.
+        link.contexts = context.others
+        link.texts = texts
+    findings, errors = _run_checks(context, enabled, filename, source, link)
     located = _locate(context, findings, filename, confidence)
-    diagnostics = [diagnostic for diagnostic, _ in located]
-    if located or UNUSED_SUPPRESSION in enabled:
-        diagnostics = _apply_suppressions(source, located, enabled, filename)
+    diagnostics = [diagnostic for diagnostic, _ in located if diagnostic.filename == filename]
+    if diagnostics or UNUSED_SUPPRESSION in enabled:
+        diagnostics = _apply_suppressions(source, [
+            (d, row) for d, row in located if d.filename == filename], enabled, filename)
+    for shown, text in texts.items():
+        # A finding in another file, made by this file's call: that file's comments
+        # suppress it; its unused suppressions are that file's own check's to report.
+        elsewhere = [(d, row) for d, row in located if d.filename == shown]
+        if elsewhere:
+            diagnostics += _apply_suppressions(text, elsewhere, enabled - {UNUSED_SUPPRESSION},
+                                               shown)
     return sorted(errors + diagnostics, key=lambda d: d.sort_key)
 
 
@@ -361,10 +377,11 @@ def _cell_span(notebook: Notebook, start: Position, end: Position):
     return cell, Position(row, start.column), Position(end_row, end.column)
 
 
-def _run_checks(context: Context, enabled: frozenset[str], filename: str, source: str):
+def _run_checks(context: Context, enabled: frozenset[str], filename: str, source: str,
+                link: Link | None = None):
     errors: list[Diagnostic] = []
     try:
-        analysis = analyse(context.module, source)
+        analysis = analyse(context.module, source, link)
     except RecursionError:
         return [], [_file_error(filename, "file is nested too deeply to analyse")]
     except Exception as error:  # a bug in aliaslint: report it, keep going
@@ -386,10 +403,14 @@ def _run_checks(context: Context, enabled: frozenset[str], filename: str, source
                             finding = replace(finding, confidence="low")
                         # One write may dirty several saves, and one call site may be
                         # reached several times: a rule reports a node once, with its
-                        # first explanation (a high-confidence one where there is one).
+                        # first explanation (a high-confidence one where there is one,
+                        # and then one with a fix: a write made where it is found rather
+                        # than through a call).
                         key = (finding.code, id(finding.node))
                         kept = findings.get(key)
-                        if kept is None or kept.confidence == "low" != finding.confidence:
+                        if kept is None or kept.confidence == "low" != finding.confidence \
+                                or kept.confidence == finding.confidence \
+                                and kept.fix is None and finding.fix is not None:
                             findings[key] = finding
         except Exception as error:
             errors.append(_file_error(filename, _internal(code, error), code=INTERNAL_ERROR))
@@ -427,22 +448,46 @@ def _internal(where: str, error: Exception) -> str:
 
 def _locate(context: Context, findings: list[Finding], filename: str,
             confidence: Confidence) -> list[tuple[Diagnostic, int]]:
-    """Each finding as a Diagnostic, with the first row of its statement."""
+    """Each finding as a Diagnostic, with the first row of its statement.  A node of
+    another file of the program is placed in that file."""
     if not findings:
         return []
-    span = context.location
+
+    def where(node: cst.CSTNode) -> tuple[Context, str]:
+        elsewhere = context.file_of(node)
+        return (context, filename) if elsewhere is None else \
+            (context.others[elsewhere], elsewhere)
+
     located = []
     for finding in findings:
-        start, end = span(finding.node)
-        related = tuple(
-            Related(message, filename, *span(node)) for message, node in finding.related
-        )
-        diagnostic = Diagnostic(finding.code, finding.message, filename, start, end, related,
-                                fix=fixes.located(finding, context),
-                                confidence=finding.confidence, witness=finding.witness)
+        home, shown = where(finding.node)
+        start, end = home.location(finding.node)
+        related = []
+        for message, node in finding.related:
+            place, name = where(node)
+            related.append(Related(message, name, *place.location(node)))
+        if shown != filename:
+            # The fix would edit another file, which that file's own check owns.
+            fix = None
+            row = home.location(finding.stmt)[0].row if _has(home, finding.stmt) else start.row
+        else:
+            fix = fixes.located(finding, context)
+            row = context.location(finding.stmt)[0].row
+        # A witness names rows of the checked module; one in another file has none here.
+        diagnostic = Diagnostic(finding.code, finding.message, shown, start, end,
+                                tuple(related), fix=fix, confidence=finding.confidence,
+                                witness=finding.witness if shown == filename else None)
         if confidence == "low" or diagnostic.confidence == "high":
-            located.append((diagnostic, span(finding.stmt)[0].row))
+            located.append((diagnostic, row))
     return located
+
+
+def _has(context: Context, node: cst.CSTNode) -> bool:
+    try:
+        context.span(node)
+    except KeyError:
+        return False
+    return True
 
 
 def _apply_suppressions(source: str, located: list[tuple[Diagnostic, int]], enabled,
@@ -478,9 +523,10 @@ def check_file(path: Path, filename: str, settings: Settings,
     return _check_file(path, filename, settings, cache)[0]
 
 
-def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None):
+def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None,
+                program: Program | None = None):
     """The findings, and the (size, mtime) stat, content hash and extent the cache may
-    remember."""
+    remember.  With a ``program``, the file is analysed with the checked files it imports."""
     read = read_file(path, filename, settings.max_file_size)
     if isinstance(read, Diagnostic):
         return [read], None
@@ -498,11 +544,14 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
         if cached is not None:
             verbose.note(f"cache hit {filename} (same content)")
             return cached, seen
-    diagnostics = check_buffer(data, path, filename, settings, rules)
+    link = _link(program, path, settings)
+    diagnostics = check_buffer(data, path, filename, settings, rules, link=link)
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
         return diagnostics, None  # a crash is not a result worth remembering: retry next time
     if cache is None:
         return diagnostics, None
+    if link is not None and link.used:
+        return diagnostics, None  # TODO keyed by what it used
     cache.store(binding, diagnostics, extent)
     return diagnostics, seen
 
@@ -555,12 +604,13 @@ def _kind(mode: int) -> str:
 
 def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,
                  rules: frozenset[str] | None = None,
-                 statements: StatementCache | None = None) -> list[Diagnostic]:
+                 statements: StatementCache | None = None,
+                 link: Link | None = None) -> list[Diagnostic]:
     """Check text as if it were the file at ``path`` (a notebook's JSON for ``.ipynb``), with
     the settings that apply there: what standard input and the language server check.
     Every failure is a finding, never an exception."""
     check = check_notebook if path.suffix == NOTEBOOK_SUFFIX else \
-        partial(check_source, statements=statements)
+        partial(check_source, statements=statements, link=link)
     try:
         found = check(data, filename, settings.rules_for(path) if rules is None else rules,
                       report_unused_suppressions=settings.report_unused_suppressions,
@@ -579,11 +629,32 @@ def _settings_key(rules: frozenset[str], settings: Settings) -> str:
 
 # Set in each worker process by the pool's initializer.
 _worker_cache: Cache | None = None
+_worker_program: Program | None = None
+_loaders: dict[tuple[int, int], Loader] = {}  # (id(program), parse budget) -> its loader
 
 
-def _start_worker(cache: Cache | None, parent: int | None = None) -> None:
-    global _worker_cache
+def _link(program: Program | None, path: Path, settings: Settings) -> Link | None:
+    """The view of ``program`` the analysis of ``path`` gets; None outside a program."""
+    if program is None or str(path) not in program.packages:
+        return None
+    key = (id(program), settings.parse_budget)
+    loader = _loaders.get(key)
+    if loader is None:
+        _loaders.clear()  # one program per run
+        loader = _loaders[key] = Loader(program, settings.parse_budget, _decoded)
+    return Link(program, loader, str(path))
+
+
+def _decoded(data: bytes) -> str | None:
+    text = decode(data, "")
+    return text if isinstance(text, str) else None
+
+
+def _start_worker(cache: Cache | None, parent: int | None = None,
+                  program: Program | None = None) -> None:
+    global _worker_cache, _worker_program
     _worker_cache = cache
+    _worker_program = program
     if parent is not None:
         end_with_parent(parent)
 
@@ -627,6 +698,8 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     resolver = Resolver(cli, cwd)
     files, problems = walk(paths, resolver)
     jobs_list = [(path, display_path(path, resolver.cwd), settings) for path, settings in files]
+    program = Program.of([path for path, _ in files], _source_roots(resolver),
+                         {str(path): shown for path, shown, _ in jobs_list})
     diagnostics = [_file_error(display_path(path, resolver.cwd), reason, row=0, column=0)
                    for path, reason in problems]
     store = None
@@ -644,14 +717,34 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
 
         def progress(count: int, total: int = total) -> None:
             done(cached + count, total)
-    for job, (found, seen) in zip(jobs_list, _run(jobs_list, jobs, store, progress)):
+    for job, (found, seen) in zip(jobs_list, _run(jobs_list, jobs, store, progress, program)):
         diagnostics.extend(found)
         if seen is not None and store is not None:
             store.remember(str(job[0]), *seen)
     if store is not None:
         store.save_index()
+    return Result(_distinct(diagnostics), files)
+
+
+def _distinct(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Sorted, each finding once: a write in a helper that two checked files call is found
+    by both analyses, at the same place."""
     diagnostics.sort(key=lambda d: d.sort_key)
-    return Result(diagnostics, files)
+    seen: set[tuple] = set()
+    kept = []
+    for d in diagnostics:
+        key = (d.code, d.filename, d.cell, d.location, d.end_location)
+        if key not in seen:
+            seen.add(key)
+            kept.append(d)
+    return kept
+
+
+def _source_roots(resolver: Resolver) -> tuple[Path, ...]:
+    """The configured source roots: the project's `src` directory where it has one."""
+    settings = resolver.for_directory(resolver.cwd)
+    src = settings.root / "src"
+    return (src,) if src.is_dir() else ()
 
 
 def check_stdin(data: bytes, path: Path | None, cli: CliOptions = CliOptions(), *,
@@ -728,7 +821,8 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
 
 
 def _run(jobs_list: list, jobs: int | None, store: Cache | None,
-         progress: Callable[[int], None] | None = None) -> list:
+         progress: Callable[[int], None] | None = None, program: Program | None = None
+         ) -> list:
     """Each job's result, in order, from worker processes (one with ``-j 1``): a file that
     takes longer than its `file-timeout` is stopped with its process, which libcst's parse
     (native code, uninterruptible on a thread) needs; ``progress`` is told how many are
@@ -742,7 +836,7 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
     results = run_all([jobs_list[i] for i in order], _check_job, workers,
                       timeout=lambda job: job[2].file_timeout, failure=_not_in_time,
                       context=worker_context(), initializer=_start_worker,
-                      initargs=(store, os.getpid()), done=progress)
+                      initargs=(store, os.getpid(), program), done=progress)
     ordered: list = [None] * len(jobs_list)
     for index, result in zip(order, results):
         ordered[index] = result
@@ -751,7 +845,7 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
 
 def _check_job(job) -> tuple:
     path, filename, settings = job
-    return _check_file(path, filename, settings, _worker_cache)
+    return _check_file(path, filename, settings, _worker_cache, _worker_program)
 
 
 def _not_in_time(job, why: str, overran: bool) -> tuple[list[Diagnostic], None]:

@@ -87,6 +87,9 @@ class Context:
         self._positions: Any = positions
         self._parents: Any = None
         self._scopes: Any = None
+        # The other files of the program whose nodes an event may hold (a write inside a
+        # helper of `utils.py`), by the name findings in them are reported under.
+        self.others: dict[str, Context] = {}
 
     @property
     def positions(self) -> Any:
@@ -103,8 +106,29 @@ class Context:
         return self._positions
 
     def span(self, node: cst.CSTNode) -> CodeRange:
-        span: CodeRange = self.positions[node]
+        try:
+            span: CodeRange = self.positions[node]
+        except KeyError:
+            for other in self.others.values():
+                if node in other.positions:
+                    return other.span(node)
+            raise
         return span
+
+    def file_of(self, node: cst.CSTNode) -> str | None:
+        """The name of the other file of the program ``node`` is in; None for this one."""
+        if node in self.positions:
+            return None
+        for name, other in self.others.items():
+            if node in other.positions:
+                return name
+        return None
+
+    def place(self, node: cst.CSTNode) -> str:
+        """`line 12`, or `line 12 of utils.py` for a node of another file."""
+        elsewhere = self.file_of(node)
+        line = f"line {self.line(node)}"
+        return line if elsewhere is None else f"{line} of {elsewhere}"
 
     def location(self, node: cst.CSTNode) -> tuple[Position, Position]:
         """The node's start and end as findings count them: 1-based rows and columns."""

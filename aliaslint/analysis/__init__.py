@@ -21,6 +21,8 @@ the caller, who will run it).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from aliaslint.analysis.autograd import Autograd
@@ -42,6 +44,7 @@ from aliaslint.analysis.events import (
 )
 from aliaslint.analysis.expressions import Expressions
 from aliaslint.analysis.functions import Functions
+from aliaslint.analysis.imports import Imports
 from aliaslint.analysis.geometry import (
     covers_disjoint,
     covers_tile,
@@ -71,6 +74,9 @@ from aliaslint.analysis.values import (
     root_of,
 )
 
+if TYPE_CHECKING:
+    from aliaslint.project import Link
+
 __all__ = [
     "OTHER", "UNKNOWN", "Analysis", "ArrayValue", "Call", "ClassValue", "Compare",
     "ContainerValue", "Event", "FunctionValue", "GradModeValue", "InplaceWrite", "Kind",
@@ -81,11 +87,14 @@ __all__ = [
 ]
 
 
-class Analysis(Statements, Loops, Functions, Expressions, Calls, Modules, Autograd):
+class Analysis(Statements, Loops, Functions, Imports, Expressions, Calls, Modules, Autograd):
     """Runs the interpreter over a module and collects its events."""
 
-    def __init__(self, module: cst.Module, source: str | None = None):
+    def __init__(self, module: cst.Module, source: str | None = None,
+                 link: Link | None = None):
         super().__init__(module, source)
+        self._link = link
+        self._path = link.path if link is not None else ""
         self._expr_dispatch = {
             cst.Name: self._name,
             cst.Attribute: self._attribute,
@@ -137,6 +146,8 @@ class Analysis(Statements, Loops, Functions, Expressions, Calls, Modules, Autogr
         return self
 
 
-def analyse(module: cst.Module, source: str | None = None) -> Analysis:
-    """Interpret ``module``; ``source`` is its text (regenerated from the tree if not given)."""
-    return Analysis(module, source).run()
+def analyse(module: cst.Module, source: str | None = None,
+            link: Link | None = None) -> Analysis:
+    """Interpret ``module``; ``source`` is its text (regenerated from the tree if not given);
+    ``link`` the program it is part of, whose other files its imports resolve into."""
+    return Analysis(module, source, link).run()

@@ -116,6 +116,9 @@ class Calls(Interpreter):
             if isinstance(owner, RefValue):
                 qualname = f"{owner.qualname}.{attr}"
                 self._emit(Reference(func, self._stmt, qualname))
+                linked = self._linked(RefValue(qualname=qualname, origin=func))
+                if not isinstance(linked, RefValue):
+                    callee, qualname = linked, None
             elif isinstance(owner, InstanceValue):
                 receiver, receiver_node = owner, func.value
             elif owner.is_tensor_like:

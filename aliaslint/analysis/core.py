@@ -34,6 +34,9 @@ from aliaslint.analysis.values import (
     Written,
 )
 
+if TYPE_CHECKING:
+    from aliaslint.project import Link
+
 
 @dataclass
 class Site:
@@ -127,6 +130,18 @@ class Interpreter:
         # Allocation sites met inside a loop → the storage token they make (see
         # Loops._renew).
         self._allocations: dict[int, object] = {}
+        # The program around the file (aliaslint/project.py; None for a file alone) and
+        # what imports.py keeps of its other files: the file whose code runs (this one, or
+        # one being loaded), the module environment being loaded, each loaded file's
+        # environment (None while it loads: a circular import sees its names so far as
+        # unknown), the module environment of each of their functions, by
+        # id(FunctionDef), and the statements binding each name of their modules.
+        self._link: Link | None = None
+        self._path = ""
+        self._loading: Env | None = None
+        self._foreign: dict[str, Env | None] = {}
+        self._homes: dict[int, Env] = {}
+        self._foreign_bindings: dict[int, dict[str, set[int]]] = {}
         self._expr_dispatch: dict[type, Callable[[Any, Env], Value]] = {}
         self._stmt_dispatch: dict[type, Callable[[Any, Env], None]] = {}
 
@@ -190,6 +205,11 @@ class Interpreter:
         def _decorated_grad_mode(self, node: cst.FunctionDef, env: Env) -> bool | None: ...
         def _self_value(self, cls: ClassInfo) -> Value: ...
         def _class_def(self, node: cst.ClassDef, env: Env) -> None: ...
+        # imports.py
+        def _linked(self, value: Value, depth: int = 0) -> Value: ...
+        def _home(self, function: cst.FunctionDef) -> Env: ...
+        def _absolute_import(self, small: cst.ImportFrom) -> str | None: ...
+        def _star_names(self, small: cst.ImportFrom, base: str | None) -> dict[str, Value]: ...
         # calls.py
         def _call(self, node: cst.Call, env: Env) -> Value: ...
         # autograd.py

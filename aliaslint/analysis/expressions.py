@@ -175,6 +175,8 @@ class Expressions(Interpreter):
         if isinstance(value, RefValue) and isinstance(value.origin, cst.ImportAlias):
             # A use of a name imported by `from m import name`: each use is a reference.
             self._emit(Reference(node, self._stmt, value.qualname))
+        if isinstance(value, RefValue):
+            value = self._linked(value)
         write = env.flow.stale.pop(node.value, None)
         if write is not None:
             self._emit(StaleRead(write.node, write.stmt, write, node.value, node, value,
@@ -195,7 +197,7 @@ class Expressions(Interpreter):
         if isinstance(base, RefValue):
             qualname = f"{base.qualname}.{attr}"
             self._emit(Reference(node, self._stmt, qualname))
-            return RefValue(qualname=qualname, origin=node)
+            return self._linked(RefValue(qualname=qualname, origin=node))
         cls = local_class(base)
         if cls is not None:
             value = cls.attr(f"self.{attr}")

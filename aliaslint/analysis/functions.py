@@ -50,6 +50,8 @@ class Functions(Interpreter):
                 self._eval(param.default, env)
         env.names[node.name.value] = FunctionValue(qualname=node.name.value, origin=node,
                                                    definition=node)
+        if self._loading is not None:  # another checked file's function
+            self._homes[id(node)] = self._loading
         if cls is not None:
             cls.methods[node.name.value] = node
         parent = scope or env
@@ -125,7 +127,8 @@ class Functions(Interpreter):
         return values, all(site.closed for site in sites), any(site.assumed for site in sites)
 
     def _stable(self, name: str, env: Env) -> bool:
-        return env is self._top and len(self._bindings.get(name, ())) == 1 \
+        bindings = self._bindings if env is self._top else self._foreign_bindings.get(id(env))
+        return bindings is not None and len(bindings.get(name, ())) == 1 \
             and name not in self._rebound
 
     def _outer_env(self, env: Env) -> Env:
@@ -279,7 +282,7 @@ class Functions(Interpreter):
         init = cls.method("__init__")
         if init is None:
             return
-        env = Env(self._outer_env(self._top))
+        env = Env(self._outer_env(self._home(init)))
         params = list(init.params.params)
         for param in all_params(init.params):
             env.names[param.name.value] = UNKNOWN

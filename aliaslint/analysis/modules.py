@@ -358,7 +358,7 @@ class Modules(Interpreter):
 
     def _summarise(self, function: cst.FunctionDef, cls: ClassInfo | None,
                    args: tuple[Value, ...]) -> Summary | None:
-        env = Env(self._outer_env(self._top))
+        env = Env(self._outer_env(self._home(function)))
         env.flow.grad = self._decorated_grad_mode(function, env)
         params = list(function.params.params)
         offset = 1 if cls is not None else 0
@@ -406,7 +406,8 @@ class Modules(Interpreter):
             if index < len(args) and isinstance(args[index][0], TensorValue):
                 value, arg_node = args[index]
                 self._write(value, arg_node, node, label, env, activation=write.activation,
-                            defined_at=write.node, visible=False,
+                            # the write itself, however deep the calls that reach it
+                            defined_at=write.defined_at or write.node, visible=False,
                             callee=function.name.value, declared=declares_mutation(function))
         graph: frozenset[int] = frozenset().union(
             *(v.graph for v, _ in args if isinstance(v, TensorValue)))

@@ -135,8 +135,11 @@ class Statements(Interpreter):
                     top = name.split(".")[0]
                     self._assign_name(top, RefValue(qualname=top), env)
         elif isinstance(small, cst.ImportFrom):
-            base = None if small.relative or small.module is None else dotted(small.module)
+            base = self._absolute_import(small) if small.relative else \
+                None if small.module is None else dotted(small.module)
             if isinstance(small.names, cst.ImportStar):
+                for name, value in self._star_names(small, base).items():
+                    self._assign_name(name, value, env)
                 return
             for alias in small.names:
                 name = alias_name(alias)

@@ -43,6 +43,12 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
                    f"written in place by {actor(write.label, write.node, ctx)} at line "
                    f"{ctx.line(write.node)} · {outcome(event, ctx, 'will raise')} · use the "
                    "out-of-place op, or `.clone()` before writing")
+    inside = write.defined_at
+    if inside is not None and write.callee is not None:
+        # Written inside a function this code calls: the finding is where the write is
+        # (the fix goes there), the call that reaches it is related.
+        yield RULE.finding(inside, inside, message, saved_write_related(event))
+        return
     # A leaf (a parameter) written in place is an update meant to stay on that tensor:
     # rebinding its name to a new one would drop it, so that rewrite is only shown.
     alone = write.via is None and not getattr(write.target, "leaf", False)

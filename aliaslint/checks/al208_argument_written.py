@@ -73,7 +73,7 @@ def argument_written(event: StaleRead, ctx: Context):
     yield RULE.finding(
         inside, inside,
         f"{ctx.code(write.node)} writes its argument {written(write, ctx)} in place "
-        f"({ctx.code(inside)} at line {ctx.line(inside)}, inside `{write.callee}`) though "
+        f"({ctx.code(inside)} at {ctx.place(inside)}, inside `{write.callee}`) though "
         f"nothing in its name or docstring says so · {sees(event, ctx)} · "
         f"{_remedy(write.callee)}",
         (("called here with the caller's tensor", call), read_related(event)),

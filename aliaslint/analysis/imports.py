@@ -1,0 +1,143 @@
+"""Names imported from other checked files: what they are, from those files' own code.
+
+With a program around the file (aliaslint/project.py), `from .utils import normalize` binds
+`normalize` to the function `utils.py` defines, not to an unknown reference: calls then run
+its summary as they do for a function of this file, and a write it makes is reported where
+it is, in `utils.py`.  Another file's module body runs once per analysis, silently (its own
+findings are its own check's), and its function bodies only when something calls them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.values import RefValue, Value
+
+
+class Imports(Interpreter):
+    """Resolves references into the other checked files of the program."""
+
+    def _absolute_import(self, small: cst.ImportFrom) -> str | None:
+        """The absolute module of a relative import, when the program places this file."""
+        if self._link is None:
+            return None
+        level = len(small.relative)
+        module = _dotted_or_none(small.module)
+        return self._link.program.absolute(self._path, level, module)
+
+    def _linked(self, value: Value, depth: int = 0) -> Value:
+        """What a reference names in another checked file, or ``value`` itself."""
+        if self._link is None or not isinstance(value, RefValue) or depth > 8:
+            return value
+        found = self._link.program.module_of(value.qualname, self._path)
+        if found is None:
+            return value
+        path, rest = found
+        if not rest:
+            return value  # the module itself: its attributes resolve as references
+        env = self._module_env(path)
+        bound = env.names.get(rest[0]) if env is not None else None
+        if bound is None:
+            return value
+        if isinstance(bound, RefValue):
+            # A re-export (`from .blocks import Sharpen` in a package's `__init__`).
+            return self._linked(RefValue(qualname=".".join((bound.qualname, *rest[1:])),
+                                         origin=value.origin), depth + 1)
+        return bound if len(rest) == 1 else value
+
+    def _module_env(self, path: str) -> Env | None:
+        """The environment another checked file's module body leaves; this file's own
+        top-level scope for a circular import of itself."""
+        assert self._link is not None
+        if path == self._link.path:
+            return self._top
+        if path in self._foreign:
+            return self._foreign[path]
+        self._foreign[path] = None
+        tree = self._link.tree(path)
+        if tree is None:
+            return None
+        env = Env()
+        saved = self._enter_foreign(env, path)
+        try:
+            self._block(tree.body, env)
+        except RecursionError:
+            env = None  # type: ignore[assignment]
+        finally:
+            self._leave_foreign(saved, env)
+        self._foreign[path] = env
+        return env
+
+    def _enter_foreign(self, env: Env, path: str) -> tuple[Any, ...]:
+        saved = (self._top, self._stmt, self._deferred, self._pending_calls,
+                 self._pending_inits, self._bindings, self._type_checking, self._raised_in,
+                 self._loading, self._path)
+        self._silent += 1
+        self._top = env
+        self._deferred = []  # another file's bodies run only when called
+        self._pending_calls = type(self._pending_calls)()
+        self._pending_inits = type(self._pending_inits)()
+        self._bindings = {}
+        self._type_checking = False
+        self._raised_in = None
+        self._loading = env
+        self._path = path
+        return saved
+
+    def _leave_foreign(self, saved: tuple[Any, ...], env: Env | None) -> None:
+        if env is not None:
+            self._foreign_bindings[id(env)] = self._bindings
+        (self._top, self._stmt, self._deferred, self._pending_calls, self._pending_inits,
+         self._bindings, self._type_checking, self._raised_in, self._loading,
+         self._path) = saved
+        self._silent -= 1
+
+    def _star_names(self, small: cst.ImportFrom, base: str | None) -> dict[str, Value]:
+        """What `from m import *` binds when ``m`` is a checked file: the names its
+        literal `__all__` lists, or else its public names."""
+        if self._link is None or base is None:
+            return {}
+        found = self._link.program.module_of(base, self._path)
+        if found is None or found[1]:
+            return {}
+        env = self._module_env(found[0])
+        tree = self._link.tree(found[0])
+        if env is None or tree is None:
+            return {}
+        listed = _literal_all(tree)
+        names = listed if listed is not None else [n for n in env.names if not n.startswith("_")]
+        return {name: env.names[name] for name in names if name in env.names}
+
+    def _home(self, function: cst.FunctionDef) -> Env:
+        """The module environment ``function``'s body sees."""
+        return self._homes.get(id(function), self._top)
+
+
+def _dotted_or_none(node: cst.Attribute | cst.Name | None) -> str | None:
+    if node is None:
+        return None
+    if isinstance(node, cst.Name):
+        return node.value
+    head = _dotted_or_none(node.value)  # type: ignore[arg-type]
+    return None if head is None else f"{head}.{node.attr.value}"
+
+
+def _literal_all(module: cst.Module) -> list[str] | None:
+    """The names of a module-level `__all__ = [...]` of string literals, if there is one."""
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+                    isinstance(small.targets[0].target, cst.Name) and \
+                    small.targets[0].target.value == "__all__" and \
+                    isinstance(small.value, (cst.List, cst.Tuple)):
+                names = [element.value.evaluated_value for element in small.value.elements
+                         if isinstance(element.value, cst.SimpleString)]
+                if len(names) == len(small.value.elements):
+                    return [n for n in names if isinstance(n, str)]
+    return None

@@ -1,0 +1,205 @@
+"""The checked files as one program: which file an import names, and its parsed tree.
+
+`check PATH…` analyses a file together with the checked files it imports, so that a helper
+in `utils.py` that writes its argument is known where `train.py` calls it.  Python decides
+what `import m` loads from `sys.path`; here the candidates are the roots a program run from
+the project would have on it:
+
+* the directory above the outermost regular package of each file (a directory holding
+  `__init__.py`), so `from pkg.sub import f` names `pkg/sub.py`;
+* the directory of each checked file, since `python train.py` puts it first on `sys.path`
+  (a script beside `utils.py` imports `utils`); this also covers namespace packages below it;
+* the configured source roots (the `src` setting, as ruff's), for `src/` layouts.
+
+A name that two different files could be is ambiguous and resolves to nothing: an
+import that might load either file says nothing certain about either.  Names under
+`torch` and `numpy` never resolve into checked files: the engine's op tables, not the
+library's source, say what those do.
+
+A file outside the checked set stays unknown, and a single checked file has no program
+around it: its imports stay unknown as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import libcst as cst
+
+from aliaslint.screen import budget_error, compile_error
+
+# Libraries whose behaviour comes from the generated tables, never from their source.
+_MODELLED = frozenset({"torch", "numpy", "functorch"})
+# Dependencies parsed by one process at most at once: a large program's trees stay bounded.
+_KEEP = 256
+
+
+@dataclass(frozen=True)
+class Program:
+    """The module names of the checked files under each root; a value every job of a run
+    shares."""
+
+    roots: dict[str, dict[str, str]]  # root -> dotted module name -> path
+    searched: dict[str, tuple[str, ...]]  # path -> the roots its imports search, in order
+    packages: dict[str, str]  # path -> the dotted name of the package the file is in
+    tops: dict[str, frozenset[str]]  # root -> the first parts of its module names
+    shown: dict[str, str]  # path -> the name findings in it are reported under
+
+    @staticmethod
+    def of(paths: list[Path], source_roots: tuple[Path, ...] = (),
+           shown: dict[str, str] | None = None) -> Program | None:
+        """The program the checked ``paths`` make; None for fewer than two Python files.
+        ``shown``: the name each file's findings are reported under (default its path)."""
+        files = [p for p in paths if p.suffix == ".py"]
+        if len(files) < 2:
+            return None
+        searched: dict[str, tuple[str, ...]] = {}
+        packages: dict[str, str] = {}
+        for path in files:
+            top = _package_root(path)
+            order: list[Path] = []
+            if top == path.parent:
+                # Not in a package: run as a script, its directory comes first.
+                order.append(path.parent)
+            order.append(top)
+            order.extend(source_roots)
+            searched[str(path)] = tuple(dict.fromkeys(map(str, order)))
+            packages[str(path)] = _dotted(path.parent, top) or ""
+        roots: dict[str, dict[str, str]] = {}
+        for root in dict.fromkeys(r for order in searched.values() for r in order):
+            names: dict[str, str] = {}
+            base = Path(root)
+            for path in files:
+                name = _module_name(path, base)
+                if name is not None and name.split(".")[0] not in _MODELLED:
+                    names[name] = str(path)
+            roots[root] = names
+        tops = {root: frozenset(name.split(".")[0] for name in names)
+                for root, names in roots.items()}
+        return Program(roots, searched, packages, tops, shown or {})
+
+    def module_of(self, qualname: str, importer: str) -> tuple[str, tuple[str, ...]] | None:
+        """The checked file a dotted name imported by ``importer`` is in, and the attribute
+        path inside it: ``pkg.utils.helper`` → (``pkg/utils.py``, ``("helper",)``).  The
+        roots are searched in order, as `sys.path` is; in a root the longest module name
+        that matches wins, as Python's import of a submodule does."""
+        parts = qualname.split(".")
+        for root in self.searched.get(importer, ()):
+            if parts[0] not in self.tops[root]:
+                continue
+            names = self.roots[root]
+            for cut in range(len(parts), 0, -1):
+                path = names.get(".".join(parts[:cut]))
+                if path is not None:
+                    return path, tuple(parts[cut:])
+            return None  # the package is here, the module is not a checked file
+        return None
+
+    def absolute(self, importer: str, level: int, module: str | None) -> str | None:
+        """The absolute module name of ``from <level dots><module> import …`` in ``importer``."""
+        package = self.packages.get(importer)
+        if package is None:
+            return None
+        parts = package.split(".") if package else []
+        if level > len(parts):
+            return None  # beyond the top-level package: Python raises ImportError
+        base = parts[:len(parts) - (level - 1)]
+        return ".".join(base + ([module] if module else []))
+
+
+def _package_root(path: Path) -> Path:
+    """The directory above the outermost regular package holding ``path``."""
+    directory = path.parent
+    while (directory / "__init__.py").is_file() and directory.parent != directory:
+        directory = directory.parent
+    return directory
+
+
+def _dotted(directory: Path, root: Path) -> str | None:
+    try:
+        parts = directory.relative_to(root).parts
+    except ValueError:
+        return None
+    if not all(part.isidentifier() for part in parts):
+        return None
+    return ".".join(parts)
+
+
+def _module_name(path: Path, root: Path) -> str | None:
+    package = _dotted(path.parent, root)
+    if package is None or not path.stem.isidentifier():
+        return None
+    if path.stem == "__init__":
+        return package or None
+    return f"{package}.{path.stem}" if package else path.stem
+
+
+@dataclass
+class Loader:
+    """Parses the checked files other files import, once per process; what each analysis
+    used is recorded so that its result can be cached against their contents."""
+
+    program: Program
+    parse_budget: int
+    decode: Callable[[bytes], str | None]  # PEP 263 decoding; None where it fails
+    _trees: dict[str, tuple[str, cst.Module | None, str]] = field(default_factory=dict)
+
+    def tree(self, path: str) -> tuple[cst.Module, str, str] | None:
+        """The parsed module, its text and its content digest; None for a file that cannot
+        be read or parsed (it is checked, and reported, on its own)."""
+        kept = self._trees.get(path)
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return None
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        if kept is not None and kept[0] == digest:
+            module, text = kept[1], kept[2]
+            return (module, text, digest) if module is not None else None
+        decoded = self.decode(data)
+        text = decoded or ""
+        module = None
+        if decoded is not None and compile_error(text, path, None) is None and \
+                budget_error(text, path, budget=self.parse_budget) is None:
+            try:
+                module = cst.parse_module(text)
+            except (cst.ParserSyntaxError, RecursionError):
+                module = None
+        if len(self._trees) >= _KEEP:
+            self._trees.pop(next(iter(self._trees)))
+        self._trees[path] = (digest, module, text)
+        return (module, text, digest) if module is not None else None
+
+
+@dataclass
+class Link:
+    """One file's view of its program: the analysis of ``path`` asks it for the other
+    files, and it records each one read with its content digest (what the file's result
+    depends on)."""
+
+    program: Program
+    loader: Loader
+    path: str
+    used: dict[str, str] = field(default_factory=dict)  # path -> content digest
+    # Where each file read goes, for locating findings made in it: its checking context
+    # (by the name its findings are shown under) and its text.
+    contexts: dict[str, Any] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+
+    def tree(self, path: str) -> cst.Module | None:
+        loaded = self.loader.tree(path)
+        if loaded is None:
+            self.used[path] = ""
+            return None
+        module, text, digest = loaded
+        self.used[path] = digest
+        shown = self.program.shown.get(path, path)
+        if shown not in self.contexts:
+            from aliaslint.rule import Context  # the rules' view of a file; loaded with them
+
+            self.contexts[shown] = Context(module, None, text)
+            self.texts[shown] = text
+        return module
