@@ -106,6 +106,16 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def with_dependencies(digest: str, dependencies: dict[tuple[str, str], str]) -> str:
+    """The digest of a file's content together with those of the other files its result
+    depends on ((kind, path) → digest; "" for one that could not be read)."""
+    if not dependencies:
+        return digest
+    text = "\0".join([digest, *(f"{k}\0{p}\0{d}"
+                                 for (k, p), d in sorted(dependencies.items()))])
+    return content_hash(text.encode("utf-8", "surrogatepass"))
+
+
 @dataclass(frozen=True)
 class Binding:
     """What a file's findings are computed from, besides the checker itself."""
@@ -258,7 +268,7 @@ class Cache:
 
     def known(self, path: str, stat: os.stat_result) -> tuple[str, Extent] | None:
         """The content hash and extent recorded for ``path`` if its size and mtime are
-        unchanged."""
+        unchanged, and its result depends on no other file (see ``dependencies``)."""
         if self._index is None:
             self._index = self._load_index()
         record = self._index.get(path)
@@ -270,9 +280,27 @@ class Cache:
                 return record[2], extent
         return None
 
-    def remember(self, path: str, stat: os.stat_result, digest: str, extent: Extent) -> None:
+    def dependencies(self, path: str) -> list[tuple[str, str]]:
+        """The other files the last result of ``path`` was computed with (a helper it calls,
+        in another checked file), as (kind, path): its entry is keyed by their digests of
+        that kind too."""
+        if self._index is None:
+            self._index = self._load_index()
+        record = self._index.get(path)
+        if isinstance(record, list) and len(record) == 5 and isinstance(record[4], list) \
+                and all(isinstance(d, list) and len(d) == 2 and d[0] in ("code", "content")
+                        and isinstance(d[1], str) for d in record[4]):
+            return [(kind, other) for kind, other in record[4]]
+        return []
+
+    def remember(self, path: str, stat: os.stat_result, digest: str, extent: Extent,
+                 dependencies: Sequence[tuple[str, str]] = ()) -> None:
         if time.time_ns() - stat.st_mtime_ns > _RACY_NS:
-            self._updates[path] = [stat.st_size, stat.st_mtime_ns, digest, extent.to_json()]
+            record: list = [stat.st_size, stat.st_mtime_ns, digest, extent.to_json()]
+            if dependencies:
+                # Not a stat hit: the files it depends on are hashed each run.
+                record.append([list(d) for d in sorted(dependencies)])
+            self._updates[path] = record
 
     def save_index(self) -> None:
         """Write the remembered hashes, merged with what other runs wrote meanwhile."""

@@ -23,13 +23,21 @@ from stat import S_ISBLK, S_ISCHR, S_ISDIR, S_ISFIFO, S_ISREG, S_ISSOCK
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, NamedTuple
 
 import libcst as cst
 
 from aliaslint import fixes, registry, verbose
 from aliaslint.analysis import analyse
-from aliaslint.cache import DEFAULT_CACHE_DIR, Binding, Cache, content_hash, extent_of
+from aliaslint.cache import (
+    DEFAULT_CACHE_DIR,
+    Binding,
+    Cache,
+    content_hash,
+    Extent,
+    extent_of,
+    with_dependencies,
+)
 from aliaslint.config import (
     CliOptions,
     Resolver,
@@ -50,7 +58,7 @@ from aliaslint.diagnostics import (
 )
 from aliaslint.incremental import ChunkPositions, StatementCache
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
-from aliaslint.project import Link, Loader, Program
+from aliaslint.project import Link, Loader, Program, digest_of
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import (
     PARSE_BUDGET,
@@ -534,26 +542,47 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
     regular = S_ISREG(stat.st_mode)
     rules = settings.rules_for(path)
     notebook = path.suffix == NOTEBOOK_SUFFIX
+    link = _link(program, path, settings)
     if cache is not None:
-        binding = Binding(content_hash(data), "notebook" if notebook else "python",
-                          _settings_key(rules, settings))
+        digest = content_hash(data)
+        kind = "notebook" if notebook else "python"
+        key = _settings_key(rules, settings)
         extent = extent_of(data, notebook)
+        # The last result's dependencies, with the contents they have now: a helper
+        # edited since then makes this a miss.
+        used = {(kind, p): digest_of(p, kind) for kind, p in cache.dependencies(str(path))} \
+            if link is not None else {}
+        binding = Binding(with_dependencies(digest, used), kind, key)
         # A stream's size and mtime say nothing about its next content.
-        seen = (stat, binding.digest, extent) if regular else None
         cached = cache.load(binding, filename, extent)
         if cached is not None:
-            verbose.note(f"cache hit {filename} (same content)")
-            return cached, seen
-    link = _link(program, path, settings)
+            verbose.note(f"cache hit {filename} (same content"
+                         f"{', and of the files it uses' if used else ''})")
+            return cached, Seen(stat, digest, extent, sorted(used), hit=True) if regular \
+                else None
     diagnostics = check_buffer(data, path, filename, settings, rules, link=link)
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
         return diagnostics, None  # a crash is not a result worth remembering: retry next time
     if cache is None:
         return diagnostics, None
-    if link is not None and link.used:
-        return diagnostics, None  # TODO keyed by what it used
-    cache.store(binding, diagnostics, extent)
-    return diagnostics, seen
+    used = link.dependencies() if link is not None else {}
+    if any(d.filename != filename for d in diagnostics):
+        # A finding in another file, made by this file's call: the entry holds one file's
+        # findings, so this file is analysed again next time.
+        return diagnostics, None
+    cache.store(Binding(with_dependencies(digest, used), kind, key), diagnostics, extent)
+    return diagnostics, Seen(stat, digest, extent, sorted(used)) if regular else None
+
+
+class Seen(NamedTuple):
+    """What the cache's index remembers of a checked file."""
+
+    stat: os.stat_result
+    digest: str  # of its own content
+    extent: Extent
+    dependencies: list[tuple[str, str]]  # the other files its result was computed with
+    hit: bool = False  # the result came from the cache
+
 
 
 def read_file(path: Path, filename: str, limit: int, *, streams: bool = True
@@ -717,10 +746,15 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
 
         def progress(count: int, total: int = total) -> None:
             done(cached + count, total)
+    hits = len(files) - len(jobs_list)
     for job, (found, seen) in zip(jobs_list, _run(jobs_list, jobs, store, progress, program)):
         diagnostics.extend(found)
         if seen is not None and store is not None:
-            store.remember(str(job[0]), *seen)
+            hits += seen.hit
+            store.remember(str(job[0]), seen.stat, seen.digest, seen.extent,
+                           seen.dependencies)
+    if store is not None:
+        verbose.note(f"{len(files) - hits} analysed, {hits} from cache")
     if store is not None:
         store.save_index()
     return Result(_distinct(diagnostics), files)

@@ -22,6 +22,7 @@ around it: its imports stay unknown as before.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,18 +148,17 @@ class Loader:
     decode: Callable[[bytes], str | None]  # PEP 263 decoding; None where it fails
     _trees: dict[str, tuple[str, cst.Module | None, str]] = field(default_factory=dict)
 
-    def tree(self, path: str) -> tuple[cst.Module, str, str] | None:
-        """The parsed module, its text and its content digest; None for a file that cannot
-        be read or parsed (it is checked, and reported, on its own)."""
+    def tree(self, path: str) -> tuple[cst.Module | None, str, str]:
+        """The parsed module (None for a file that cannot be read or parsed: it is checked,
+        and reported, on its own), its text and its content digest ("" if unreadable)."""
         kept = self._trees.get(path)
         try:
             data = Path(path).read_bytes()
         except OSError:
-            return None
+            return None, "", ""
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         if kept is not None and kept[0] == digest:
-            module, text = kept[1], kept[2]
-            return (module, text, digest) if module is not None else None
+            return kept[1], kept[2], digest
         decoded = self.decode(data)
         text = decoded or ""
         module = None
@@ -171,7 +171,7 @@ class Loader:
         if len(self._trees) >= _KEEP:
             self._trees.pop(next(iter(self._trees)))
         self._trees[path] = (digest, module, text)
-        return (module, text, digest) if module is not None else None
+        return module, text, digest
 
 
 @dataclass
@@ -183,19 +183,17 @@ class Link:
     program: Program
     loader: Loader
     path: str
-    used: dict[str, str] = field(default_factory=dict)  # path -> content digest
+    used: dict[str, str] = field(default_factory=dict)  # path -> content digest read
     # Where each file read goes, for locating findings made in it: its checking context
     # (by the name its findings are shown under) and its text.
     contexts: dict[str, Any] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
 
     def tree(self, path: str) -> cst.Module | None:
-        loaded = self.loader.tree(path)
-        if loaded is None:
-            self.used[path] = ""
-            return None
-        module, text, digest = loaded
+        module, text, digest = self.loader.tree(path)
         self.used[path] = digest
+        if module is None:
+            return None
         shown = self.program.shown.get(path, path)
         if shown not in self.contexts:
             from aliaslint.rule import Context  # the rules' view of a file; loaded with them
@@ -203,3 +201,47 @@ class Link:
             self.contexts[shown] = Context(module, None, text)
             self.texts[shown] = text
         return module
+
+    def dependencies(self) -> dict[tuple[str, str], str]:
+        """What this file's result was computed from in other files, as (kind, path) →
+        digest: where the result holds no position in the file (no finding or message
+        points into it), only its code matters ("code": a comment or blank line added
+        there changes nothing here); else its exact content ("content")."""
+        found: dict[tuple[str, str], str] = {}
+        for path, digest in self.used.items():
+            context = self.contexts.get(self.program.shown.get(path, path))
+            if context is not None and context.located:
+                found[("content", path)] = digest
+            else:
+                found[("code", path)] = digest_of(path, "code")
+        return found
+
+
+# (path, content digest) -> the digest of its code, for files read again and again.
+_CODE_DIGESTS: dict[tuple[str, str], str] = {}
+
+
+def digest_of(path: str, kind: str) -> str:
+    """A file's digest of one kind (see ``Link.dependencies``); "" where it cannot be read.
+    The code digest is of CPython's tree without positions: comments, blank lines and
+    formatting do not change it."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return ""
+    content = hashlib.blake2b(data, digest_size=16).hexdigest()
+    if kind == "content":
+        return content
+    known = _CODE_DIGESTS.get((path, content))
+    if known is not None:
+        return known
+    try:
+        meaning = ast.dump(ast.parse(data, path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        meaning = content  # not Python this version reads: its bytes are all there is
+    digest = hashlib.blake2b(meaning.encode("utf-8", "surrogatepass"),
+                             digest_size=16).hexdigest()
+    if len(_CODE_DIGESTS) > 4096:
+        _CODE_DIGESTS.clear()
+    _CODE_DIGESTS[(path, content)] = digest
+    return digest

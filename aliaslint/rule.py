@@ -105,6 +105,11 @@ class Context:
                 self._positions = wrapper.resolve(PositionProvider)
         return self._positions
 
+    @property
+    def located(self) -> bool:
+        """Were positions in this module computed (a finding or message points into it)?"""
+        return self._positions is not None
+
     def span(self, node: cst.CSTNode) -> CodeRange:
         try:
             span: CodeRange = self.positions[node]
