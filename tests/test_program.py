@@ -1,0 +1,213 @@
+"""The checked files as one program: each way Python imports a name from another file, and
+the cache keyed by what a file used from the others.
+
+Every case is the same hazard split over two files: a training step in one file saves a
+tensor (`sigmoid` keeps its result for backward), a helper in another file scales it in
+place, and the step's backward then raises "modified by an inplace operation".  The finding
+is where the write is, in the helper's file; only the import differs from case to case.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from aliaslint.config import CliOptions
+from aliaslint.engine import check_paths
+
+HELPER = '''\
+import torch
+
+
+def scale_(t):
+    """Scale by two."""
+    t.mul_(2)
+'''
+WRITE_ROW = 6  # `t.mul_(2)` in HELPER
+
+STEP = '''\
+import torch
+{imports}
+
+w = torch.randn(3, requires_grad=True)
+
+
+def step():
+    y = w.sigmoid()
+    {call}(y)
+    y.sum().backward()
+
+
+if __name__ == "__main__":
+    step()
+'''
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def _findings(root: Path, paths=(".",)) -> list[tuple[str, str, int]]:
+    result = check_paths(paths, CliOptions(isolated=True), jobs=1, cwd=root)
+    return [(d.code, d.filename, d.location.row) for d in result.diagnostics]
+
+
+def _step(imports: str, call: str) -> str:
+    return STEP.format(imports=imports, call=call)
+
+
+# name → (files, the helper's path): one case per import form.
+FORMS = {
+    "from-script-dir": ({"train.py": _step("from utils import scale_", "scale_"),
+                         "utils.py": HELPER}, "utils.py"),
+    "import-module": ({"train.py": _step("import utils", "utils.scale_"),
+                       "utils.py": HELPER}, "utils.py"),
+    "import-as": ({"train.py": _step("import utils as u", "u.scale_"),
+                   "utils.py": HELPER}, "utils.py"),
+    "relative": ({"pkg/__init__.py": "", "pkg/train.py": _step("from .ops import scale_", "scale_"),
+                  "pkg/ops.py": HELPER}, "pkg/ops.py"),
+    "relative-module": ({"pkg/__init__.py": "",
+                         "pkg/train.py": _step("from . import ops", "ops.scale_"),
+                         "pkg/ops.py": HELPER}, "pkg/ops.py"),
+    "relative-parent": ({"pkg/__init__.py": "", "pkg/sub/__init__.py": "",
+                         "pkg/sub/train.py": _step("from ..ops import scale_", "scale_"),
+                         "pkg/ops.py": HELPER}, "pkg/ops.py"),
+    "package-reexport": ({"pkg/__init__.py": "from .ops import scale_\n",
+                          "main.py": _step("from pkg import scale_", "scale_"),
+                          "pkg/ops.py": HELPER}, "pkg/ops.py"),
+    "dotted-import": ({"pkg/__init__.py": "", "main.py": _step("import pkg.ops", "pkg.ops.scale_"),
+                       "pkg/ops.py": HELPER}, "pkg/ops.py"),
+    "star-with-all": ({"main.py": _step("from ops import *", "scale_"),
+                       "ops.py": HELPER + '\n__all__ = ["scale_"]\n'}, "ops.py"),
+    "star-public": ({"main.py": _step("from ops import *", "scale_"),
+                     "ops.py": HELPER}, "ops.py"),
+    "namespace-package": ({"main.py": _step("from ns.ops import scale_", "scale_"),
+                           "ns/ops.py": HELPER}, "ns/ops.py"),
+    "src-layout": ({"pyproject.toml": "[project]\nname = 'demo'\n",
+                    "src/demo/__init__.py": "", "src/demo/ops.py": HELPER,
+                    "scripts/train.py": _step("from demo.ops import scale_", "scale_")},
+                   "src/demo/ops.py"),
+    "circular": ({"train.py": _step("from utils import scale_", "scale_"),
+                  "utils.py": "from train import w  # noqa: F401\n" + HELPER},
+                 "utils.py"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_a_helper_imported_from_another_file_is_followed(tmp_path, name):
+    files, helper = FORMS[name]
+    _write(tmp_path, files)
+    row = WRITE_ROW + (1 if name == "circular" else 0)
+    assert _findings(tmp_path) == [("AL101", helper, row)], name
+
+
+def test_the_split_hazard_raises_under_torch(tmp_path):
+    torch = pytest.importorskip("torch")
+    del torch
+    files, _ = FORMS["relative"]
+    _write(tmp_path, files)
+    run = subprocess.run([sys.executable, "-m", "pkg.train"], cwd=tmp_path,
+                         capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert "modified by an inplace operation" in run.stderr
+
+
+def test_a_file_checked_alone_keeps_its_imports_unknown(tmp_path):
+    files, _ = FORMS["from-script-dir"]
+    _write(tmp_path, files)
+    assert _findings(tmp_path, ("train.py",)) == []
+
+
+def test_a_module_outside_the_checked_files_stays_unknown(tmp_path):
+    files, _ = FORMS["from-script-dir"]
+    _write(tmp_path, {**files, "other.py": "x = 1\n"})
+    # utils.py is not checked: its function is unknown, as an installed library's is.
+    assert _findings(tmp_path, ("train.py", "other.py")) == []
+
+
+def test_a_name_two_roots_could_load_is_not_guessed(tmp_path):
+    # `import utils` from a script loads the utils.py beside it: the one in the other
+    # directory, which writes nothing, must not be taken for it, nor the reverse.
+    _write(tmp_path, {"a/train.py": _step("from utils import scale_", "scale_"),
+                      "a/utils.py": "def scale_(t):\n    return t * 2\n",
+                      "b/utils.py": HELPER})
+    assert _findings(tmp_path) == []
+
+
+def test_torch_is_never_read_from_checked_files(tmp_path):
+    # A checked tree holding a `torch` package (PyTorch's own sources) does not replace
+    # what the op tables say `torch.sigmoid` does.
+    _write(tmp_path, {"torch/__init__.py": "def sigmoid(x):\n    return x\n",
+                      "main.py": "import torch\n"
+                                 "w = torch.randn(3, requires_grad=True)\n"
+                                 "y = torch.sigmoid(w)\n"
+                                 "y.mul_(2)\n"
+                                 "y.sum().backward()\n"})
+    assert _findings(tmp_path) == [("AL101", "main.py", 4)]
+
+
+def test_a_suppression_in_the_helper_silences_the_finding(tmp_path):
+    files, _ = FORMS["from-script-dir"]
+    _write(tmp_path, {**files, "utils.py": HELPER.replace(
+        "t.mul_(2)", "t.mul_(2)  # noqa: AL101")})
+    assert _findings(tmp_path) == []
+
+
+def test_findings_do_not_depend_on_order_jobs_or_cache(tmp_path):
+    files, _ = FORMS["relative"]
+    _write(tmp_path, {**files, "pkg/eval.py": _step("from .ops import scale_", "scale_")})
+    runs = []
+    for jobs in (1, 2):
+        for cache in (False, True, True):  # cold, then warm
+            result = check_paths(["pkg"], CliOptions(isolated=True), jobs=jobs, cwd=tmp_path,
+                                 cache=cache)
+            runs.append([(d.code, d.filename, d.location.row, d.message)
+                         for d in result.diagnostics])
+    order = check_paths(["pkg/train.py", "pkg/ops.py", "pkg/eval.py", "pkg/__init__.py"],
+                        CliOptions(isolated=True), jobs=1, cwd=tmp_path)
+    runs.append([(d.code, d.filename, d.location.row, d.message) for d in order.diagnostics])
+    assert runs[0] and all(run == runs[0] for run in runs)
+    # Two callers reach the same write: one finding.
+    assert [(code, name, row) for code, name, row, _ in runs[0]] == [
+        ("AL101", "pkg/ops.py", WRITE_ROW)]
+
+
+CLEAN_HELPER = '''\
+import torch
+
+
+def standardize(x):
+    return (x - x.mean()) / x.std()
+'''
+
+
+def _analysed(tmp_path: Path) -> str:
+    run = subprocess.run([sys.executable, "-m", "aliaslint", "check", "-v", "."],
+                         cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    (line,) = [line for line in run.stderr.splitlines() if "analysed" in line]
+    return line.removeprefix("aliaslint: ")
+
+
+def test_an_edit_re_checks_only_the_files_whose_helpers_changed(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    caller = _step("from utils import standardize", "standardize").replace(
+        "standardize(y)", "y = standardize(y)")
+    _write(tmp_path, {"utils.py": CLEAN_HELPER, "unrelated.py": "import torch\n",
+                      **{f"model{i}.py": caller for i in range(5)}})
+    assert _analysed(tmp_path) == "7 analysed, 0 from cache"
+    assert _analysed(tmp_path) == "0 analysed, 7 from cache"
+    helper = tmp_path / "utils.py"
+    helper.write_text(CLEAN_HELPER + "# normalise per batch\n")
+    assert _analysed(tmp_path) == "1 analysed, 6 from cache"  # a comment: the helper alone
+    helper.write_text(CLEAN_HELPER.replace("return (x - x.mean())", "x.sub_(x.mean())\n"
+                                           "    return x"))
+    assert _analysed(tmp_path) == "6 analysed, 1 from cache"  # its code: its callers too
