@@ -37,6 +37,8 @@ from aliaslint.analysis.values import (
     UNKNOWN,
     ContainerValue,
     Kind,
+    ClassValue,
+    ModuleInfo,
     ModuleValue,
     ParamsValue,
     RefValue,
@@ -487,4 +489,14 @@ class Expressions(Interpreter):
         declared = self._eval(annotation.annotation, env)
         if isinstance(declared, RefValue) and declared.qualname in TENSOR_TYPES:
             return TensorValue(origin=annotation)
+        cls = declared.module.cls if isinstance(declared, ClassValue) and \
+            declared.module is not None else None
+        if cls is not None:
+            # `model: Net`, a module class of the program: its children and forward are
+            # known; whether its parameters require grad is not (whoever built it may
+            # have frozen them), so what follows from them is `low`.
+            self._learn_now(cls, [])
+            return ModuleValue(origin=annotation, module=ModuleInfo(
+                cls=cls, params=frozenset({("instance", id(annotation))}),
+                label=f"`{cls.name}`", assumed=True))
         return UNKNOWN
