@@ -477,7 +477,7 @@ def _locate(context: Context, findings: list[Finding], filename: str,
         if shown != filename:
             # The fix would edit another file, which that file's own check owns.
             fix = None
-            row = home.location(finding.stmt)[0].row if _has(home, finding.stmt) else start.row
+            row = home.location(finding.stmt)[0].row if home.holds(finding.stmt) else start.row
         else:
             fix = fixes.located(finding, context)
             row = context.location(finding.stmt)[0].row
@@ -488,14 +488,6 @@ def _locate(context: Context, findings: list[Finding], filename: str,
         if confidence == "low" or diagnostic.confidence == "high":
             located.append((diagnostic, row))
     return located
-
-
-def _has(context: Context, node: cst.CSTNode) -> bool:
-    try:
-        context.span(node)
-    except KeyError:
-        return False
-    return True
 
 
 def _apply_suppressions(source: str, located: list[tuple[Diagnostic, int]], enabled,

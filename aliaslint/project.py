@@ -36,6 +36,8 @@ from aliaslint.screen import budget_error, compile_error
 _MODELLED = frozenset({"torch", "numpy", "functorch"})
 # Dependencies parsed by one process at most at once: a large program's trees stay bounded.
 _KEEP = 256
+# Lines of other files one analysis may load (see Link.allows).
+LOADED_LINES = 6000
 
 
 @dataclass(frozen=True)
@@ -184,13 +186,25 @@ class Link:
     loader: Loader
     path: str
     used: dict[str, str] = field(default_factory=dict)  # path -> content digest read
+    lines: int = 0  # lines of the other files read so far
     # Where each file read goes, for locating findings made in it: its checking context
     # (by the name its findings are shown under) and its text.
     contexts: dict[str, Any] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
 
+    def allows(self, path: str) -> bool:
+        """May the analysis load ``path`` too?  Each analysis reads at most ``LOADED_LINES``
+        lines of other files: a file that imports a whole library (a package whose
+        `__init__` star-imports every model) gets the part its calls reach first, and its
+        time stays that of a few files."""
+        if path in self.used:
+            return True
+        return self.lines < LOADED_LINES
+
     def tree(self, path: str) -> cst.Module | None:
         module, text, digest = self.loader.tree(path)
+        if path not in self.used:
+            self.lines += text.count("\n")
         self.used[path] = digest
         if module is None:
             return None

@@ -115,17 +115,25 @@ class Context:
             span: CodeRange = self.positions[node]
         except KeyError:
             for other in self.others.values():
-                if node in other.positions:
+                if other.holds(node):
                     return other.span(node)
             raise
         return span
 
+    def holds(self, node: cst.CSTNode) -> bool:
+        """Is ``node`` in this module (not in another file of the program)?"""
+        try:
+            self.positions[node]  # a mapping by node; some have no `in`
+        except KeyError:
+            return False
+        return True
+
     def file_of(self, node: cst.CSTNode) -> str | None:
         """The name of the other file of the program ``node`` is in; None for this one."""
-        if node in self.positions:
+        if self.holds(node):
             return None
         for name, other in self.others.items():
-            if node in other.positions:
+            if other.holds(node):
                 return name
         return None
 

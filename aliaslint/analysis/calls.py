@@ -116,7 +116,8 @@ class Calls(Interpreter):
             if isinstance(owner, RefValue):
                 qualname = f"{owner.qualname}.{attr}"
                 self._emit(Reference(func, self._stmt, qualname))
-                linked = self._linked(RefValue(qualname=qualname, origin=func))
+                linked = self._linked(RefValue(qualname=qualname, origin=func,
+                                               importer=owner.importer))
                 if not isinstance(linked, RefValue):
                     callee, qualname = linked, None
             elif isinstance(owner, InstanceValue):
@@ -155,7 +156,7 @@ class Calls(Interpreter):
                         callee = FunctionValue(qualname=attr, origin=method_def,
                                                definition=method_def)
         else:
-            callee = self._eval(func, env)
+            callee = self._linked(self._eval(func, env))
             if isinstance(callee, RefValue):
                 qualname = callee.qualname
         args = [(arg, self._eval(arg.value, env)) for arg in node.args]

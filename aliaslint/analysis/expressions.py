@@ -177,8 +177,6 @@ class Expressions(Interpreter):
         if isinstance(value, RefValue) and isinstance(value.origin, cst.ImportAlias):
             # A use of a name imported by `from m import name`: each use is a reference.
             self._emit(Reference(node, self._stmt, value.qualname))
-        if isinstance(value, RefValue):
-            value = self._linked(value)
         write = env.flow.stale.pop(node.value, None)
         if write is not None:
             self._emit(StaleRead(write.node, write.stmt, write, node.value, node, value,
@@ -199,7 +197,7 @@ class Expressions(Interpreter):
         if isinstance(base, RefValue):
             qualname = f"{base.qualname}.{attr}"
             self._emit(Reference(node, self._stmt, qualname))
-            return self._linked(RefValue(qualname=qualname, origin=node))
+            return RefValue(qualname=qualname, origin=node, importer=base.importer)
         cls = local_class(base)
         if cls is not None:
             value = cls.attr(f"self.{attr}")
@@ -486,7 +484,7 @@ class Expressions(Interpreter):
         return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN
 
     def _annotation(self, annotation: cst.Annotation, env: Env) -> Value:
-        declared = self._eval(annotation.annotation, env)
+        declared = self._linked(self._eval(annotation.annotation, env))
         if isinstance(declared, RefValue) and declared.qualname in TENSOR_TYPES:
             return TensorValue(origin=annotation)
         cls = declared.module.cls if isinstance(declared, ClassValue) and \

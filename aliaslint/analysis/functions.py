@@ -320,7 +320,7 @@ class Functions(Interpreter):
         is_module = lightning = autograd_function = False
         bases: list[ClassInfo] = []
         for base in node.bases:
-            value = self._eval(base.value, env)
+            value = self._linked(self._eval(base.value, env))
             if isinstance(value, RefValue) and value.qualname in MODULE_BASES:
                 is_module = True
             elif isinstance(value, RefValue) and value.qualname in LIGHTNING_MODULES:

@@ -9,12 +9,14 @@ findings are its own check's), and its function bodies only when something calls
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import libcst as cst
 
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.syntax import alias_name
 from aliaslint.analysis.values import RefValue, Value
 
 
@@ -30,10 +32,12 @@ class Imports(Interpreter):
         return self._link.program.absolute(self._path, level, module)
 
     def _linked(self, value: Value, depth: int = 0) -> Value:
-        """What a reference names in another checked file, or ``value`` itself."""
+        """What a reference names in another checked file, or ``value`` itself.  Asked only
+        where what the name is matters (a call, a class's base, an annotation), so a file
+        is loaded only when something of it is used."""
         if self._link is None or not isinstance(value, RefValue) or depth > 8:
             return value
-        found = self._link.program.module_of(value.qualname, self._path)
+        found = self._link.program.module_of(value.qualname, value.importer or self._path)
         if found is None:
             return value
         path, rest = found
@@ -46,27 +50,30 @@ class Imports(Interpreter):
         if isinstance(bound, RefValue):
             # A re-export (`from .blocks import Sharpen` in a package's `__init__`).
             return self._linked(RefValue(qualname=".".join((bound.qualname, *rest[1:])),
-                                         origin=value.origin), depth + 1)
+                                         origin=value.origin, importer=bound.importer),
+                                depth + 1)
         return bound if len(rest) == 1 else value
 
     def _module_env(self, path: str) -> Env | None:
         """The environment another checked file's module body leaves; this file's own
-        top-level scope for a circular import of itself."""
+        top-level scope for a circular import of itself.  An analysis loads a bounded
+        amount of other files' code (``Link.allows``): past it, their names stay unknown."""
         assert self._link is not None
         if path == self._link.path:
             return self._top
         if path in self._foreign:
             return self._foreign[path]
         self._foreign[path] = None
-        tree = self._link.tree(path)
+        tree = self._link.tree(path) if self._link.allows(path) else None
         if tree is None:
             return None
-        env = Env()
+        env: Env | None = Env()
+        assert env is not None
         saved = self._enter_foreign(env, path)
         try:
             self._block(tree.body, env)
         except RecursionError:
-            env = None  # type: ignore[assignment]
+            env = None
         finally:
             self._leave_foreign(saved, env)
         self._foreign[path] = env
@@ -97,20 +104,25 @@ class Imports(Interpreter):
         self._silent -= 1
 
     def _star_names(self, small: cst.ImportFrom, base: str | None) -> dict[str, Value]:
-        """What `from m import *` binds when ``m`` is a checked file: the names its
-        literal `__all__` lists, or else its public names."""
+        """What `from m import *` binds when ``m`` is a checked file: the names its literal
+        `__all__` lists, or else the public names its module body binds, each a reference
+        resolved when used (the module is not run for it)."""
         if self._link is None or base is None:
             return {}
         found = self._link.program.module_of(base, self._path)
-        if found is None or found[1]:
+        if found is None or found[1] or not self._link.allows(found[0]):
             return {}
-        env = self._module_env(found[0])
         tree = self._link.tree(found[0])
-        if env is None or tree is None:
+        if tree is None:
             return {}
+        bound = _bound_names(tree)
         listed = _literal_all(tree)
-        names = listed if listed is not None else [n for n in env.names if not n.startswith("_")]
-        return {name: env.names[name] for name in names if name in env.names}
+        names = listed if listed is not None else [n for n in bound if not n.startswith("_")]
+        # A name the module imports is the object it imported (`torch` is torch); one it
+        # defines is looked up in it when used.
+        return {name: RefValue(qualname=bound.get(name) or f"{base}.{name}",
+                               importer=found[0] if bound.get(name) else self._path)
+                for name in names}
 
     def _home(self, function: cst.FunctionDef) -> Env:
         """The module environment ``function``'s body sees."""
@@ -141,3 +153,46 @@ def _literal_all(module: cst.Module) -> list[str] | None:
                 if len(names) == len(small.value.elements):
                     return [n for n in names if isinstance(n, str)]
     return None
+
+
+def _bound_names(module: cst.Module) -> dict[str, str | None]:
+    """The names a module's top-level statements bind: definitions, classes, imports and
+    plain assignments (also inside top-level `if`/`try` blocks); for a name an absolute
+    import binds, what it imports."""
+    names: dict[str, str | None] = {}
+
+    def visit(body: Sequence[cst.CSTNode]) -> None:
+        for stmt in body:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                names[stmt.name.value] = None
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign):
+                        names.update((t.target.value, None) for t in small.targets
+                                     if isinstance(t.target, cst.Name))
+                    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and \
+                            isinstance(small.target, cst.Name):
+                        names[small.target.value] = None
+                    elif isinstance(small, cst.Import):
+                        for alias in small.names:
+                            full = _dotted_or_none(alias.name)
+                            names[alias_name(alias)] = full if alias.asname is not None \
+                                else alias_name(alias)
+                    elif isinstance(small, cst.ImportFrom) and \
+                            not isinstance(small.names, cst.ImportStar):
+                        origin = None if small.relative else _dotted_or_none(small.module)
+                        for alias in small.names:
+                            names[alias_name(alias)] = None if origin is None else \
+                                f"{origin}.{_dotted_or_none(alias.name)}"
+            elif isinstance(stmt, (cst.If, cst.Try)):
+                visit(stmt.body.body)
+                for handler in getattr(stmt, "handlers", ()):
+                    visit(handler.body.body)
+                orelse = stmt.orelse
+                if isinstance(orelse, cst.If):
+                    visit([orelse])
+                elif orelse is not None:
+                    visit(orelse.body.body)
+
+    visit(module.body)
+    return names

@@ -130,10 +130,11 @@ class Statements(Interpreter):
             for alias in small.names:
                 name = dotted(alias.name)
                 if alias.asname is not None:
-                    self._assign_name(alias_name(alias), RefValue(qualname=name), env)
+                    self._assign_name(alias_name(alias), RefValue(qualname=name,
+                                                                  importer=self._path), env)
                 else:
                     top = name.split(".")[0]
-                    self._assign_name(top, RefValue(qualname=top), env)
+                    self._assign_name(top, RefValue(qualname=top, importer=self._path), env)
         elif isinstance(small, cst.ImportFrom):
             base = self._absolute_import(small) if small.relative else \
                 None if small.module is None else dotted(small.module)
@@ -149,9 +150,11 @@ class Statements(Interpreter):
                     qualname = f"{base}.{dotted(alias.name)}"
                     if self._type_checking:
                         # Only a type checker runs it: nothing is imported at run time.
-                        self._assign_name(name, RefValue(qualname=qualname), env)
+                        self._assign_name(name, RefValue(qualname=qualname,
+                                                         importer=self._path), env)
                         continue
-                    self._assign_name(name, RefValue(qualname=qualname, origin=alias), env)
+                    self._assign_name(name, RefValue(qualname=qualname, origin=alias,
+                                                     importer=self._path), env)
                     self._emit(Reference(alias, self._stmt, qualname))
         elif isinstance(small, cst.Del):
             self._forget(small.target, env)

@@ -296,6 +296,8 @@ class RefValue(Value):
 
     kind: Kind = field(default=Kind.REF, init=False)
     qualname: str
+    # The checked file whose import made it (its roots resolve the name); "" for others.
+    importer: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)
