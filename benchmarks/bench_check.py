@@ -2,6 +2,7 @@
 
     python benchmarks/bench_check.py --corpora ROOT [--jobs 1 2] [--no-parse]
     python benchmarks/bench_check.py DIR [DIR ...] [--jobs 1 2] [--no-parse]
+    python benchmarks/bench_check.py --corpora ROOT --against CHECKOUT [--repeat 3]
 
 `--corpora ROOT` measures every directory in ROOT (not hidden ones), as
 `python benchmarks/corpora.py fetch ROOT` lays out the pinned corpora; DIRs
@@ -13,6 +14,12 @@ parsing every file on one core), the CPU seconds spent (less sensitive to a
 busy machine than wall time), and the peak resident memory of the main process
 and of the largest worker.  Also printed: how many
 files and lines the prefilter skips without parsing.
+
+`--against CHECKOUT` pairs each check with the same check by another checkout of aliaslint (a
+git worktree of an earlier commit), run in turn A B A B … `--repeat` times; printed are the
+medians of each and the median of the paired CPU ratios, which hold when the machine's speed
+drifts.  It also times the warm check of a program of 20 files importing one helper, after a
+comment edit and after a code edit of the helper, with how many files each re-analysed.
 """
 
 from __future__ import annotations
@@ -116,10 +123,110 @@ def measure_prefilter(dirs: list[str]) -> dict:
     return counts
 
 
-def _child(kind: str, dirs: list[str], *extra) -> dict:
+def _child(kind: str, dirs: list[str], *extra, checkout: str | None = None) -> dict:
+    """A measurement in a fresh process; with ``checkout``, of that checkout's aliaslint."""
     command = [sys.executable, __file__, "--child", kind, *extra, "--", *dirs]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    env = dict(os.environ)
+    if checkout is not None:
+        env["PYTHONPATH"] = os.pathsep.join([checkout, env.get("PYTHONPATH", "")])
+    output = subprocess.run(command, check=True, capture_output=True, text=True,
+                            env=env).stdout
     return json.loads(output.splitlines()[-1])
+
+
+HELPER = """import torch
+
+
+def standardize(x):
+    return (x - x.mean()) / (x.std() + 1e-5)
+"""
+IMPORTER = """import torch
+from torch import nn
+
+from helpers import standardize
+
+
+class Block{n}(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return standardize(torch.tanh(self.fc(x)))
+
+
+def step(block, x):
+    loss = block(x).pow(2).mean()
+    loss.backward()
+    return loss.item()
+"""
+
+
+def _program(root: Path) -> None:
+    root.mkdir(parents=True)
+    (root / "helpers.py").write_text(HELPER)
+    for n in range(20):
+        (root / f"block{n}.py").write_text(IMPORTER.format(n=n))
+
+
+def measure_edit(dirs: list[str], jobs: int, cache: str | None) -> dict:
+    """A warm check of the 20-file program after its helper is edited as ``dirs[1]`` says
+    ("comment" or "code"); ``dirs[0]`` is the program, already checked once."""
+    from aliaslint import verbose
+    from aliaslint.config import CliOptions
+    from aliaslint.engine import check_paths
+
+    root, edit = Path(dirs[0]), dirs[1]
+    helper = root / "helpers.py"
+    helper.write_text(HELPER + "# per-batch statistics\n" if edit == "comment" else
+                      HELPER.replace("return (x - x.mean())", "x.sub_(x.mean())\n    return x"))
+    notes: list[str] = []
+    verbose.enabled = True
+    verbose.note = notes.append  # type: ignore[assignment]
+    start = time.perf_counter()
+    check_paths([str(root)], CliOptions(isolated=True), jobs=jobs,
+                cache=Path(cache) if cache else False)
+    seconds = time.perf_counter() - start
+    counted = [n for n in notes if n.endswith("from cache")]
+    return {"seconds": seconds, "cpu": time.process_time(),
+            "analysed": counted[-1] if counted else "n/a"}
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def against(dirs: list[str], other: str, jobs_list: list[int], repeat: int) -> None:
+    """Each cold check paired with ``other``'s, then the helper-edit scenario for both."""
+    here = str(Path(__file__).resolve().parent.parent)
+    for jobs in jobs_list:
+        runs: dict[str, list[dict]] = {"this": [], "other": []}
+        for _ in range(repeat):
+            for name, checkout in (("this", here), ("other", other)):
+                runs[name].append(_child("check", dirs, "--child-jobs", str(jobs),
+                                         checkout=checkout))
+        ratios = [a["cpu"] / b["cpu"] for a, b in zip(runs["this"], runs["other"])]
+        walls = [a["seconds"] / b["seconds"] for a, b in zip(runs["this"], runs["other"])]
+        print(f"cold check, {jobs} job(s), {repeat} pairs: cpu this "
+              f"{_median([r['cpu'] for r in runs['this']]):.1f} s, other "
+              f"{_median([r['cpu'] for r in runs['other']]):.1f} s, paired cpu ratio median "
+              f"{_median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f}); "
+              f"wall ratio median {_median(walls):.3f}; findings "
+              f"{runs['this'][0]['findings']} / {runs['other'][0]['findings']}")
+    with tempfile.TemporaryDirectory(prefix="aliaslint-bench-") as scratch:
+        for name, checkout in (("this", here), ("other", other)):
+            program = Path(scratch) / name / "program"
+            cache = str(Path(scratch) / name / "cache")
+            _program(program)
+            _child("check", [str(program)], "--child-jobs", "2", "--child-cache", cache,
+                   checkout=checkout)
+            for edit in ("comment", "code"):
+                run = _child("edit", [str(program), edit], "--child-jobs", "2",
+                             "--child-cache", cache, checkout=checkout)
+                print(f"{name}: warm check of 20 importers + helper after a {edit} edit of "
+                      f"the helper: {run['seconds']:.2f} s wall ({run['analysed']})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,11 +237,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--no-parse", action="store_true",
                         help="skip the parse-only reference (ratios are then not printed)")
+    parser.add_argument("--against", metavar="CHECKOUT",
+                        help="pair every check with this other checkout of aliaslint")
+    parser.add_argument("--repeat", type=int, default=3, help="pairs per figure (--against)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--child-jobs", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--child-cache", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     dirs = list(args.dirs)
+    if args.child == "edit":  # DIRS: the program and which edit
+        print(json.dumps(measure_edit(dirs, args.child_jobs, args.child_cache)))
+        return 0
     if args.corpora:
         root = Path(args.corpora)
         corpora = sorted(str(p) for p in root.iterdir()
@@ -164,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"aliaslint benchmark on {len(dirs)} directories, {os.cpu_count()} cores, "
           f"Python {sys.version.split()[0]}")
+    if args.against:
+        against(dirs, args.against, args.jobs, args.repeat)
+        return 0
     prefilter = _child("prefilter", dirs)
     lines = prefilter["lines"]
     print(f"files {prefilter['files']}, lines {lines:,}")
