@@ -211,3 +211,15 @@ def test_an_edit_re_checks_only_the_files_whose_helpers_changed(tmp_path):
     helper.write_text(CLEAN_HELPER.replace("return (x - x.mean())", "x.sub_(x.mean())\n"
                                            "    return x"))
     assert _analysed(tmp_path) == "6 analysed, 1 from cache"  # its code: its callers too
+
+
+def test_a_function_defined_inside_another_files_function_sees_that_files_globals(tmp_path):
+    _write(tmp_path, {
+        "train.py": _step("from utils import apply_scale", "apply_scale"),
+        "utils.py": "import torch\n\nSCALE = 2.0\n\n\n"
+                    "def apply_scale(t):\n"
+                    "    def scale_(u):\n"
+                    "        u.mul_(SCALE)\n"
+                    "    scale_(t)\n",
+    })
+    assert _findings(tmp_path) == [("AL101", "utils.py", 8)]

@@ -52,6 +52,9 @@ class Functions(Interpreter):
                                                    definition=node)
         if self._loading is not None:  # another checked file's function
             self._homes[id(node)] = self._loading
+        elif self._function is not None and id(self._function) in self._homes:
+            # defined inside one: it sees that file's module too
+            self._homes[id(node)] = self._homes[id(self._function)]
         if cls is not None:
             cls.methods[node.name.value] = node
         parent = scope or env
