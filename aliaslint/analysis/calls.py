@@ -8,6 +8,7 @@ from math import ceil
 import libcst as cst
 
 from aliaslint import ops
+from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Call, NonContiguousView, Reference, Write
 from aliaslint.analysis.geometry import (
@@ -134,6 +135,11 @@ class Calls(Interpreter):
                     attr in ("items", "values") and not node.args:
                 # `state.items()`: the same tensors, to be iterated.
                 return ParamsValue(Kind.OTHER, origin=node, params=owner.params)
+            elif isinstance(owner, ContainerValue) and attr in CONTAINER_METHODS:
+                args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+                result = self._container_method(owner, func.value, attr, node, args, env)
+                self._emit(Call(node, self._stmt, None, None, None, result))
+                return result
             elif isinstance(owner, ClassValue) and owner.info is not None and \
                     owner.info.autograd_function and attr == "apply":
                 args = [(arg, self._eval(arg.value, env)) for arg in node.args]
@@ -227,6 +233,9 @@ class Calls(Interpreter):
             return Value(Kind.OTHER, derived=("id", positional[0]), origin=node)
         if qualname == "builtins.len":
             return INT
+        if qualname == "builtins.sum" and len(positional) == 1 and \
+                isinstance(positional[0], ContainerValue):
+            return containers.summed(positional[0], node)
         if qualname == "builtins.range":
             return ContainerValue(origin=node, each=INT)
         if qualname == "builtins.enumerate" and positional:
@@ -334,6 +343,86 @@ class Calls(Interpreter):
             self._escape(args)
             return UNKNOWN
         return self._apply(op, qualname, receiver, receiver_node, args, keywords, node, env)
+
+    def _container_method(self, owner: ContainerValue, owner_node: cst.BaseExpression,
+                          attr: str, node: cst.Call, args: Args, env: Env) -> Value:
+        """The methods of `list` and `dict` that move elements (see containers.py): the
+        container's name is rebound to what the method leaves in it."""
+        positional = [value for arg, value in args if arg.keyword is None and not arg.star]
+        if len(positional) != len(args):
+            self._rebind_container(owner_node, containers.joined(owner, node), env)
+            return UNKNOWN
+        if attr in ("items", "values", "keys", "copy") and positional:
+            return UNKNOWN
+        if attr == "items":
+            return containers.items_of(owner, node) if owner.mapping else UNKNOWN
+        if attr == "values":
+            return containers.values_of(owner, node) if owner.mapping else UNKNOWN
+        if attr == "keys":
+            return containers.keys_of(node)
+        if attr == "copy":
+            return containers.copied(owner, node, mapping=owner.mapping)
+        if attr == "get" and owner.mapping and positional:
+            found = containers.item(owner, containers.literal_key(node.args[0].value))
+            if found is not None:
+                return found
+            element = containers.some_element(owner)
+            return containers.guessed(element) if element is not None else UNKNOWN
+        in_order = not self._loops
+        changed: ContainerValue | None = None
+        result: Value = OTHER
+        if attr == "append" and len(positional) == 1 and not owner.mapping:
+            changed = containers.appended(owner, (positional[0],), node, in_order)
+        elif attr == "extend" and len(positional) == 1 and not owner.mapping:
+            more = positional[0]
+            if isinstance(more, ContainerValue) and more.items is not None and not more.mapping:
+                changed = containers.appended(owner, more.items, node, in_order)
+            elif isinstance(more, ContainerValue) and more.each is not None and \
+                    not more.mapping:
+                changed = containers.appended(owner, (more.each,), node, False)
+            else:
+                changed = ContainerValue(origin=node)
+        elif attr == "insert" and len(positional) == 2 and not owner.mapping:
+            at = containers.literal_key(node.args[0].value)
+            if in_order and owner.items is not None and isinstance(at, int) and \
+                    not isinstance(at, bool):
+                items = list(owner.items)
+                items.insert(at, positional[1])
+                changed = ContainerValue(origin=node, items=tuple(items))
+            else:
+                changed = containers.added(owner, positional[1], node)
+        elif attr == "pop" and len(positional) <= 2:
+            key = containers.literal_key(node.args[0].value) if positional else -1
+            found = containers.item(owner, key) if (positional or not owner.mapping) else None
+            element = containers.some_element(owner)
+            result = found if found is not None else containers.guessed(element) \
+                if element is not None else UNKNOWN
+            if found is not None and in_order and owner.items is not None:
+                position = (owner.keys.index(key) if owner.keys is not None
+                            else key % len(owner.items))  # type: ignore[operator]
+                changed = replace(owner, items=owner.items[:position] + owner.items[position + 1:],
+                                  keys=None if owner.keys is None else
+                                  owner.keys[:position] + owner.keys[position + 1:], origin=node)
+            else:
+                changed = containers.joined(owner, node)
+        elif attr == "update" and len(positional) == 1 and owner.mapping:
+            more = positional[0]
+            changed = containers.merged([owner, more], node) if isinstance(
+                more, ContainerValue) and more.mapping else \
+                ContainerValue(origin=node, mapping=True)
+        elif attr in ("clear", "sort", "reverse"):
+            changed = ContainerValue(origin=node, mapping=owner.mapping) if attr == "clear" \
+                else containers.joined(owner, node)
+            result = OTHER
+        if changed is not None:
+            self._rebind_container(owner_node, changed, env)
+        return result
+
+    def _rebind_container(self, node: cst.BaseExpression, value: ContainerValue,
+                          env: Env) -> None:
+        """The container named by ``node`` now holds ``value``'s elements."""
+        if isinstance(node, cst.Name) or attr_key(node) is not None:
+            self._bind(node, value, env, evaluate_base=False)
 
     def _instance_method(self, instance: InstanceValue, attr: str, node: cst.Call,
                          positional: list[Value], env: Env) -> Value:
@@ -785,16 +874,32 @@ class Calls(Interpreter):
             if isinstance(item, TensorValue):
                 return ContainerValue(origin=node, each=item, replicated=node)
             return None
-        if qualname in ("builtins.list", "builtins.tuple", "builtins.dict", "copy.copy") \
-                and len(positional) == 1:
+        if qualname in SHALLOW_COPIES and len(positional) == 1:
             source = positional[0]
             if isinstance(source, ParamsValue) and source.kind is Kind.PARAMS:
                 return ParamsValue(Kind.OTHER, origin=node, params=source.params, snapshot=node)
             if source.snapshot is not None:
                 return kept_as_copy(source, node, origin=node)
-            if isinstance(source, ContainerValue) and source.each is not None:
+            if isinstance(source, ContainerValue) and source.replicated is not None:
                 return replace(source, origin=node)
+            if isinstance(source, ContainerValue):
+                # A new container of the same element objects (`list(d)` is the keys).
+                mapping = qualname in MAPPING_COPIES or \
+                    qualname == "copy.copy" and source.mapping
+                return containers.copied(source, node, mapping=mapping)
+        if qualname in ("builtins.sorted", "builtins.reversed") and positional and \
+                isinstance(positional[0], ContainerValue) and not positional[0].mapping:
+            return containers.joined(positional[0], node)
         return None
+
+
+# Calls that make a new container holding the same elements.
+SHALLOW_COPIES = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "copy.copy",
+                            "collections.OrderedDict"})
+MAPPING_COPIES = frozenset({"builtins.dict", "collections.OrderedDict"})
+# The methods of `list` and `dict` modelled on a known container (see _container_method).
+CONTAINER_METHODS = frozenset({"items", "values", "keys", "copy", "get", "append", "extend",
+                               "insert", "pop", "update", "clear", "sort", "reverse"})
 
 
 # The deprecated `Variable(t, requires_grad=…)` constructor (a Tensor since 0.4).

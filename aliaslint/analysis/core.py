@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from aliaslint import ops
-from aliaslint.analysis.events import Event, Save, SavedWrite, SaveIds, Write, WriteInputs
+from aliaslint.analysis.events import (
+    Event,
+    InplaceWrite,
+    Save,
+    SavedWrite,
+    SaveIds,
+    Write,
+    WriteInputs,
+)
 from aliaslint.analysis.scopes import (
     ClassInfo,
     Converged,
@@ -138,7 +146,9 @@ class Interpreter:
             if event in self._loop_events:
                 return
             self._loop_events.add(event)
-        if self._assuming or isinstance(event, SavedWrite) and event.save.assumed:
+        if self._assuming or isinstance(event, SavedWrite) and (
+                event.save.assumed or event.write.guessed) or \
+                isinstance(event, InplaceWrite) and event.write.guessed:
             if event not in self._emitted:
                 self.low.add(event)
         else:

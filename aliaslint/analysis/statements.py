@@ -8,6 +8,7 @@ from dataclasses import replace
 import libcst as cst
 
 from aliaslint import ops
+from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import DataOnTemporary, PackHookWrite, Reference, WriteInputs
 from aliaslint.analysis.geometry import index_cover, index_regions, slice_region
@@ -202,6 +203,13 @@ class Statements(Interpreter):
         elif isinstance(target, cst.Subscript):
             base = self._eval_target(target.value, env) if evaluate_base else UNKNOWN
             self._slices(target, env)
+            if isinstance(base, ContainerValue) and len(target.slice) == 1 and \
+                    isinstance(target.slice[0].slice, cst.Index) and base.replicated is None:
+                # `c[i] = v`: that element replaced (an element not known: some element).
+                changed = containers.with_item(
+                    base, containers.literal_key(target.slice[0].slice.value), value, target)
+                if isinstance(target.value, cst.Name) or attr_key(target.value) is not None:
+                    self._bind(target.value, changed, env, evaluate_base=False)
             if evaluate_base and isinstance(base, (TensorValue, ArrayValue)):
                 assigned = value if isinstance(value, (TensorValue, ArrayValue)) else None
                 index = _subscript_index_value(target, self._index_values)
@@ -313,7 +321,12 @@ class Statements(Interpreter):
         if isinstance(iterable, ParamsValue) and iterable.kind is Kind.PARAMS and iterable.params:
             return self._parameter(iterable.params, node)
         if isinstance(iterable, ContainerValue):
-            return any_element(iterable) or UNKNOWN
+            if iterable.mapping:
+                return OTHER  # a dict's keys
+            if iterable.replicated is not None:
+                return any_element(iterable) or UNKNOWN
+            # Every element in turn: each is written, each is read.
+            return containers.some_element(iterable) or UNKNOWN
         if isinstance(iterable, ModuleValue) and iterable.module.element is not None:
             return iterable.module.element  # `for block in self.blocks:`
         if isinstance(iterable, TensorValue):

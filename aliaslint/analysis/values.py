@@ -206,6 +206,9 @@ class TensorValue(Value):
     # The elements of its root a view with literal offsets and strides reaches (see
     # geometry.covers_disjoint): (the root, constraints on the root's indices).
     cover: tuple | None = None
+    # An element of a container taken by an index the code does not pin down (see
+    # containers.guessed): what rests on which element it is, is `low`.
+    guessed: bool = field(default=False, compare=False)
     # A call that returns its source only sometimes (`.float()`, `.contiguous()`, `.to()`)
     # proven by the facts to have returned it here: the value is that source.
     same_as: cst.CSTNode | None = field(default=None, compare=False)
@@ -271,6 +274,9 @@ class ContainerValue(Value):
     items: tuple[Value, ...] | None = field(default=None, compare=False)
     # Built by repeating one object (`[t] * n`): where.
     replicated: cst.CSTNode | None = field(default=None, compare=False)
+    # A dict (iterating it gives its keys); `keys`: the literal key of each of `items`.
+    mapping: bool = False
+    keys: tuple | None = field(default=None, compare=False)
 
     def with_saves_renamed(self, mapping: dict[int, int]) -> ContainerValue:
         each = self.each.with_saves_renamed(mapping) if self.each is not None else None
@@ -389,6 +395,10 @@ Written = TypeVar("Written", bound=TensorValue | ArrayValue)
 
 def join(a: Value, b: Value) -> Value:
     """The value a name holds after two paths meet: only what both agree on."""
+    if isinstance(a, ContainerValue) and isinstance(b, ContainerValue) and \
+            a.replicated is None and b.replicated is None:
+        from aliaslint.analysis.containers import join_containers
+        return join_containers(a, b)
     if a == b:
         # Equal values of one class, made by two calls: the facts outside
         # equality (which module, which class) come from one path only.
@@ -432,6 +442,7 @@ def join(a: Value, b: Value) -> Value:
             blank=a.blank and b.blank, op_view=a.op_view and b.op_view,
             index=a.index if a.index == b.index else None,
             cover=a.cover if a.cover == b.cover else None,
+            guessed=a.guessed or b.guessed,
         )
     return bare(a.kind, a.origin)
 
