@@ -51,6 +51,7 @@ from aliaslint.analysis.training import (
 from aliaslint.analysis.syntax import (
     FALSE,
     TRUE,
+    all_params,
     attr_key,
     is_literal,
     literal_int,
@@ -62,10 +63,12 @@ from aliaslint.analysis.values import (
     INT,
     OTHER,
     SHAPE,
+    TRUE_VALUE,
     UNKNOWN,
     Args,
     ArrayValue,
     ClassValue,
+    ConstValue,
     ContainerValue,
     FunctionValue,
     Keywords,
@@ -76,6 +79,8 @@ from aliaslint.analysis.values import (
     ModuleValue,
     ObjectValue,
     ParamsValue,
+    LambdaValue,
+    PartialValue,
     RefValue,
     TensorValue,
     Value,
@@ -157,13 +162,50 @@ class Calls(Interpreter):
                     if callee is None and method_def is not None:
                         callee = FunctionValue(qualname=attr, origin=method_def,
                                                definition=method_def)
+                if isinstance(callee, (RefValue, PartialValue, LambdaValue)):
+                    # A function kept in an attribute (`self.act_fn = act_fn`): called
+                    # as it is, not bound to the object.
+                    receiver, receiver_node = None, None
+                    qualname = callee.qualname if isinstance(callee, RefValue) else None
         else:
             callee = self._eval(func, env)
             if isinstance(callee, RefValue):
                 qualname = callee.qualname
         args = [(arg, self._eval(arg.value, env)) for arg in node.args]
-        result = self._call_result(node, qualname, callee, receiver, receiver_node, args, env)
+        while isinstance(callee, PartialValue) and len(args) < 64:
+            # `partial(F.leaky_relu, negative_slope=0.1, inplace=True)(h)`: the function
+            # with the bound arguments first.
+            args = [*callee.args, *args]
+            callee = callee.func
+            qualname = callee.qualname if isinstance(callee, RefValue) else None
+        if isinstance(callee, LambdaValue):
+            result = self._call_lambda(callee, node, args, env)
+        else:
+            result = self._call_result(node, qualname, callee, receiver, receiver_node, args,
+                                       env)
         self._emit(Call(node, self._stmt, qualname, receiver, receiver_node, result))
+        return result
+
+    def _call_lambda(self, function: LambdaValue, node: cst.Call, args: Args,
+                     env: Env) -> Value:
+        """A call of a lambda: its body, with the arguments bound, on this path's facts
+        (what it writes, the caller's tensors are written)."""
+        params = all_params(function.definition.params)
+        positional = [value for arg, value in args if arg.keyword is None and not arg.star]
+        if len(positional) != len(args) or len(positional) > len(params) or \
+                self._lambda_depth > 8 or not isinstance(function.scope, Env):
+            self._unknown_call(args, env)
+            return UNKNOWN
+        inner = Env(function.scope, flow=env.flow)
+        for position, param in enumerate(params):
+            inner.names[param.name.value] = positional[position] \
+                if position < len(positional) else UNKNOWN
+        self._lambda_depth += 1
+        try:
+            result = self._eval(function.definition.body, inner)
+        finally:
+            self._lambda_depth -= 1
+        env.flow = inner.flow
         return result
 
     def _call_result(self, node: cst.Call, qualname: str | None, callee: Value | None,
@@ -233,6 +275,16 @@ class Calls(Interpreter):
             return Value(Kind.OTHER, derived=("id", positional[0]), origin=node)
         if qualname == "builtins.len":
             return INT
+        if qualname == "functools.partial" and positional and args[0][0].keyword is None \
+                and not args[0][0].star:
+            return PartialValue(origin=node, func=positional[0], site=id(node),
+                                args=tuple(args[1:]))
+        if qualname == "builtins.getattr" and len(positional) in (2, 3) and \
+                isinstance(positional[0], RefValue) and len(positional) == len(args):
+            # `getattr(torch, "relu_")`: the attribute a literal name names.
+            name = containers.literal_key(node.args[1].value)
+            if isinstance(name, str) and name.isidentifier():
+                return RefValue(origin=node, qualname=f"{positional[0].qualname}.{name}")
         if qualname == "builtins.sum" and len(positional) == 1 and \
                 isinstance(positional[0], ContainerValue):
             return containers.summed(positional[0], node)
@@ -453,7 +505,11 @@ class Calls(Interpreter):
             self._backward(op, receiver, args, node, env)
             return UNKNOWN if op.returns != "none" else OTHER
         bound, nodes = bind_arguments(op, receiver, receiver_node, args)
-        inplace_flag = op.inplace_kwarg and is_literal(nodes.get(op.inplace_kwarg), TRUE)
+        # `inplace=True` at the call, or a parameter the call site gave a literal True
+        # (`partial(F.leaky_relu, inplace=inplace)` in a factory called with True).
+        inplace_flag = op.inplace_kwarg and (
+            is_literal(nodes.get(op.inplace_kwarg), TRUE) or
+            _is_true(bound.get(op.inplace_kwarg)))
         if inplace_flag:
             twin = op.twin_op() or ops.lookup(f"torch.{op.twin}") if op.twin else None
             first = op.params[0] if op.params else None
@@ -908,6 +964,11 @@ VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variab
 # Tensor methods that return an int (`size` only when given a dim).
 _INT_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "element_size",
                           "get_device", "stride"})
+
+
+def _is_true(value: Value | None) -> bool:
+    """A value known to be the literal True."""
+    return value == TRUE_VALUE or isinstance(value, ConstValue) and value.literal is True
 
 
 def _dtype_named(value: Value) -> str | None:

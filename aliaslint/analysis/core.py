@@ -130,6 +130,7 @@ class Interpreter:
         # and, while the outermost loop of a nest runs, each inner loop's last
         # fixed point and the events already reported.
         self._loops: list[LoopFrame] = []
+        self._lambda_depth = 0  # lambdas called from lambdas being evaluated
         self._loop_cache: dict[int, Converged] | None = None
         self._loop_events: set[Event] | None = None
         # Allocation sites met inside a loop → the storage token they make (see

@@ -40,6 +40,7 @@ from aliaslint.analysis.values import (
     Kind,
     ModuleValue,
     ParamsValue,
+    LambdaValue,
     RefValue,
     TensorValue,
     Value,
@@ -368,7 +369,7 @@ class Expressions(Interpreter):
             for container, count in ((left, node.right), (right, node.left)):
                 if isinstance(container, ContainerValue) and container.each is not None \
                         and isinstance(count, (cst.Name, cst.Integer, cst.Attribute, cst.Call)):
-                    return replace(container, replicated=node, origin=node)
+                    return replace(container, replicated=node, origin=node, items=None)
         if Kind.TENSOR not in (left.kind, right.kind):
             if is_int(left) and is_int(right) and isinstance(node.operator, _INT_OPERATORS):
                 return INT
@@ -444,7 +445,7 @@ class Expressions(Interpreter):
         if not isinstance(index, cst.Index):
             return UNKNOWN
         key = containers.literal_key(index.value)
-        found = containers.item(base, key)
+        found = containers.item(base, key) if base.replicated is None else None
         if found is not None:
             return found
         if base.replicated is not None or base.items is None and key is containers.NO_KEY \
@@ -512,7 +513,7 @@ class Expressions(Interpreter):
                 self._eval(param.default, env)
             inner.names[param.name.value] = UNKNOWN
         self._eval_silently(node.body, inner)
-        return OTHER
+        return LambdaValue(origin=node, definition=node, site=id(node), scope=env)
 
     def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
                        env: Env) -> Value:

@@ -30,10 +30,13 @@ from aliaslint.analysis.values import (
     ContainerValue,
     FunctionValue,
     Keywords,
+    LambdaValue,
     Kind,
     ModuleInfo,
     ModuleValue,
     ParamsValue,
+    PartialValue,
+    RefValue,
     ObjectValue,
     TensorValue,
     Value,
@@ -318,13 +321,12 @@ class Modules(Interpreter):
     def _call_function(self, function: FunctionValue, receiver: Value | None, node: cst.Call,
                        args: Args, env: Env) -> Value:
         definition = function.definition
-        positional = [(value, arg.value) for arg, value in args
-                      if arg.keyword is None and not arg.star]
-        if len(positional) != len(args):
-            self._unknown_call(args, env)
-            return UNKNOWN
         module = receiver if isinstance(receiver, ModuleValue) else None
         cls = local_class(receiver) if receiver is not None else None
+        positional = self._by_position(definition, cls is not None, args)
+        if positional is None:
+            self._unknown_call(args, env)
+            return UNKNOWN
         self._record_call(definition, cls, node, args, env)
         summary = self._summary(definition, cls, tuple(
             constant_of(arg_node) or v for v, arg_node in positional))
@@ -334,6 +336,33 @@ class Modules(Interpreter):
         mapping = self._param_mapping(cls, module.module.params) \
             if module is not None and cls is not None else {}
         return self._apply_summary(summary, positional, mapping, node, None, env, definition)
+
+    @staticmethod
+    def _by_position(definition: cst.FunctionDef, bound: bool,
+                     args: Args) -> list[tuple[Value, cst.BaseExpression | None]] | None:
+        """The arguments in parameter order (keywords put in their places, defaults
+        between them filled in); None when they do not fit plainly."""
+        positional: list[tuple[Value, cst.BaseExpression | None]] = [
+            (value, arg.value) for arg, value in args if arg.keyword is None and not arg.star]
+        if any(arg.star for arg, _ in args) or any(
+                arg.keyword is None for arg, _ in args[len(positional):]):
+            return None
+        keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
+                    if arg.keyword is not None}
+        if not keywords:
+            return positional
+        params = list(definition.params.params)[1 if bound else 0:]
+        for param in params[len(positional):]:
+            if not keywords:
+                break
+            name = param.name.value
+            if name in keywords:
+                positional.append(keywords.pop(name))
+            elif param.default is not None:
+                positional.append((constant_of(param.default) or UNKNOWN, param.default))
+            else:
+                return None
+        return None if keywords else positional
 
     def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
                  args: tuple[Value, ...]) -> Summary | None:
@@ -434,6 +463,11 @@ class Modules(Interpreter):
             return self._rebased(result, node)
         elif isinstance(result, ContainerValue) and result.replicated is None:
             return self._returned_container(summary, result, args, node, label, env, graph)
+        elif isinstance(result, (RefValue, LambdaValue)) or isinstance(
+                result, PartialValue) and not any(
+                    isinstance(value, (TensorValue, ContainerValue))
+                    for _, value in result.args):
+            return result  # a function made or chosen by the callee (a factory of them)
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
         new: set[int] = set()

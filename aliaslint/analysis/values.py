@@ -314,6 +314,28 @@ class FunctionValue(Value):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PartialValue(Value):
+    """`functools.partial(func, *args, **kwargs)`: calling it calls ``func`` with these
+    arguments first (each as its expression and its value)."""
+
+    kind: Kind = field(default=Kind.FUNCTION, init=False)
+    func: Value
+    site: int  # id of the `partial(...)` call: two partials are one value only if one site
+    args: tuple = field(default=(), compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LambdaValue(Value):
+    """A lambda: calling it evaluates its body with the arguments bound to its parameters,
+    in the scope it was defined in (``scope``, an Env)."""
+
+    kind: Kind = field(default=Kind.FUNCTION, init=False)
+    definition: cst.Lambda = field(compare=False)
+    site: int
+    scope: object = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
 class ClassValue(Value):
     """A class defined in the checked file."""
 
