@@ -547,7 +547,7 @@ class Expressions(Interpreter):
             # `{name: torch.sigmoid(...) for name in levels}`: some value, one value.
             return ContainerValue(origin=node, each=element, mapping=True) \
                 if isinstance(element, (TensorValue, ContainerValue)) else OTHER
-        if isinstance(element, ModuleValue) and isinstance(node, cst.ListComp):
+        if isinstance(element, ModuleValue) and isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             return ContainerValue(origin=node, each=element)  # ModuleList([... for ...])
         if isinstance(element, TensorValue) and element.via == "view" and \
                 element.storage is not None and isinstance(node, cst.ListComp):
