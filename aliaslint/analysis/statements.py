@@ -127,6 +127,10 @@ class Statements(Interpreter):
             else:
                 self._return(self._eval(returned, env) if returned is not None else OTHER,
                              small, env)
+            if self._function is not None:
+                # The path ends at its return: code after it (after the `if` whose branch
+                # returned) runs only on the other paths.
+                env.flow.dead = True
         elif isinstance(small, cst.Import):
             for alias in small.names:
                 name = dotted(alias.name)
