@@ -286,6 +286,32 @@ act = get_act_fn("leaky_relu", inplace=True)
 h = torch.tanh(stem(x))
 act(h).sum().backward()
 """, [(9, "AL105")], [], True),
+    ("partial_of_a_module_class", """\
+class Block(nn.Module):
+    def __init__(self, dim, act_layer=nn.GELU):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.act = act_layer()
+
+    def forward(self, h):
+        return self.act(torch.tanh(self.fc(h)))
+
+
+Block(8, act_layer=functools.partial(nn.ReLU, inplace=True))(x).sum().backward()
+""", [(5, "AL105")], [], True),
+    ("partial_of_a_module_class_out_of_place_is_clean", """\
+class Block(nn.Module):
+    def __init__(self, dim, act_layer=nn.GELU):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.act = act_layer()
+
+    def forward(self, h):
+        return self.act(torch.tanh(self.fc(h)))
+
+
+Block(8, act_layer=functools.partial(nn.ReLU, inplace=False))(x).sum().backward()
+""", [], [], False),
 ]
 
 

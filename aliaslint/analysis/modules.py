@@ -23,6 +23,7 @@ from aliaslint.analysis.syntax import (
 )
 from aliaslint.analysis.values import (
     OTHER,
+    TRUE_VALUE,
     UNKNOWN,
     Args,
     ClassValue,
@@ -59,12 +60,14 @@ class Modules(Interpreter):
         short = qualname.removeprefix("torch.nn.modules.").removeprefix("torch.")
         inplace = False
         if spec.inplace_kwarg:
-            flag = keywords.get(spec.inplace_kwarg, (None, None))[1]
+            given, flag = keywords.get(spec.inplace_kwarg, (None, None))
             index = getattr(spec, "inplace_index", None)
             if flag is None and index is not None and len(node.args) > index \
                     and node.args[index].keyword is None:
                 flag = node.args[index].value
-            inplace = is_literal(flag, TRUE)
+            # `inplace=True`, or `inplace=inplace` where the call site passed True.
+            inplace = is_literal(flag, TRUE) or given == TRUE_VALUE or \
+                isinstance(given, ConstValue) and given.literal is True
         children = None
         params: frozenset = frozenset()
         named: dict[str, object] = {}
