@@ -312,6 +312,43 @@ class Block(nn.Module):
 
 Block(8, act_layer=functools.partial(nn.ReLU, inplace=False))(x).sum().backward()
 """, [], [], False),
+    ("returned_dict_with_a_written_save", """\
+def heads(h):
+    probs = torch.softmax(h, -1)
+    probs.clamp_(min=1e-4)
+    return {"probs": probs, "logits": h}
+
+
+heads(stem(x))["probs"].log().sum().backward()
+""", [(3, "AL101")], [], True),
+    ("distribution_over_a_written_save", """\
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mu, self.log_std = nn.Linear(8, 2), nn.Linear(8, 2)
+
+    def forward(self, obs):
+        std = torch.exp(self.log_std(obs))
+        std.clamp_(1e-3, 10.0)
+        return torch.distributions.Normal(self.mu(obs), std)
+
+
+Policy()(x).log_prob(torch.zeros(4, 2)).sum().backward()
+""", [(8, "AL101")], [], True),
+    ("distribution_over_a_clamped_copy_is_clean", """\
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mu, self.log_std = nn.Linear(8, 2), nn.Linear(8, 2)
+
+    def forward(self, obs):
+        std = torch.exp(self.log_std(obs))
+        std = std.clamp(1e-3, 10.0)
+        return torch.distributions.Normal(self.mu(obs), std)
+
+
+Policy()(x).log_prob(torch.zeros(4, 2)).sum().backward()
+""", [], [], False),
 ]
 
 

@@ -275,6 +275,14 @@ class Calls(Interpreter):
             return Value(Kind.OTHER, derived=("id", positional[0]), origin=node)
         if qualname == "builtins.len":
             return INT
+        if qualname.startswith("torch.distributions.") and \
+                qualname.rpartition(".")[2][:1].isupper() and any(
+                    isinstance(value, TensorValue) for _, value in args):
+            # `Normal(mu, std)`: a distribution's log_prob, rsample and entropy are
+            # differentiable in its parameters, so it holds them as a container holds its
+            # elements (returned, a backward through it is to come).
+            return ContainerValue(origin=node, items=tuple(
+                value for _, value in args if isinstance(value, TensorValue)))
         if qualname == "functools.partial" and positional and args[0][0].keyword is None \
                 and not args[0][0].star:
             return PartialValue(origin=node, func=positional[0], site=id(node),

@@ -437,6 +437,11 @@ class Statements(Interpreter):
         if isinstance(value, TensorValue) and self._function is not None:
             self._consume(value, node, "the tensor returned here", env, returned=True,
                           retain=True)
+        elif isinstance(value, ContainerValue) and self._function is not None:
+            # `return {"mask": m, "box": b}`: the caller gets each tensor, as from a tuple.
+            for tensor in containers.tensors_in(value):
+                self._consume(tensor, node, "the tensor returned here", env, returned=True,
+                              retain=True)
 
 
 def _loss_entry(node: cst.CSTNode) -> cst.BaseExpression | None:
