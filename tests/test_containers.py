@@ -216,6 +216,26 @@ outs = heads(stem(x))
 outs["box"].clamp_(min=0.0)
 (outs["mask"].sum() + outs["box"].sum()).backward()
 """, [], [], False),
+    # A helper that writes its argument without saying so: the write inside it is the
+    # finding; one whose name says it writes in place is called on the wrong tensor.
+    ("undeclared_helper_write_points_inside", """\
+def rescale(t):
+    t.mul_(0.5)
+
+
+probs = torch.sigmoid(stem(x))
+rescale(probs)
+probs.sum().backward()
+""", [(2, "AL101")], [], True),
+    ("declared_helper_write_points_at_the_call", """\
+def rescale_(t):
+    t.mul_(0.5)
+
+
+probs = torch.sigmoid(stem(x))
+rescale_(probs)
+probs.sum().backward()
+""", [(6, "AL101")], [], True),
     # Functions as values: the write happens at the call through the value.
     ("partial_inplace", """\
 act = functools.partial(F.leaky_relu, negative_slope=0.1, inplace=True)
