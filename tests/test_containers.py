@@ -187,6 +187,18 @@ k = int(torch.randint(0, 3, ()).item())
 feats[k].mul_(2)
 sum(f.sum() for f in feats).backward()
 """, [], [(3, "AL101")], True),
+    ("range_len_index_is_aligned", """\
+feats = [torch.sigmoid(stem(x)) for _ in range(3)]
+for i in range(len(feats)):
+    feats[i].mul_(2)
+sum(f.sum() for f in feats).backward()
+""", [(3, "AL101")], [], True),
+    ("enumerate_index_is_aligned", """\
+feats = [torch.sigmoid(stem(x)) for _ in range(3)]
+for i, f in enumerate(feats):
+    feats[i].mul_(0.5)
+sum(f.sum() for f in feats).backward()
+""", [(3, "AL101")], [], True),
     ("helper_writes_elements", """\
 def temper(weights, temperatures):
     for w, t in zip(weights, temperatures):

@@ -12,6 +12,8 @@ from dataclasses import replace
 
 import libcst as cst
 
+from aliaslint.analysis.syntax import name_key
+
 from aliaslint.analysis.values import (
     OTHER,
     UNKNOWN,
@@ -296,3 +298,25 @@ def signature(value: Value) -> object:
     return ("container", value.mapping, value.keys,
             None if value.items is None else tuple(signature(v) for v in value.items),
             None if value.each is None else signature(value.each))
+
+
+def aligned_index(node: cst.For) -> tuple[str, str] | None:
+    """(index name, container key) when the loop walks a container's indices:
+    `for i in range(len(feats))`, `for i, f in enumerate(feats)`; the container a name or
+    `self.<attr>`."""
+    target, iterable = node.target, node.iter
+    if not isinstance(iterable, cst.Call) or not isinstance(iterable.func, cst.Name) or \
+            len(iterable.args) != 1:
+        return None
+    argument = iterable.args[0].value
+    if iterable.func.value == "enumerate" and isinstance(target, cst.Tuple) and \
+            target.elements and isinstance(target.elements[0].value, cst.Name):
+        index, container = target.elements[0].value.value, argument
+    elif iterable.func.value == "range" and isinstance(target, cst.Name) and \
+            isinstance(argument, cst.Call) and isinstance(argument.func, cst.Name) and \
+            argument.func.value == "len" and len(argument.args) == 1:
+        index, container = target.value, argument.args[0].value
+    else:
+        return None
+    key = name_key(container)
+    return (index, key) if key is not None else None

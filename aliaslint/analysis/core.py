@@ -131,6 +131,9 @@ class Interpreter:
         # fixed point and the events already reported.
         self._loops: list[LoopFrame] = []
         self._lambda_depth = 0  # lambdas called from lambdas being evaluated
+        # (index name, container key) of the loops running now that walk a container's
+        # indices (`for i in range(len(feats))`, `for i, f in enumerate(feats)`).
+        self._aligned: list[tuple[str, str]] = []
         self._loop_cache: dict[int, Converged] | None = None
         self._loop_events: set[Event] | None = None
         # Allocation sites met inside a loop → the storage token they make (see

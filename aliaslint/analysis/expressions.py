@@ -27,6 +27,7 @@ from aliaslint.analysis.syntax import (
     basic_index,
     basic_index_element,
     child_expressions,
+    name_key,
     yields_loop_element,
 )
 from aliaslint.analysis.values import (
@@ -457,6 +458,10 @@ class Expressions(Interpreter):
         element = containers.some_element(base)
         if element is None:
             return UNKNOWN
+        container_key = name_key(node.value)
+        if isinstance(index.value, cst.Name) and container_key is not None and \
+                (index.value.value, container_key) in self._aligned:
+            return element  # `feats[i]` in `for i in range(len(feats))`: each element in turn
         if base.items is None and not base.mapping and isinstance(element, TensorValue) and \
                 element.via == "view" and element.storage is not None:
             return element  # `[frames[i] for i in ...][j]`: a view of the one base
