@@ -23,7 +23,6 @@ from aliaslint.analysis.syntax import (
 )
 from aliaslint.analysis.values import (
     OTHER,
-    TRUE_VALUE,
     UNKNOWN,
     Args,
     ClassValue,
@@ -41,6 +40,7 @@ from aliaslint.analysis.values import (
     ObjectValue,
     TensorValue,
     Value,
+    is_true,
     join,
     local_class,
 )
@@ -66,8 +66,7 @@ class Modules(Interpreter):
                     and node.args[index].keyword is None:
                 flag = node.args[index].value
             # `inplace=True`, or `inplace=inplace` where the call site passed True.
-            inplace = is_literal(flag, TRUE) or given == TRUE_VALUE or \
-                isinstance(given, ConstValue) and given.literal is True
+            inplace = is_literal(flag, TRUE) or is_true(given)
         children = None
         params: frozenset = frozenset()
         named: dict[str, object] = {}

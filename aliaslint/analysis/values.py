@@ -547,3 +547,8 @@ def local_class(value: Value) -> ClassInfo | None:
     if isinstance(value, ObjectValue):
         return value.cls
     return None
+
+
+def is_true(value: Value | None) -> bool:
+    """A value known to be the literal True (`True` here, or a parameter a call set to it)."""
+    return value == TRUE_VALUE or isinstance(value, ConstValue) and value.literal is True
