@@ -160,10 +160,18 @@ def test_join_of_two_modules_made_apart_is_unknown():
     assert isinstance(joined, ClassValue) and joined.module is None
 
 
-def test_join_of_containers_keeps_only_the_kind():
+def test_join_of_containers_joins_their_elements():
     a = ContainerValue(each=TensorValue(storage="s"))
     b = ContainerValue(each=TensorValue(storage="t"))
-    assert join(a, b) == OTHER
+    joined = join(a, b)
+    assert isinstance(joined, ContainerValue) and isinstance(joined.each, TensorValue)
+    assert joined.each.storage is None and joined.items is None
+    # Element by element where both paths know the same layout.
+    c = ContainerValue(items=(TensorValue(storage="s"), TensorValue(storage="u")))
+    d = ContainerValue(items=(TensorValue(storage="s"), TensorValue(storage="v")))
+    pair = join(c, d)
+    assert isinstance(pair, ContainerValue) and pair.items is not None
+    assert [getattr(v, "storage") for v in pair.items] == ["s", None]
     arrays = join(ArrayValue(storage="s"), ArrayValue(storage="t"))
     assert isinstance(arrays, ArrayValue) and arrays.storage is None
 

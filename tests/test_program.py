@@ -24,7 +24,7 @@ HELPER = '''\
 import torch
 
 
-def scale_(t):
+def rescale(t):
     """Scale by two."""
     t.mul_(2)
 '''
@@ -66,36 +66,36 @@ def _step(imports: str, call: str) -> str:
 
 # name → (files, the helper's path): one case per import form.
 FORMS = {
-    "from-script-dir": ({"train.py": _step("from utils import scale_", "scale_"),
+    "from-script-dir": ({"train.py": _step("from utils import rescale", "rescale"),
                          "utils.py": HELPER}, "utils.py"),
-    "import-module": ({"train.py": _step("import utils", "utils.scale_"),
+    "import-module": ({"train.py": _step("import utils", "utils.rescale"),
                        "utils.py": HELPER}, "utils.py"),
-    "import-as": ({"train.py": _step("import utils as u", "u.scale_"),
+    "import-as": ({"train.py": _step("import utils as u", "u.rescale"),
                    "utils.py": HELPER}, "utils.py"),
-    "relative": ({"pkg/__init__.py": "", "pkg/train.py": _step("from .ops import scale_", "scale_"),
+    "relative": ({"pkg/__init__.py": "", "pkg/train.py": _step("from .ops import rescale", "rescale"),
                   "pkg/ops.py": HELPER}, "pkg/ops.py"),
     "relative-module": ({"pkg/__init__.py": "",
-                         "pkg/train.py": _step("from . import ops", "ops.scale_"),
+                         "pkg/train.py": _step("from . import ops", "ops.rescale"),
                          "pkg/ops.py": HELPER}, "pkg/ops.py"),
     "relative-parent": ({"pkg/__init__.py": "", "pkg/sub/__init__.py": "",
-                         "pkg/sub/train.py": _step("from ..ops import scale_", "scale_"),
+                         "pkg/sub/train.py": _step("from ..ops import rescale", "rescale"),
                          "pkg/ops.py": HELPER}, "pkg/ops.py"),
-    "package-reexport": ({"pkg/__init__.py": "from .ops import scale_\n",
-                          "main.py": _step("from pkg import scale_", "scale_"),
+    "package-reexport": ({"pkg/__init__.py": "from .ops import rescale\n",
+                          "main.py": _step("from pkg import rescale", "rescale"),
                           "pkg/ops.py": HELPER}, "pkg/ops.py"),
-    "dotted-import": ({"pkg/__init__.py": "", "main.py": _step("import pkg.ops", "pkg.ops.scale_"),
+    "dotted-import": ({"pkg/__init__.py": "", "main.py": _step("import pkg.ops", "pkg.ops.rescale"),
                        "pkg/ops.py": HELPER}, "pkg/ops.py"),
-    "star-with-all": ({"main.py": _step("from ops import *", "scale_"),
-                       "ops.py": HELPER + '\n__all__ = ["scale_"]\n'}, "ops.py"),
-    "star-public": ({"main.py": _step("from ops import *", "scale_"),
+    "star-with-all": ({"main.py": _step("from ops import *", "rescale"),
+                       "ops.py": HELPER + '\n__all__ = ["rescale"]\n'}, "ops.py"),
+    "star-public": ({"main.py": _step("from ops import *", "rescale"),
                      "ops.py": HELPER}, "ops.py"),
-    "namespace-package": ({"main.py": _step("from ns.ops import scale_", "scale_"),
+    "namespace-package": ({"main.py": _step("from ns.ops import rescale", "rescale"),
                            "ns/ops.py": HELPER}, "ns/ops.py"),
     "src-layout": ({"pyproject.toml": "[project]\nname = 'demo'\n",
                     "src/demo/__init__.py": "", "src/demo/ops.py": HELPER,
-                    "scripts/train.py": _step("from demo.ops import scale_", "scale_")},
+                    "scripts/train.py": _step("from demo.ops import rescale", "rescale")},
                    "src/demo/ops.py"),
-    "circular": ({"train.py": _step("from utils import scale_", "scale_"),
+    "circular": ({"train.py": _step("from utils import rescale", "rescale"),
                   "utils.py": "from train import w  # noqa: F401\n" + HELPER},
                  "utils.py"),
 }
@@ -136,8 +136,8 @@ def test_a_module_outside_the_checked_files_stays_unknown(tmp_path):
 def test_a_name_two_roots_could_load_is_not_guessed(tmp_path):
     # `import utils` from a script loads the utils.py beside it: the one in the other
     # directory, which writes nothing, must not be taken for it, nor the reverse.
-    _write(tmp_path, {"a/train.py": _step("from utils import scale_", "scale_"),
-                      "a/utils.py": "def scale_(t):\n    return t * 2\n",
+    _write(tmp_path, {"a/train.py": _step("from utils import rescale", "rescale"),
+                      "a/utils.py": "def rescale(t):\n    return t * 2\n",
                       "b/utils.py": HELPER})
     assert _findings(tmp_path) == []
 
@@ -163,7 +163,7 @@ def test_a_suppression_in_the_helper_silences_the_finding(tmp_path):
 
 def test_findings_do_not_depend_on_order_jobs_or_cache(tmp_path):
     files, _ = FORMS["relative"]
-    _write(tmp_path, {**files, "pkg/eval.py": _step("from .ops import scale_", "scale_")})
+    _write(tmp_path, {**files, "pkg/eval.py": _step("from .ops import rescale", "rescale")})
     runs = []
     for jobs in (1, 2):
         for cache in (False, True, True):  # cold, then warm
@@ -218,8 +218,8 @@ def test_a_function_defined_inside_another_files_function_sees_that_files_global
         "train.py": _step("from utils import apply_scale", "apply_scale"),
         "utils.py": "import torch\n\nSCALE = 2.0\n\n\n"
                     "def apply_scale(t):\n"
-                    "    def scale_(u):\n"
+                    "    def rescale(u):\n"
                     "        u.mul_(SCALE)\n"
-                    "    scale_(t)\n",
+                    "    rescale(t)\n",
     })
     assert _findings(tmp_path) == [("AL101", "utils.py", 8)]

@@ -66,7 +66,8 @@ class Autograd(Interpreter):
                       callee=callee, declared=declared, inputs=inputs,
                       region=region if region is not None else target.region, index=index,
                       cover=cover, joint=self._joint(cover, env),
-                      checkpoint=self._checkpointed.get(id(self._function)))
+                      checkpoint=self._checkpointed.get(id(self._function)),
+                      guessed=getattr(target, "guessed", False))
         self._emit(InplaceWrite(node, self._stmt, write))
         if self._write_log is not None:
             self._write_log.append(write)

@@ -8,7 +8,8 @@ from math import ceil
 import libcst as cst
 
 from aliaslint import ops
-from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis import containers
+from aliaslint.analysis.container_calls import CONTAINER_METHODS, ContainerCalls
 from aliaslint.analysis.events import Call, NonContiguousView, Reference, Write
 from aliaslint.analysis.geometry import (
     COVER_OPS,
@@ -75,9 +76,12 @@ from aliaslint.analysis.values import (
     ModuleValue,
     ObjectValue,
     ParamsValue,
+    LambdaValue,
+    PartialValue,
     RefValue,
     TensorValue,
     Value,
+    is_true,
     kept_as_copy,
     local_class,
 )
@@ -91,7 +95,7 @@ from aliaslint.analysis.values import (
 # is the alias.
 LAYOUT_DECIDES = frozenset({"contiguous", "flatten", "ravel", "reshape", "reshape_as"})
 
-class Calls(Interpreter):
+class Calls(ContainerCalls):
     """Evaluates calls."""
 
     def _call(self, node: cst.Call, env: Env) -> Value:
@@ -138,6 +142,11 @@ class Calls(Interpreter):
                     attr in ("items", "values") and not node.args:
                 # `state.items()`: the same tensors, to be iterated.
                 return ParamsValue(Kind.OTHER, origin=node, params=owner.params)
+            elif isinstance(owner, ContainerValue) and attr in CONTAINER_METHODS:
+                args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+                result = self._container_method(owner, func.value, attr, node, args, env)
+                self._emit(Call(node, self._stmt, None, None, None, result))
+                return result
             elif isinstance(owner, ClassValue) and owner.info is not None and \
                     owner.info.autograd_function and attr == "apply":
                 args = [(arg, self._eval(arg.value, env)) for arg in node.args]
@@ -155,12 +164,27 @@ class Calls(Interpreter):
                     if callee is None and method_def is not None:
                         callee = FunctionValue(qualname=attr, origin=method_def,
                                                definition=method_def)
+                if isinstance(callee, (RefValue, PartialValue, LambdaValue)):
+                    # A function kept in an attribute (`self.act_fn = act_fn`): called
+                    # as it is, not bound to the object.
+                    receiver, receiver_node = None, None
+                    qualname = callee.qualname if isinstance(callee, RefValue) else None
         else:
             callee = self._linked(self._eval(func, env))
             if isinstance(callee, RefValue):
                 qualname = callee.qualname
         args = [(arg, self._eval(arg.value, env)) for arg in node.args]
-        result = self._call_result(node, qualname, callee, receiver, receiver_node, args, env)
+        while isinstance(callee, PartialValue) and len(args) < 64:
+            # `partial(F.leaky_relu, negative_slope=0.1, inplace=True)(h)`: the function
+            # with the bound arguments first.
+            args = [*callee.args, *args]
+            callee = callee.func
+            qualname = callee.qualname if isinstance(callee, RefValue) else None
+        if isinstance(callee, LambdaValue):
+            result = self._call_lambda(callee, node, args, env)
+        else:
+            result = self._call_result(node, qualname, callee, receiver, receiver_node, args,
+                                       env)
         self._emit(Call(node, self._stmt, qualname, receiver, receiver_node, result))
         return result
 
@@ -231,6 +255,27 @@ class Calls(Interpreter):
             return Value(Kind.OTHER, derived=("id", positional[0]), origin=node)
         if qualname == "builtins.len":
             return INT
+        if qualname.startswith("torch.distributions.") and \
+                qualname.rpartition(".")[2][:1].isupper() and any(
+                    isinstance(value, TensorValue) for _, value in args):
+            # `Normal(mu, std)`: a distribution's log_prob, rsample and entropy are
+            # differentiable in its parameters, so it holds them as a container holds its
+            # elements (returned, a backward through it is to come).
+            return ContainerValue(origin=node, items=tuple(
+                value for _, value in args if isinstance(value, TensorValue)))
+        if qualname == "functools.partial" and positional and args[0][0].keyword is None \
+                and not args[0][0].star:
+            return PartialValue(origin=node, func=positional[0], site=id(node),
+                                args=tuple(args[1:]))
+        if qualname == "builtins.getattr" and len(positional) in (2, 3) and \
+                isinstance(positional[0], RefValue) and len(positional) == len(args):
+            # `getattr(torch, "relu_")`: the attribute a literal name names.
+            name = containers.literal_key(node.args[1].value)
+            if isinstance(name, str) and name.isidentifier():
+                return RefValue(origin=node, qualname=f"{positional[0].qualname}.{name}")
+        if qualname == "builtins.sum" and len(positional) == 1 and \
+                isinstance(positional[0], ContainerValue):
+            return containers.summed(positional[0], node)
         if qualname == "builtins.range":
             return ContainerValue(origin=node, each=INT)
         if qualname == "builtins.enumerate" and positional:
@@ -368,7 +413,11 @@ class Calls(Interpreter):
             self._backward(op, receiver, args, node, env)
             return UNKNOWN if op.returns != "none" else OTHER
         bound, nodes = bind_arguments(op, receiver, receiver_node, args)
-        inplace_flag = op.inplace_kwarg and is_literal(nodes.get(op.inplace_kwarg), TRUE)
+        # `inplace=True` at the call, or a parameter the call site gave a literal True
+        # (`partial(F.leaky_relu, inplace=inplace)` in a factory called with True).
+        inplace_flag = op.inplace_kwarg and (
+            is_literal(nodes.get(op.inplace_kwarg), TRUE) or
+            is_true(bound.get(op.inplace_kwarg)))
         if inplace_flag:
             twin = op.twin_op() or ops.lookup(f"torch.{op.twin}") if op.twin else None
             first = op.params[0] if op.params else None
@@ -789,18 +838,29 @@ class Calls(Interpreter):
             if isinstance(item, TensorValue):
                 return ContainerValue(origin=node, each=item, replicated=node)
             return None
-        if qualname in ("builtins.list", "builtins.tuple", "builtins.dict", "copy.copy") \
-                and len(positional) == 1:
+        if qualname in SHALLOW_COPIES and len(positional) == 1:
             source = positional[0]
             if isinstance(source, ParamsValue) and source.kind is Kind.PARAMS:
                 return ParamsValue(Kind.OTHER, origin=node, params=source.params, snapshot=node)
             if source.snapshot is not None:
                 return kept_as_copy(source, node, origin=node)
-            if isinstance(source, ContainerValue) and source.each is not None:
+            if isinstance(source, ContainerValue) and source.replicated is not None:
                 return replace(source, origin=node)
+            if isinstance(source, ContainerValue):
+                # A new container of the same element objects (`list(d)` is the keys).
+                mapping = qualname in MAPPING_COPIES or \
+                    qualname == "copy.copy" and source.mapping
+                return containers.copied(source, node, mapping=mapping)
+        if qualname in ("builtins.sorted", "builtins.reversed") and positional and \
+                isinstance(positional[0], ContainerValue) and not positional[0].mapping:
+            return containers.joined(positional[0], node)
         return None
 
 
+# Calls that make a new container holding the same elements.
+SHALLOW_COPIES = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "copy.copy",
+                            "collections.OrderedDict"})
+MAPPING_COPIES = frozenset({"builtins.dict", "collections.OrderedDict"})
 # The deprecated `Variable(t, requires_grad=…)` constructor (a Tensor since 0.4).
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from aliaslint import ops
-from aliaslint.analysis.events import Event, Save, SavedWrite, SaveIds, Write, WriteInputs
+from aliaslint.analysis.events import (
+    Event,
+    InplaceWrite,
+    Save,
+    SavedWrite,
+    SaveIds,
+    Write,
+    WriteInputs,
+)
 from aliaslint.analysis.scopes import (
     ClassInfo,
     Converged,
@@ -125,6 +133,10 @@ class Interpreter:
         # and, while the outermost loop of a nest runs, each inner loop's last
         # fixed point and the events already reported.
         self._loops: list[LoopFrame] = []
+        self._lambda_depth = 0  # lambdas called from lambdas being evaluated
+        # (index name, container key) of the loops running now that walk a container's
+        # indices (`for i in range(len(feats))`, `for i, f in enumerate(feats)`).
+        self._aligned: list[tuple[str, str]] = []
         self._loop_cache: dict[int, Converged] | None = None
         self._loop_events: set[Event] | None = None
         # Allocation sites met inside a loop → the storage token they make (see
@@ -153,7 +165,9 @@ class Interpreter:
             if event in self._loop_events:
                 return
             self._loop_events.add(event)
-        if self._assuming or isinstance(event, SavedWrite) and event.save.assumed:
+        if self._assuming or isinstance(event, SavedWrite) and (
+                event.save.assumed or event.write.guessed) or \
+                isinstance(event, InplaceWrite) and event.write.guessed:
             if event not in self._emitted:
                 self.low.add(event)
         else:

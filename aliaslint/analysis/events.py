@@ -118,6 +118,9 @@ class Write:
     joint: frozenset | None = None
     # Made inside a function run by `checkpoint(..., use_reentrant=False)`: that call.
     checkpoint: cst.CSTNode | None = field(default=None, compare=False)
+    # The target is an element of a container picked by an index the code does not pin
+    # down (TensorValue.guessed).
+    guessed: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

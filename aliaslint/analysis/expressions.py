@@ -7,6 +7,7 @@ from dataclasses import replace
 import libcst as cst
 
 from aliaslint import ops
+from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Compare, Reference, StaleRead
 from aliaslint.analysis.geometry import (
@@ -26,6 +27,7 @@ from aliaslint.analysis.syntax import (
     basic_index,
     basic_index_element,
     child_expressions,
+    name_key,
     yields_loop_element,
 )
 from aliaslint.analysis.values import (
@@ -41,6 +43,7 @@ from aliaslint.analysis.values import (
     ModuleInfo,
     ModuleValue,
     ParamsValue,
+    LambdaValue,
     RefValue,
     TensorValue,
     Value,
@@ -163,11 +166,40 @@ class Expressions(Interpreter):
         return OTHER
 
     def _dict(self, node: cst.Dict, env: Env) -> Value:
+        """A dict display: its values by literal key (`{**d}` spreads `d`'s)."""
+        parts: list[ContainerValue] = []
+        keys: list[object] = []
+        items: list[Value] = []
+        known = True
         for element in node.elements:
             if isinstance(element, cst.DictElement):
                 self._eval(element.key, env)
-            self._eval(element.value, env)
-        return OTHER
+                value = self._eval(element.value, env)
+                key = containers.literal_key(element.key)
+                if key is containers.NO_KEY:
+                    known = False
+                keys.append(key)
+                items.append(value)
+            else:
+                spread = self._eval(element.value, env)
+                if not isinstance(spread, ContainerValue) or not spread.mapping:
+                    return OTHER
+                if keys:
+                    parts.append(self._dict_part(keys, items, known, node))
+                    keys, items, known = [], [], True
+                parts.append(spread)
+        if keys or not parts:
+            parts.append(self._dict_part(keys, items, known, node))
+        return parts[0] if len(parts) == 1 and parts[0].origin is node else \
+            containers.merged(parts, node)
+
+    @staticmethod
+    def _dict_part(keys: list[object], items: list[Value], known: bool,
+                   node: cst.Dict) -> ContainerValue:
+        if known:
+            return ContainerValue(origin=node, keys=tuple(keys), items=tuple(items), mapping=True)
+        each = containers.some_element(ContainerValue(origin=node, items=tuple(items)))
+        return ContainerValue(origin=node, each=each, mapping=True)
 
     def _name(self, node: cst.Name, env: Env) -> Value:
         if node.value in ("None", "True", "False"):
@@ -290,13 +322,26 @@ class Expressions(Interpreter):
 
     def _display(self, node: cst.Tuple | cst.List, env: Env) -> Value:
         """A list or tuple display; `[t]` remembers its one element for `[t] * n`,
-        and `a, b = x, y` binds element by element."""
+        and `a, b = x, y` binds element by element.  `[*a, b]` splices `a`'s elements."""
         values = [self._eval(element.value, env) for element in node.elements]
         if any(isinstance(element, cst.StarredElement) for element in node.elements):
-            return OTHER
+            spliced: list[Value] = []
+            for element, value in zip(node.elements, values):
+                if not isinstance(element, cst.StarredElement):
+                    spliced.append(value)
+                elif isinstance(value, ContainerValue) and value.items is not None and \
+                        not value.mapping:
+                    spliced.extend(value.items)
+                elif isinstance(value, ContainerValue) and value.each is not None and \
+                        not value.mapping:
+                    return containers.appended(
+                        containers.joined(value, node), tuple(spliced), node, False)
+                else:
+                    return OTHER
+            return ContainerValue(origin=node, items=tuple(spliced))
         if len(values) == 1 and (isinstance(values[0], TensorValue) or isinstance(
                 values[0], ContainerValue) and values[0].each is not None):
-            return ContainerValue(origin=node, each=values[0])
+            return ContainerValue(origin=node, each=values[0], items=(values[0],))
         return ContainerValue(origin=node, items=tuple(values))
 
     def _comparison(self, node: cst.Comparison, env: Env) -> Value:
@@ -327,7 +372,7 @@ class Expressions(Interpreter):
             for container, count in ((left, node.right), (right, node.left)):
                 if isinstance(container, ContainerValue) and container.each is not None \
                         and isinstance(count, (cst.Name, cst.Integer, cst.Attribute, cst.Call)):
-                    return replace(container, replicated=node, origin=node)
+                    return replace(container, replicated=node, origin=node, items=None)
         if Kind.TENSOR not in (left.kind, right.kind):
             if is_int(left) and is_int(right) and isinstance(node.operator, _INT_OPERATORS):
                 return INT
@@ -368,8 +413,8 @@ class Expressions(Interpreter):
             # an index whose result is written into (`buffer[0][1] = v`).
             return replace(base, origin=node)
         if not isinstance(base, TensorValue):
-            if isinstance(base, ContainerValue):  # an element of a tuple or list
-                return any_element(base) or UNKNOWN
+            if isinstance(base, ContainerValue):  # an element of a tuple, list or dict
+                return self._element_at(base, node)
             if isinstance(base, ModuleValue) and base.module.element is not None:
                 return base.module.element  # `self.blocks[i]`
             if base == SHAPE:
@@ -391,6 +436,38 @@ class Expressions(Interpreter):
             return TensorValue(origin=node, storage=token, counter=token,
                                requires_grad=base.requires_grad, graph=base.graph, copied_at=node)
         return TensorValue(origin=node, requires_grad=base.requires_grad, graph=base.graph)
+
+    def _element_at(self, base: ContainerValue, node: cst.Subscript) -> Value:
+        """`c[0]`, `d["key"]`: that element; `c[a:b]`: a list of the same elements; `c[i]`
+        with `i` not a literal: some element (which one is a guess)."""
+        if len(node.slice) != 1:
+            return UNKNOWN
+        index = node.slice[0].slice
+        if isinstance(index, cst.Slice):
+            return containers.sliced(base, node) if not base.mapping else UNKNOWN
+        if not isinstance(index, cst.Index):
+            return UNKNOWN
+        key = containers.literal_key(index.value)
+        found = containers.item(base, key) if base.replicated is None else None
+        if found is not None:
+            return found
+        if base.replicated is not None or base.items is None and key is containers.NO_KEY \
+                and not base.mapping and base.each is not None and \
+                base.each.kind is not Kind.TENSOR:
+            return any_element(base) or UNKNOWN
+        if key is not containers.NO_KEY and base.items is not None:
+            return UNKNOWN  # a literal the layout does not have
+        element = containers.some_element(base)
+        if element is None:
+            return UNKNOWN
+        container_key = name_key(node.value)
+        if isinstance(index.value, cst.Name) and container_key is not None and \
+                (index.value.value, container_key) in self._aligned:
+            return element  # `feats[i]` in `for i in range(len(feats))`: each element in turn
+        if base.items is None and not base.mapping and isinstance(element, TensorValue) and \
+                element.via == "view" and element.storage is not None:
+            return element  # `[frames[i] for i in ...][j]`: a view of the one base
+        return containers.guessed(element)
 
     def _basic(self, node: cst.Subscript) -> bool:
         """Basic indexing (ints, slices, None, ...): a view.  An index is an int when
@@ -443,7 +520,7 @@ class Expressions(Interpreter):
                 self._eval(param.default, env)
             inner.names[param.name.value] = UNKNOWN
         self._eval_silently(node.body, inner)
-        return OTHER
+        return LambdaValue(origin=node, definition=node, site=id(node), scope=env)
 
     def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
                        env: Env) -> Value:
@@ -462,7 +539,7 @@ class Expressions(Interpreter):
             clause, scope = clause.inner_for_in, inner
         if isinstance(node, cst.DictComp):
             self._eval(node.key, inner)
-            self._eval(node.value, inner)
+            element = self._eval(node.value, inner)
         else:
             element = self._eval(node.elt, inner)
         if isinstance(first, ParamsValue) and first.kind is not Kind.OPTIMIZER and \
@@ -474,12 +551,18 @@ class Expressions(Interpreter):
             # model.parameters()]`: the parameters themselves, collected as `list(...)` does.
             return ParamsValue(Kind.OTHER, origin=node, params=first.params, snapshot=node)
         if isinstance(node, cst.DictComp):
-            return OTHER
-        if isinstance(element, ModuleValue) and isinstance(node, cst.ListComp):
+            # `{name: torch.sigmoid(...) for name in levels}`: some value, one value.
+            return ContainerValue(origin=node, each=element, mapping=True) \
+                if isinstance(element, (TensorValue, ContainerValue)) else OTHER
+        if isinstance(element, ModuleValue) and isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             return ContainerValue(origin=node, each=element)  # ModuleList([... for ...])
         if isinstance(element, TensorValue) and element.via == "view" and \
                 element.storage is not None and isinstance(node, cst.ListComp):
             # `[frames[i] for i in range(n)]`: every element is a view of the same base.
+            return ContainerValue(origin=node, each=element)
+        if isinstance(element, (TensorValue, ContainerValue)) and \
+                not isinstance(node, cst.SetComp):
+            # `[torch.softmax(g(x), -1) for g in self.gates]`: some element, one value.
             return ContainerValue(origin=node, each=element)
         return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN
 

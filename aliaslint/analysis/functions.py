@@ -295,6 +295,10 @@ class Functions(Interpreter):
             if arg.keyword is not None or arg.star:
                 break
             env.names[param.name.value] = value
+        names = {param.name.value for param in all_params(init.params)[1:]}
+        for arg, value in args:
+            if arg.keyword is not None and arg.keyword.value in names:
+                env.names[arg.keyword.value] = value  # `Head(dim, act_fn=relu_)`
         self._silent += 1
         outer_stmt = self._stmt
         try:

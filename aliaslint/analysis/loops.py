@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Converged, Env, LoopFrame
 from aliaslint.analysis.values import UNKNOWN, Value
@@ -71,9 +72,14 @@ class Loops(Interpreter):
         outermost = self._loop_cache is None
         if outermost:
             self._loop_cache, self._loop_events = {}, set()
+        aligned = containers.aligned_index(node) if isinstance(node, cst.For) else None
+        if aligned is not None:
+            self._aligned.append(aligned)
         try:
             head, breaks = self._fixed_point(node, env, element)
         finally:
+            if aligned is not None:
+                self._aligned.pop()
             if outermost:
                 self._loop_cache = self._loop_events = None
         env.restore(head)

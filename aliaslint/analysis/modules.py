@@ -8,6 +8,7 @@ from dataclasses import replace
 import libcst as cst
 
 from aliaslint import ops
+from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Save, Write
 from aliaslint.analysis.opfacts import has_params, input_saved
@@ -29,13 +30,17 @@ from aliaslint.analysis.values import (
     ContainerValue,
     FunctionValue,
     Keywords,
+    LambdaValue,
     Kind,
     ModuleInfo,
     ModuleValue,
     ParamsValue,
+    PartialValue,
+    RefValue,
     ObjectValue,
     TensorValue,
     Value,
+    is_true,
     join,
     local_class,
 )
@@ -55,12 +60,13 @@ class Modules(Interpreter):
         short = qualname.removeprefix("torch.nn.modules.").removeprefix("torch.")
         inplace = False
         if spec.inplace_kwarg:
-            flag = keywords.get(spec.inplace_kwarg, (None, None))[1]
+            given, flag = keywords.get(spec.inplace_kwarg, (None, None))
             index = getattr(spec, "inplace_index", None)
             if flag is None and index is not None and len(node.args) > index \
                     and node.args[index].keyword is None:
                 flag = node.args[index].value
-            inplace = is_literal(flag, TRUE)
+            # `inplace=True`, or `inplace=inplace` where the call site passed True.
+            inplace = is_literal(flag, TRUE) or is_true(given)
         children = None
         params: frozenset = frozenset()
         named: dict[str, object] = {}
@@ -317,13 +323,12 @@ class Modules(Interpreter):
     def _call_function(self, function: FunctionValue, receiver: Value | None, node: cst.Call,
                        args: Args, env: Env) -> Value:
         definition = function.definition
-        positional = [(value, arg.value) for arg, value in args
-                      if arg.keyword is None and not arg.star]
-        if len(positional) != len(args):
-            self._unknown_call(args, env)
-            return UNKNOWN
         module = receiver if isinstance(receiver, ModuleValue) else None
         cls = local_class(receiver) if receiver is not None else None
+        positional = self._by_position(definition, cls is not None, args)
+        if positional is None:
+            self._unknown_call(args, env)
+            return UNKNOWN
         self._record_call(definition, cls, node, args, env)
         summary = self._summary(definition, cls, tuple(
             constant_of(arg_node) or v for v, arg_node in positional))
@@ -334,12 +339,39 @@ class Modules(Interpreter):
             if module is not None and cls is not None else {}
         return self._apply_summary(summary, positional, mapping, node, None, env, definition)
 
+    @staticmethod
+    def _by_position(definition: cst.FunctionDef, bound: bool,
+                     args: Args) -> list[tuple[Value, cst.BaseExpression | None]] | None:
+        """The arguments in parameter order (keywords put in their places, defaults
+        between them filled in); None when they do not fit plainly."""
+        positional: list[tuple[Value, cst.BaseExpression | None]] = [
+            (value, arg.value) for arg, value in args if arg.keyword is None and not arg.star]
+        if any(arg.star for arg, _ in args) or any(
+                arg.keyword is None for arg, _ in args[len(positional):]):
+            return None
+        keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
+                    if arg.keyword is not None}
+        if not keywords:
+            return positional
+        params = list(definition.params.params)[1 if bound else 0:]
+        for param in params[len(positional):]:
+            if not keywords:
+                break
+            name = param.name.value
+            if name in keywords:
+                positional.append(keywords.pop(name))
+            elif param.default is not None:
+                positional.append((constant_of(param.default) or UNKNOWN, param.default))
+            else:
+                return None
+        return None if keywords else positional
+
     def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
                  args: tuple[Value, ...]) -> Summary | None:
         key = (id(function), id(cls), tuple(
             a.requires_grad if isinstance(a, TensorValue) else
-            ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else a.kind
-            for a in args))
+            ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else
+            containers.signature(a) for a in args))
         if key in self._summaries:
             return self._summaries[key]
         if key in self._in_progress or len(self._in_progress) > 8:
@@ -371,6 +403,8 @@ class Modules(Interpreter):
             if isinstance(value, TensorValue):
                 value = TensorValue(storage=("arg", index), counter=("arg", index),
                                     requires_grad=value.requires_grad, origin=param)
+            elif isinstance(value, ContainerValue) and value.replicated is None:
+                value = containers.tokenised(value, index)
             env.names[param.name.value] = value
         for param in params[offset + len(args):]:
             env.names[param.name.value] = constant_of(param.default) or UNKNOWN
@@ -387,16 +421,19 @@ class Modules(Interpreter):
             result = join(result, value)
             flow.merge(other)
         writes: dict[int, Write] = {}
+        element_writes: dict[object, Write] = {}
         for write in log:
             token = write.target.storage if write.target is not None else None
             if isinstance(token, tuple) and token[0] == "arg":
                 writes.setdefault(token[1], write)
+            elif containers.element_token(token) is not None:
+                element_writes.setdefault(token, write)
         saves = tuple((token, save) for token, pending in flow.saves.items() for save in pending)
         returns_arg = None
         if isinstance(result, TensorValue) and isinstance(result.storage, tuple) \
                 and result.storage[0] == "arg" and result.via is None:
             returns_arg = result.storage[1]
-        return Summary(result, writes, saves, returns_arg)
+        return Summary(result, writes, saves, returns_arg, element_writes)
 
     def _apply_summary(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
@@ -409,11 +446,17 @@ class Modules(Interpreter):
                             # the write itself, however deep the calls that reach it
                             defined_at=write.defined_at or write.node, visible=False,
                             callee=function.name.value, declared=declares_mutation(function))
+        for token, write in summary.element_writes.items():
+            self._write_elements(token, write, args, node, label, env, function)
         graph: frozenset[int] = frozenset().union(
-            *(v.graph for v, _ in args if isinstance(v, TensorValue)))
+            *(t.graph for v, _ in args for t in containers.tensors_in(v)))
         result = summary.result
         if summary.returns_arg is not None and summary.returns_arg < len(args):
             result = args[summary.returns_arg][0]
+        elif isinstance(result, TensorValue) and containers.element_token(
+                result.storage) is not None:
+            found = self._caller_elements(result.storage, args)
+            return found[0] if len(found) == 1 else UNKNOWN
         elif isinstance(result, TensorValue):
             token = ("alloc", id(node))
             # A leaf made in the callee is still a leaf in the caller.
@@ -421,6 +464,13 @@ class Modules(Interpreter):
                                  requires_grad=result.requires_grad, leaf=result.leaf)
         elif isinstance(result, ModuleValue):
             return self._rebased(result, node)
+        elif isinstance(result, ContainerValue) and result.replicated is None:
+            return self._returned_container(summary, result, args, node, label, env, graph)
+        elif isinstance(result, (RefValue, LambdaValue)) or isinstance(
+                result, PartialValue) and not any(
+                    isinstance(value, (TensorValue, ContainerValue))
+                    for _, value in result.args):
+            return result  # a function made or chosen by the callee (a factory of them)
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
         new: set[int] = set()
@@ -430,6 +480,12 @@ class Modules(Interpreter):
             if isinstance(token, tuple) and token[0] == "arg" and token[1] < len(args):
                 value, arg_node = args[token[1]]
                 moved.append(self._new_save(value, node, label, "its input", env, arg_node))
+            elif containers.element_token(token) is not None:
+                index = token[1]
+                for element in self._caller_elements(token, args):
+                    if isinstance(element, TensorValue):
+                        moved.append(self._new_save(element, node, label, "its input", env,
+                                                    args[index][1]))
             elif token in mapping:
                 moved.extend(self._save(t, t, node, label, "its parameters", env)
                              for t in mapping[token])
@@ -439,6 +495,70 @@ class Modules(Interpreter):
         if isinstance(result, TensorValue):
             result = replace(result, graph=result.graph | graph | frozenset(new))
         return result
+
+
+    def _caller_elements(self, token: object, args: Sequence[
+            tuple[Value, cst.BaseExpression | None]]) -> list[Value]:
+        """The caller's elements an element token of the callee stands for."""
+        found = containers.element_token(token)
+        if found is None or found[0] >= len(args):
+            return []
+        return containers.at_path(args[found[0]][0], found[1])
+
+    def _write_elements(self, token: object, write: Write,
+                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                        node: cst.Call, label: str | None, env: Env,
+                        function: cst.FunctionDef) -> None:
+        """A callee's write to elements of a container argument, on the caller's tensors."""
+        found = containers.element_token(token)
+        assert found is not None
+        elements = self._caller_elements(token, args)
+        for element in elements:
+            if not isinstance(element, TensorValue):
+                continue
+            if write.guessed:  # which element is not known, here or in the caller
+                element = replace(element, guessed=True)
+            self._write(element, args[found[0]][1], node, label, env,
+                        activation=write.activation, defined_at=write.node, visible=False,
+                        callee=function.name.value, declared=declares_mutation(function))
+
+    def _returned_container(self, summary: Summary, result: ContainerValue,
+                            args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                            node: cst.Call, label: str | None, env: Env,
+                            graph: frozenset[int]) -> Value:
+        """A container the callee returns, in the caller's terms: its argument's elements
+        are the caller's; a tensor it made is a new tensor per path, holding the saves the
+        callee left on it."""
+        def moved(value: Value, path: tuple) -> Value:
+            if isinstance(value, ContainerValue):
+                items = None if value.items is None else tuple(
+                    moved(v, (*path, k)) for k, v in enumerate(value.items))
+                each = None if value.each is None else moved(value.each, (*path, "each"))
+                return replace(value, items=items, each=each, origin=node)
+            if not isinstance(value, TensorValue):
+                return value if value.kind is Kind.OTHER else UNKNOWN
+            if containers.element_token(value.storage) is not None:
+                found = self._caller_elements(value.storage, args)
+                if not found:
+                    return UNKNOWN
+                result = found[0]
+                for other in found[1:]:
+                    result = join(result, other)
+                return result
+            if isinstance(value.storage, tuple) and value.storage[0] == "arg":
+                index = value.storage[1]
+                return args[index][0] if index < len(args) and value.via is None else UNKNOWN
+            token = ("alloc", id(node), path)
+            tensor = TensorValue(origin=node, storage=token, counter=token,
+                                 requires_grad=value.requires_grad, leaf=value.leaf)
+            new: set[int] = set()
+            for stored, save in summary.saves:
+                if stored == value.storage:
+                    made = self._new_save(tensor, node, label, save.what, env)
+                    if made is not None:
+                        new.add(made.id)
+            return replace(tensor, graph=graph | frozenset(new))
+        return moved(result, ())
 
 
 def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str, cst.BaseExpression]:

@@ -25,7 +25,10 @@ def short_name(qualname: str) -> str:
 
 
 def is_activation(op: ops.Op) -> bool:
-    return short_name(op.name) in _activation_names()
+    name = short_name(op.name)
+    # `torch.relu_(x)` is `x.relu_()`.
+    return name in _activation_names() or name.startswith("torch.") and \
+        name[len("torch."):] in _activation_names()
 
 
 @cache

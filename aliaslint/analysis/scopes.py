@@ -203,6 +203,8 @@ class Summary:
     writes: dict  # argument index -> Write (inside the callee)
     saves: tuple  # (token, Save) pending at return
     returns_arg: int | None  # the result is argument i itself
+    # Writes to elements of container arguments: element token -> Write (containers.py).
+    element_writes: dict = field(default_factory=dict)
 
 
 

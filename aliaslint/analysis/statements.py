@@ -8,6 +8,7 @@ from dataclasses import replace
 import libcst as cst
 
 from aliaslint import ops
+from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import DataOnTemporary, PackHookWrite, Reference, WriteInputs
 from aliaslint.analysis.geometry import index_cover, index_regions, slice_region
@@ -126,6 +127,10 @@ class Statements(Interpreter):
             else:
                 self._return(self._eval(returned, env) if returned is not None else OTHER,
                              small, env)
+            if self._function is not None:
+                # The path ends at its return: code after it (after the `if` whose branch
+                # returned) runs only on the other paths.
+                env.flow.dead = True
         elif isinstance(small, cst.Import):
             for alias in small.names:
                 name = dotted(alias.name)
@@ -208,6 +213,13 @@ class Statements(Interpreter):
         elif isinstance(target, cst.Subscript):
             base = self._eval_target(target.value, env) if evaluate_base else UNKNOWN
             self._slices(target, env)
+            if isinstance(base, ContainerValue) and len(target.slice) == 1 and \
+                    isinstance(target.slice[0].slice, cst.Index) and base.replicated is None:
+                # `c[i] = v`: that element replaced (an element not known: some element).
+                changed = containers.with_item(
+                    base, containers.literal_key(target.slice[0].slice.value), value, target)
+                if isinstance(target.value, cst.Name) or attr_key(target.value) is not None:
+                    self._bind(target.value, changed, env, evaluate_base=False)
             if evaluate_base and isinstance(base, (TensorValue, ArrayValue)):
                 assigned = value if isinstance(value, (TensorValue, ArrayValue)) else None
                 index = _subscript_index_value(target, self._index_values)
@@ -319,7 +331,12 @@ class Statements(Interpreter):
         if isinstance(iterable, ParamsValue) and iterable.kind is Kind.PARAMS and iterable.params:
             return self._parameter(iterable.params, node)
         if isinstance(iterable, ContainerValue):
-            return any_element(iterable) or UNKNOWN
+            if iterable.mapping:
+                return OTHER  # a dict's keys
+            if iterable.replicated is not None:
+                return any_element(iterable) or UNKNOWN
+            # Every element in turn: each is written, each is read.
+            return containers.some_element(iterable) or UNKNOWN
         if isinstance(iterable, ModuleValue) and iterable.module.element is not None:
             return iterable.module.element  # `for block in self.blocks:`
         if isinstance(iterable, TensorValue):
@@ -426,6 +443,11 @@ class Statements(Interpreter):
         if isinstance(value, TensorValue) and self._function is not None:
             self._consume(value, node, "the tensor returned here", env, returned=True,
                           retain=True)
+        elif isinstance(value, ContainerValue) and self._function is not None:
+            # `return {"mask": m, "box": b}`: the caller gets each tensor, as from a tuple.
+            for tensor in containers.tensors_in(value):
+                self._consume(tensor, node, "the tensor returned here", env, returned=True,
+                              retain=True)
 
 
 def _loss_entry(node: cst.CSTNode) -> cst.BaseExpression | None:

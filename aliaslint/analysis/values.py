@@ -206,6 +206,9 @@ class TensorValue(Value):
     # The elements of its root a view with literal offsets and strides reaches (see
     # geometry.covers_disjoint): (the root, constraints on the root's indices).
     cover: tuple | None = None
+    # An element of a container taken by an index the code does not pin down (see
+    # containers.guessed): what rests on which element it is, is `low`.
+    guessed: bool = field(default=False, compare=False)
     # A call that returns its source only sometimes (`.float()`, `.contiguous()`, `.to()`)
     # proven by the facts to have returned it here: the value is that source.
     same_as: cst.CSTNode | None = field(default=None, compare=False)
@@ -271,6 +274,9 @@ class ContainerValue(Value):
     items: tuple[Value, ...] | None = field(default=None, compare=False)
     # Built by repeating one object (`[t] * n`): where.
     replicated: cst.CSTNode | None = field(default=None, compare=False)
+    # A dict (iterating it gives its keys); `keys`: the literal key of each of `items`.
+    mapping: bool = False
+    keys: tuple | None = field(default=None, compare=False)
 
     def with_saves_renamed(self, mapping: dict[int, int]) -> ContainerValue:
         each = self.each.with_saves_renamed(mapping) if self.each is not None else None
@@ -307,6 +313,28 @@ class FunctionValue(Value):
     kind: Kind = field(default=Kind.FUNCTION, init=False)
     qualname: str
     definition: cst.FunctionDef = field(compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PartialValue(Value):
+    """`functools.partial(func, *args, **kwargs)`: calling it calls ``func`` with these
+    arguments first (each as its expression and its value)."""
+
+    kind: Kind = field(default=Kind.FUNCTION, init=False)
+    func: Value
+    site: int  # id of the `partial(...)` call: two partials are one value only if one site
+    args: tuple = field(default=(), compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LambdaValue(Value):
+    """A lambda: calling it evaluates its body with the arguments bound to its parameters,
+    in the scope it was defined in (``scope``, an Env)."""
+
+    kind: Kind = field(default=Kind.FUNCTION, init=False)
+    definition: cst.Lambda = field(compare=False)
+    site: int
+    scope: object = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -391,6 +419,10 @@ Written = TypeVar("Written", bound=TensorValue | ArrayValue)
 
 def join(a: Value, b: Value) -> Value:
     """The value a name holds after two paths meet: only what both agree on."""
+    if isinstance(a, ContainerValue) and isinstance(b, ContainerValue) and \
+            a.replicated is None and b.replicated is None:
+        from aliaslint.analysis.containers import join_containers
+        return join_containers(a, b)
     if a == b:
         # Equal values of one class, made by two calls: the facts outside
         # equality (which module, which class) come from one path only.
@@ -434,6 +466,7 @@ def join(a: Value, b: Value) -> Value:
             blank=a.blank and b.blank, op_view=a.op_view and b.op_view,
             index=a.index if a.index == b.index else None,
             cover=a.cover if a.cover == b.cover else None,
+            guessed=a.guessed or b.guessed,
         )
     return bare(a.kind, a.origin)
 
@@ -516,3 +549,8 @@ def local_class(value: Value) -> ClassInfo | None:
     if isinstance(value, ObjectValue):
         return value.cls
     return None
+
+
+def is_true(value: Value | None) -> bool:
+    """A value known to be the literal True (`True` here, or a parameter a call set to it)."""
+    return value == TRUE_VALUE or isinstance(value, ConstValue) and value.literal is True

@@ -43,11 +43,15 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
                    f"written in place by {actor(write.label, write.node, ctx)} at line "
                    f"{ctx.line(write.node)} · {outcome(event, ctx, 'will raise')} · use the "
                    "out-of-place op, or `.clone()` before writing")
-    inside = write.defined_at
-    if inside is not None and write.callee is not None:
-        # Written inside a function this code calls: the finding is where the write is
-        # (the fix goes there), the call that reaches it is related.
-        yield RULE.finding(inside, inside, message, saved_write_related(event))
+    if write.callee is not None and write.defined_at is not None and not write.declared:
+        # A function of the file wrote its argument (or an element of it) without saying
+        # so: the write to change is the one inside it; the call that ran it is related.
+        # (A function that says it writes in place, `scale_`, is called on the wrong
+        # tensor: the call is the finding.)
+        related = (("the call that runs the write", write.node),
+                   *(r for r in saved_write_related(event)
+                     if r[0] != "the in-place write happens here"))
+        yield RULE.finding(write.defined_at, write.defined_at, message, related)
         return
     # A leaf (a parameter) written in place is an update meant to stay on that tensor:
     # rebinding its name to a new one would drop it, so that rewrite is only shown.

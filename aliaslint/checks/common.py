@@ -133,9 +133,7 @@ def outcome(event: SavedWrite, ctx: Context, what: str) -> str:
 def saved_write_related(event: SavedWrite) -> tuple[tuple[str, cst.CSTNode], ...]:
     write, save = event.write, event.save
     related = [("saved for backward here", save.node)]
-    if write.defined_at is not None and write.callee is not None:
-        related.append(("the call that writes it", write.node))
-    elif write.defined_at is not None:
+    if write.defined_at is not None:
         related.append(("the in-place write happens here", write.defined_at))
     related.append(("returned here: backward through it fails" if event.returned
                     else "backward runs here", event.consumer))

@@ -65,10 +65,10 @@ loss.backward()
 # runs: raises RuntimeError
 import torch
 def scale_(t):
-    t.mul_(2)  # error: AL101
+    t.mul_(2)
 w = torch.randn(3, requires_grad=True)
 y = w.sigmoid()
-scale_(y)
+scale_(y)  # error: AL101
 y.sum().backward()
 
 
@@ -93,7 +93,7 @@ class Block(nn.Module):
         self.fc = nn.Linear(4, 4)
     def forward(self, x):
         x = self.act(self.fc(x))
-        h = torch.relu_(x)  # error: AL101
+        h = x.mul_(0.5)  # error: AL101
         return h + x
 
 

@@ -111,3 +111,15 @@ d = nn.RReLU(-0.3, -0.1, inplace=True)(d)
 with torch.no_grad():
     e = torch.randn(3, 6) @ w
     F.leaky_relu(e, -0.1, inplace=True)
+
+
+# case: the torch function of an in-place activation, and one looked up by name
+# runs: raises RuntimeError
+import torch
+w = torch.randn(4, 4, requires_grad=True)
+h = torch.tanh(torch.randn(2, 4) @ w)
+torch.relu_(h)  # error: AL105
+act = getattr(torch, "relu_")
+g = torch.tanh(torch.randn(2, 4) @ w)
+act(g)  # error: AL105
+(h.sum() + g.sum()).backward()
