@@ -105,6 +105,8 @@ class Interpreter:
         self._outer_cache: dict[int, tuple[Env, Env]] = {}
         self._deferring = False  # running function bodies, the module body done
         self._write_log: list[Write] | None = None  # writes made while summarising
+        # The graphs backward passes ran through while summarising (see Summary.consumed).
+        self._consume_log: list[frozenset[int]] | None = None
         self._index_values: dict[int, Value] = {}  # subscript index expression → value
         self._subscript_bases: dict[int, Value] = {}  # subscript → the value indexed
         self._rewriting = False  # evaluating the target of an in-place write
@@ -138,7 +140,9 @@ class Interpreter:
             if event in self._loop_events:
                 return
             self._loop_events.add(event)
-        if self._assuming or isinstance(event, SavedWrite) and event.save.assumed:
+        write = getattr(event, "write", None)
+        if self._assuming or isinstance(event, SavedWrite) and event.save.assumed or \
+                isinstance(write, Write) and write.may:
             if event not in self._emitted:
                 self.low.add(event)
         else:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 import libcst as cst
@@ -338,7 +339,10 @@ class Modules(Interpreter):
                  args: tuple[Value, ...]) -> Summary | None:
         key = (id(function), id(cls), tuple(
             a.requires_grad if isinstance(a, TensorValue) else
-            ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else a.kind
+            ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else
+            # The summary names their parameters' tokens (Summary.reached).
+            ("module", a.module.params) if isinstance(a, ModuleValue) else
+            ("params", a.kind, a.params) if isinstance(a, ParamsValue) else a.kind
             for a in args))
         if key in self._summaries:
             return self._summaries[key]
@@ -360,6 +364,7 @@ class Modules(Interpreter):
                    args: tuple[Value, ...]) -> Summary | None:
         env = Env(self._outer_env(self._top))
         env.flow.grad = self._decorated_grad_mode(function, env)
+        env.flow.done = frozenset()
         params = list(function.params.params)
         offset = 1 if cls is not None else 0
         if cls is not None and params:
@@ -369,17 +374,23 @@ class Modules(Interpreter):
             return None
         for index, (param, value) in enumerate(zip(params[offset:], args)):
             if isinstance(value, TensorValue):
+                # Its graph holds a mark of its own (not a save id): a backward pass through
+                # it in the body runs through the caller's graph (Summary.consumed).
                 value = TensorValue(storage=("arg", index), counter=("arg", index),
-                                    requires_grad=value.requires_grad, origin=param)
+                                    requires_grad=value.requires_grad, origin=param,
+                                    graph=frozenset({_arg_mark(index)}))
             env.names[param.name.value] = value
         for param in params[offset + len(args):]:
             env.names[param.name.value] = constant_of(param.default) or UNKNOWN
         outer_log, self._write_log = self._write_log, []
+        outer_consumed, self._consume_log = self._consume_log, []
         try:
             returns = self._run_body(function, env)
             log = self._write_log
+            consumed = self._consume_log
         finally:
             self._write_log = outer_log
+            self._consume_log = outer_consumed
         if not returns:
             returns = [(OTHER, env.flow)]
         result, flow = returns[0][0], returns[0][1].copy()
@@ -387,32 +398,61 @@ class Modules(Interpreter):
             result = join(result, value)
             flow.merge(other)
         writes: dict[int, Write] = {}
+        reached: list[Write] = []
+        inside = _made_inside(function)
         for write in log:
             token = write.target.storage if write.target is not None else None
             if isinstance(token, tuple) and token[0] == "arg":
                 writes.setdefault(token[1], write)
+            elif write.target is None and write.params or \
+                    write.target is not None and _held_by_caller(token, inside):
+                reached.append(write)
         saves = tuple((token, save) for token, pending in flow.saves.items() for save in pending)
-        returns_arg = None
+        returns_arg = view_of = None
         if isinstance(result, TensorValue) and isinstance(result.storage, tuple) \
-                and result.storage[0] == "arg" and result.via is None:
-            returns_arg = result.storage[1]
-        return Summary(result, writes, saves, returns_arg)
+                and result.storage[0] == "arg" and result.counter == result.storage:
+            if result.via is None:
+                returns_arg = result.storage[1]
+            elif result.via == "view":
+                view_of = result.storage[1]
+        # What every path to a return did (a body that always raises did nothing).
+        done = [other.done for _, other in returns if other.done is not None]
+        must = frozenset.intersection(*done) if done else frozenset()
+        marks = frozenset().union(*consumed) if consumed else frozenset()
+        return Summary(result, writes, saves, returns_arg, view_of, must, tuple(reached),
+                       backward=bool(consumed), consumed=frozenset(
+                           index for index in range(len(args)) if _arg_mark(index) in marks))
 
     def _apply_summary(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
                        mapping: dict[object, frozenset], node: cst.Call, label: str | None,
                        env: Env, function: cst.FunctionDef) -> Value:
+        if summary.backward:
+            # The body ran a backward pass: through the graphs of the arguments it reached,
+            # which are then no longer pending.
+            for index in sorted(summary.consumed):
+                if index < len(args) and isinstance(args[index][0], TensorValue):
+                    self._consume(args[index][0], node, label, env)
         for index, write in summary.writes.items():
             if index < len(args) and isinstance(args[index][0], TensorValue):
                 value, arg_node = args[index]
-                self._write(value, arg_node, node, label, env, activation=write.activation,
-                            defined_at=write.node, visible=False,
-                            callee=function.name.value, declared=declares_mutation(function))
+                inner, callee, declared = self._innermost(write, function)
+                with self._grad_of(write, env):
+                    self._write(value, arg_node, node, label, env, activation=write.activation,
+                                defined_at=inner, visible=False, callee=callee,
+                                declared=declared)
+        if summary.reached and self._reaches(summary, args):
+            self._apply_reached(summary, args, mapping, node, env, function)
         graph: frozenset[int] = frozenset().union(
             *(v.graph for v, _ in args if isinstance(v, TensorValue)))
         result = summary.result
         if summary.returns_arg is not None and summary.returns_arg < len(args):
             result = args[summary.returns_arg][0]
+        elif summary.view_of is not None and summary.view_of < len(args) and \
+                isinstance(args[summary.view_of][0], TensorValue) and \
+                args[summary.view_of][0].storage is not None:
+            # A view of the caller's tensor: a write through it writes that tensor.
+            result = self._view(args[summary.view_of][0], node, None)
         elif isinstance(result, TensorValue):
             token = ("alloc", id(node))
             # A leaf made in the callee is still a leaf in the caller.
@@ -420,6 +460,10 @@ class Modules(Interpreter):
                                  requires_grad=result.requires_grad, leaf=result.leaf)
         elif isinstance(result, ModuleValue):
             return self._rebased(result, node)
+        elif isinstance(result, ContainerValue) and result.items is not None:
+            result = replace(result, origin=node, items=tuple(
+                self._outer_item(item, position, args, node, env)
+                for position, item in enumerate(result.items)))
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
         new: set[int] = set()
@@ -434,10 +478,114 @@ class Modules(Interpreter):
                              for t in mapping[token])
             elif isinstance(summary.result, TensorValue) and token == summary.result.storage:
                 moved.append(self._new_save(result, node, label, "its result", env))
+            elif isinstance(summary.result, ContainerValue) and isinstance(
+                    result, ContainerValue) and summary.result.items and result.items:
+                moved.extend(self._new_save(mine, node, label, "its result", env)
+                             for theirs, mine in zip(summary.result.items, result.items)
+                             if isinstance(theirs, TensorValue) and theirs.storage == token
+                             and not _of_argument(theirs))
             new.update(save.id for save in moved if save is not None)
         if isinstance(result, TensorValue):
             result = replace(result, graph=result.graph | graph | frozenset(new))
+        elif isinstance(result, ContainerValue) and result.items is not None:
+            # Each tensor the callee made holds the graphs of what it was given.
+            result = replace(result, items=tuple(
+                replace(item, graph=item.graph | graph | frozenset(new))
+                if isinstance(item, TensorValue) and not (
+                    isinstance(theirs, TensorValue) and _of_argument(theirs)) else item
+                for item, theirs in zip(result.items, summary.result.items or ())))
         return result
+
+    def _outer_item(self, item: Value, position: int,
+                    args: Sequence[tuple[Value, cst.BaseExpression | None]], node: cst.Call,
+                    env: Env) -> Value:
+        """An element of a tuple a callee returns, as the caller sees it: an argument it
+        returned (itself, or a view of it), a tensor it made (new at each call), a module
+        or an optimizer; anything else is not known."""
+        if isinstance(item, (ModuleValue, ParamsValue)):
+            return item
+        if not isinstance(item, TensorValue):
+            return UNKNOWN
+        if _of_argument(item):
+            index = item.storage[1]
+            if index >= len(args) or not isinstance(args[index][0], TensorValue):
+                return UNKNOWN
+            value = args[index][0]
+            if item.via is None:
+                return value
+            return self._view(value, node, None) if item.via == "view" and \
+                value.storage is not None else UNKNOWN
+        if not (isinstance(item.storage, tuple) and item.storage[:1] == ("alloc",)):
+            return UNKNOWN  # a parameter, a buffer, a global: kept by identity elsewhere
+        token = ("alloc", id(node), position)
+        if self._loops:
+            self._renew(token, env)  # the call runs again: a new tensor each time
+        return TensorValue(origin=node, storage=token, counter=token,
+                           requires_grad=item.requires_grad, leaf=item.leaf)
+
+    @staticmethod
+    def _innermost(write: Write, function: cst.FunctionDef) -> tuple[cst.CSTNode, str, bool]:
+        """Where a called function's write to its argument is written, which function
+        writes there, and whether that function says it writes: a helper that passes its
+        argument on to another that writes it silently names the inner write; one that
+        hands it to a function that says so (`normalize_`) is itself the silent writer."""
+        if write.callee is not None and write.defined_at is not None and not write.declared:
+            return write.defined_at, write.callee, False
+        return write.node, function.name.value, declares_mutation(function)
+
+    @contextmanager
+    def _grad_of(self, write: Write, env: Env) -> Iterator[None]:
+        """A write the callee made with grad mode off (`@torch.no_grad()` on it, a `with`
+        block in it) is made with grad mode off wherever it is called."""
+        grad = env.flow.grad
+        if write.grad_enabled is False:
+            env.flow.grad = False
+        try:
+            yield
+        finally:
+            env.flow.grad = grad
+
+    @staticmethod
+    def _reaches(summary: Summary, args: Sequence[tuple[Value, cst.BaseExpression | None]]
+                 ) -> bool:
+        """Are the callee's writes to memory the caller holds by identity known to come
+        after any backward pass it runs through the caller's graphs?  Only when every
+        graph it was given is one of its tensor arguments' (a module or an optimizer
+        holds none): a list, a dict or an object handed to it may hold the loss whose
+        backward it runs before stepping."""
+        if not summary.backward:
+            return True
+        return all(isinstance(value, (TensorValue, ModuleValue, ParamsValue, ConstValue,
+                                      FunctionValue, ClassValue))
+                   for value, _ in args)
+
+    def _apply_reached(self, summary: Summary,
+                       args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                       mapping: dict[object, frozenset], node: cst.Call, env: Env,
+                       function: cst.FunctionDef) -> None:
+        """The callee wrote parameters of a module it was given, or stepped an optimizer it
+        was given: those storages, by the caller's tokens, are written at the call.  Only
+        the saves of them are dirtied (AL101): what the caller's names see is left to the
+        body's own run, which reports the write itself."""
+        mappings = [mapping] + [
+            self._param_mapping(value.module.cls, value.module.params)
+            for value, _ in args if isinstance(value, ModuleValue)
+            and value.module.cls is not None]
+        for write in summary.reached:
+            tokens = write.params if write.target is None else frozenset(
+                {write.target.storage})
+            outer: set[object] = set()
+            for token in tokens:
+                mapped = next((m[token] for m in mappings if token in m), None)
+                outer.update(mapped if mapped is not None else (token,))
+            applied = replace(
+                write, node=node, stmt=self._stmt, defined_at=write.defined_at or write.node,
+                callee=write.callee or function.name.value, label=None,
+                grad_enabled=False if write.grad_enabled is False else env.flow.grad,
+                may=write.may or write not in summary.must, params=frozenset(outer))
+            self._log_write(applied, env)
+            for token in outer:
+                self._dirty(token, applied, env)
 
 
 def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str, cst.BaseExpression]:
@@ -460,3 +608,38 @@ def constant_of(node: cst.BaseExpression | None) -> ConstValue | None:
     """A literal argument or default (`"copy"`, `False`, `None`) as a value."""
     literal = literal_constant(node)
     return None if literal is NO_LITERAL else ConstValue(origin=node, literal=literal)
+
+
+def _arg_mark(index: int) -> int:
+    """The mark in argument ``index``'s graph while a function is summarised: no save has
+    a negative id."""
+    return -1 - index
+
+
+def _made_inside(function: cst.FunctionDef) -> frozenset[int]:
+    """The ids of the nodes of ``function``: a storage token made at one of them is the
+    callee's own (a tensor or module it built), not the caller's."""
+    ids: set[int] = set()
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            ids.add(id(node))
+            return True
+
+    function.visit(Collect())
+    return frozenset(ids)
+
+
+def _held_by_caller(token: object, inside: frozenset[int]) -> bool:
+    """A parameter token made outside the callee: a module built by the caller (or its
+    class, `self.fc`), reached through an argument, the receiver or a global."""
+    return isinstance(token, tuple) and len(token) >= 2 and token[0] in ("params", "instance") \
+        and isinstance(token[1], int) and token[1] not in inside
+
+
+def _of_argument(value: TensorValue) -> bool:
+    """The callee's argument itself or a view of it (not a `.data` or a detached alias)."""
+    storage = value.storage
+    return isinstance(storage, tuple) and len(storage) == 2 and storage[0] == "arg" and \
+        value.counter == storage and value.via in (None, "view")
+

@@ -118,9 +118,10 @@ class Statements(Interpreter):
                         self._consume(value, small, "the tensor returned here", env,
                                       returned=True, retain=True)
                 # Optimizers and modules keep their identity through the tuple (Lightning's
-                # `configure_optimizers`, factories returning a model and its optimizer).
-                kept = tuple(v if isinstance(v, (ParamsValue, ModuleValue)) else UNKNOWN
-                             for v in values)
+                # `configure_optimizers`, factories returning a model and its optimizer);
+                # the caller's summary maps each tensor to its memory (modules.py).
+                kept = tuple(v if isinstance(v, (ParamsValue, ModuleValue, TensorValue))
+                             else UNKNOWN for v in values)
                 self._return(ContainerValue(origin=returned, items=kept)
                              if any(v is not UNKNOWN for v in kept) else OTHER, small, env)
             else:

@@ -43,10 +43,23 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
                    f"written in place by {actor(write.label, write.node, ctx)} at line "
                    f"{ctx.line(write.node)} · {outcome(event, ctx, 'will raise')} · use the "
                    "out-of-place op, or `.clone()` before writing")
+    related = saved_write_related(event)
+    if write.callee is not None and write.defined_at is not None:
+        # A function of this file wrote its argument (or what it reached through one): the
+        # write to rewrite is the one inside it, which other callers run too, so its
+        # rewrite is only shown; the call that runs it is related and where a run sees it.
+        inside = write.defined_at
+        yield RULE.finding(
+            inside, inside, message,
+            (("the in-place write runs here", write.node),
+             *(r for r in related if r[1] is not inside)),
+            witness=RULE.witness(rows=ctx.rows(write.node)),
+            fix=out_of_place(inside, None, ctx, proven_alone=False))
+        return
     # A leaf (a parameter) written in place is an update meant to stay on that tensor:
     # rebinding its name to a new one would drop it, so that rewrite is only shown.
     alone = write.via is None and not getattr(write.target, "leaf", False)
     fix = out_of_place(write.node, write.target_node, ctx, proven_alone=alone) \
         if write.target is not None else None
-    yield RULE.finding(write.node, write.stmt, message, saved_write_related(event), fix=fix)
+    yield RULE.finding(write.node, write.stmt, message, related, fix=fix)
 
