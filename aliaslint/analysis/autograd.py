@@ -65,7 +65,7 @@ class Autograd(Interpreter):
                       grad_enabled=env.flow.grad, defined_at=defined_at, fill=fill,
                       callee=callee, declared=declared, inputs=inputs,
                       region=region if region is not None else target.region, index=index,
-                      cover=cover, joint=self._joint(cover, env),
+                      cover=cover, joint=self._joint(cover, env), may=self._may_write,
                       checkpoint=self._checkpointed.get(id(self._function)))
         self._emit(InplaceWrite(node, self._stmt, write))
         self._log_write(write, env)

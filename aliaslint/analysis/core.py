@@ -105,6 +105,7 @@ class Interpreter:
         self._outer_cache: dict[int, tuple[Env, Env]] = {}
         self._deferring = False  # running function bodies, the module body done
         self._write_log: list[Write] | None = None  # writes made while summarising
+        self._may_write = False  # applying a write a callee makes on some paths only
         # The graphs backward passes ran through while summarising (see Summary.consumed).
         self._consume_log: list[frozenset[int]] | None = None
         self._index_values: dict[int, Value] = {}  # subscript index expression → value

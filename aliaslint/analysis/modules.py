@@ -437,7 +437,7 @@ class Modules(Interpreter):
             if index < len(args) and isinstance(args[index][0], TensorValue):
                 value, arg_node = args[index]
                 inner, callee, declared = self._innermost(write, function)
-                with self._grad_of(write, env):
+                with self._grad_of(write, env), self._may(write, summary):
                     self._write(value, arg_node, node, label, env, activation=write.activation,
                                 defined_at=inner, visible=False, callee=callee,
                                 declared=declared)
@@ -544,6 +544,16 @@ class Modules(Interpreter):
             yield
         finally:
             env.flow.grad = grad
+
+    @contextmanager
+    def _may(self, write: Write, summary: Summary) -> Iterator[None]:
+        """A write the callee makes on some of its paths only: what follows is `low`."""
+        may, self._may_write = self._may_write, self._may_write or write.may or \
+            write not in summary.must
+        try:
+            yield
+        finally:
+            self._may_write = may
 
     @staticmethod
     def _reaches(summary: Summary, args: Sequence[tuple[Value, cst.BaseExpression | None]]
