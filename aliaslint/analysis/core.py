@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from aliaslint import ops
+from aliaslint.analysis.instances import Instances
 from aliaslint.analysis.events import Event, Save, SavedWrite, SaveIds, Write, WriteInputs
 from aliaslint.analysis.scopes import (
     ClassInfo,
@@ -106,6 +107,8 @@ class Interpreter:
         self._deferring = False  # running function bodies, the module body done
         self._write_log: list[Write] | None = None  # writes made while summarising
         self._may_write = False  # applying a write a callee makes on some paths only
+        self._instances: Instances | None = None  # built when a summary first needs it
+        self._inside: dict[int, frozenset[int]] = {}  # id(FunctionDef) -> its nodes' ids
         # The graphs backward passes ran through while summarising (see Summary.consumed).
         self._consume_log: list[frozenset[int]] | None = None
         self._index_values: dict[int, Value] = {}  # subscript index expression → value

@@ -367,7 +367,7 @@ class Expressions(Interpreter):
             return replace(base, origin=node)
         if not isinstance(base, TensorValue):
             if isinstance(base, ContainerValue):  # an element of a tuple or list
-                return any_element(base) or UNKNOWN
+                return any_element(base) or _item(base, node) or UNKNOWN
             if isinstance(base, ModuleValue) and base.module.element is not None:
                 return base.module.element  # `self.blocks[i]`
             if base == SHAPE:
@@ -486,3 +486,19 @@ class Expressions(Interpreter):
         if isinstance(declared, RefValue) and declared.qualname in TENSOR_TYPES:
             return TensorValue(origin=annotation)
         return UNKNOWN
+
+
+def _item(container: ContainerValue, node: cst.Subscript) -> Value | None:
+    """`pair[0]`, `cache[-1]`: the element a literal int picks from a display's items."""
+    if container.items is None or len(node.slice) != 1 or \
+            not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    index = node.slice[0].slice.value
+    digits = index.expression if isinstance(index, cst.UnaryOperation) and isinstance(
+        index.operator, cst.Minus) else index
+    if not isinstance(digits, cst.Integer):
+        return None
+    position = int(digits.evaluated_value) * (-1 if digits is not index else 1)
+    if not -len(container.items) <= position < len(container.items):
+        return None
+    return container.items[position]

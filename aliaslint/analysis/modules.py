@@ -11,6 +11,7 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Save, Write
+from aliaslint.analysis.instances import Instances
 from aliaslint.analysis.opfacts import has_params, input_saved
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
 from aliaslint.analysis.syntax import (
@@ -399,13 +400,13 @@ class Modules(Interpreter):
             flow.merge(other)
         writes: dict[int, Write] = {}
         reached: list[Write] = []
-        inside = _made_inside(function)
+        inside = self._made_inside(function)
         for write in log:
             token = write.target.storage if write.target is not None else None
             if isinstance(token, tuple) and token[0] == "arg":
                 writes.setdefault(token[1], write)
             elif write.target is None and write.params or \
-                    write.target is not None and _held_by_caller(token, inside):
+                    write.target is not None and self._held_by_caller(token, inside):
                 reached.append(write)
         saves = tuple((token, save) for token, pending in flow.saves.items() for save in pending)
         returns_arg = view_of = None
@@ -462,7 +463,7 @@ class Modules(Interpreter):
             return self._rebased(result, node)
         elif isinstance(result, ContainerValue) and result.items is not None:
             result = replace(result, origin=node, items=tuple(
-                self._outer_item(item, position, args, node, env)
+                self._outer_item(item, position, args, node, env, function)
                 for position, item in enumerate(result.items)))
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
@@ -478,6 +479,11 @@ class Modules(Interpreter):
                              for t in mapping[token])
             elif isinstance(summary.result, TensorValue) and token == summary.result.storage:
                 moved.append(self._new_save(result, node, label, "its result", env))
+            elif _allocated(token) and self._single(token) and \
+                    not self._in(token, function):
+                # A tensor one object holds (a cache on `self`, a global): the same memory
+                # for the caller, saved by the call.
+                moved.append(self._save(token, save.counter, node, label, save.what, env))
             elif isinstance(summary.result, ContainerValue) and isinstance(
                     result, ContainerValue) and summary.result.items and result.items:
                 moved.extend(self._new_save(mine, node, label, "its result", env)
@@ -498,7 +504,7 @@ class Modules(Interpreter):
 
     def _outer_item(self, item: Value, position: int,
                     args: Sequence[tuple[Value, cst.BaseExpression | None]], node: cst.Call,
-                    env: Env) -> Value:
+                    env: Env, function: cst.FunctionDef) -> Value:
         """An element of a tuple a callee returns, as the caller sees it: an argument it
         returned (itself, or a view of it), a tensor it made (new at each call), a module
         or an optimizer; anything else is not known."""
@@ -515,13 +521,52 @@ class Modules(Interpreter):
                 return value
             return self._view(value, node, None) if item.via == "view" and \
                 value.storage is not None else UNKNOWN
-        if not (isinstance(item.storage, tuple) and item.storage[:1] == ("alloc",)):
-            return UNKNOWN  # a parameter, a buffer, a global: kept by identity elsewhere
+        if not _allocated(item.storage):
+            return UNKNOWN  # a parameter: kept by identity elsewhere
+        if not self._in(item.storage, function):
+            # Memory one object holds (a cache on `self`, a global) is the same memory for
+            # the caller; a token of a class built several times stands for no one object.
+            return item if self._single(item.storage) else UNKNOWN
         token = ("alloc", id(node), position)
         if self._loops:
             self._renew(token, env)  # the call runs again: a new tensor each time
         return TensorValue(origin=node, storage=token, counter=token,
                            requires_grad=item.requires_grad, leaf=item.leaf)
+
+    def _made_inside(self, function: cst.FunctionDef) -> frozenset[int]:
+        """The ids of the nodes of ``function``: a storage token made at one of them is the
+        callee's own (a tensor or module it built), not the caller's."""
+        found = self._inside.get(id(function))
+        if found is None:
+            ids: set[int] = set()
+
+            class Collect(cst.CSTVisitor):
+                def on_visit(self, node: cst.CSTNode) -> bool:
+                    ids.add(id(node))
+                    return True
+
+            function.visit(Collect())
+            found = self._inside[id(function)] = frozenset(ids)
+        return found
+
+    def _in(self, token: object, function: cst.FunctionDef) -> bool:
+        """Was ``token`` made by code of ``function``?"""
+        return isinstance(token, tuple) and len(token) >= 2 and \
+            token[1] in self._made_inside(function)
+
+    def _single(self, token: object) -> bool:
+        if self._instances is None:
+            self._instances = Instances(self.module)
+        return self._instances.single(token)
+
+    def _held_by_caller(self, token: object, inside: frozenset[int]) -> bool:
+        """Memory made outside the callee that the caller reaches by identity: a parameter
+        of a module (built by the caller, or by the class: `self.fc`), or a tensor one
+        object holds (a cache on `self`, a global; see instances.py)."""
+        if not (isinstance(token, tuple) and len(token) >= 2 and isinstance(token[1], int)) \
+                or token[1] in inside:
+            return False
+        return token[0] in ("params", "instance") or _allocated(token) and self._single(token)
 
     @staticmethod
     def _innermost(write: Write, function: cst.FunctionDef) -> tuple[cst.CSTNode, str, bool]:
@@ -626,25 +671,9 @@ def _arg_mark(index: int) -> int:
     return -1 - index
 
 
-def _made_inside(function: cst.FunctionDef) -> frozenset[int]:
-    """The ids of the nodes of ``function``: a storage token made at one of them is the
-    callee's own (a tensor or module it built), not the caller's."""
-    ids: set[int] = set()
-
-    class Collect(cst.CSTVisitor):
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            ids.add(id(node))
-            return True
-
-    function.visit(Collect())
-    return frozenset(ids)
-
-
-def _held_by_caller(token: object, inside: frozenset[int]) -> bool:
-    """A parameter token made outside the callee: a module built by the caller (or its
-    class, `self.fc`), reached through an argument, the receiver or a global."""
-    return isinstance(token, tuple) and len(token) >= 2 and token[0] in ("params", "instance") \
-        and isinstance(token[1], int) and token[1] not in inside
+def _allocated(token: object) -> bool:
+    return isinstance(token, tuple) and len(token) >= 2 and token[0] == "alloc" and \
+        isinstance(token[1], int)
 
 
 def _of_argument(value: TensorValue) -> bool:
