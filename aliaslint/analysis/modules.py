@@ -450,10 +450,10 @@ class Modules(Interpreter):
         if summary.returns_arg is not None and summary.returns_arg < len(args):
             result = args[summary.returns_arg][0]
         elif summary.view_of is not None and summary.view_of < len(args) and \
-                isinstance(args[summary.view_of][0], TensorValue) and \
-                args[summary.view_of][0].storage is not None:
+                isinstance(base := args[summary.view_of][0], TensorValue) and \
+                base.storage is not None:
             # A view of the caller's tensor: a write through it writes that tensor.
-            result = self._view(args[summary.view_of][0], node, None)
+            result = self._view(base, node, None)
         elif isinstance(result, TensorValue):
             token = ("alloc", id(node))
             # A leaf made in the callee is still a leaf in the caller.
@@ -499,7 +499,7 @@ class Modules(Interpreter):
                 replace(item, graph=item.graph | graph | frozenset(new))
                 if isinstance(item, TensorValue) and not (
                     isinstance(theirs, TensorValue) and _of_argument(theirs)) else item
-                for item, theirs in zip(result.items, summary.result.items or ())))
+                for item, theirs in zip(result.items, _items(summary.result))))
         return result
 
     def _outer_item(self, item: Value, position: int,
@@ -512,11 +512,11 @@ class Modules(Interpreter):
             return item
         if not isinstance(item, TensorValue):
             return UNKNOWN
-        if _of_argument(item):
+        if _of_argument(item) and isinstance(item.storage, tuple):
             index = item.storage[1]
-            if index >= len(args) or not isinstance(args[index][0], TensorValue):
+            value = args[index][0] if index < len(args) else UNKNOWN
+            if not isinstance(value, TensorValue):
                 return UNKNOWN
-            value = args[index][0]
             if item.via is None:
                 return value
             return self._view(value, node, None) if item.via == "view" and \
@@ -669,6 +669,10 @@ def _arg_mark(index: int) -> int:
     """The mark in argument ``index``'s graph while a function is summarised: no save has
     a negative id."""
     return -1 - index
+
+
+def _items(value: Value) -> tuple[Value, ...]:
+    return value.items or () if isinstance(value, ContainerValue) else ()
 
 
 def _allocated(token: object) -> bool:
