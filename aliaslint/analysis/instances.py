@@ -34,9 +34,10 @@ class Instances(cst.CSTVisitor):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         owner = next((n for n in reversed(self._stack) if isinstance(n, cst.ClassDef)), None)
-        if owner is not None:
-            self._owner[id(node)] = owner
-        elif any(isinstance(n, cst.FunctionDef) for n in self._stack):
+        functions = [n for n in self._stack if isinstance(n, cst.FunctionDef)]
+        if owner is not None and len(functions) == 1 and functions[0].name.value == "__init__":
+            self._owner[id(node)] = owner  # an attribute the constructor allocates
+        elif functions or owner is not None:
             self._in_function.add(id(node))
         if isinstance(node, cst.ClassDef):
             self._classes.setdefault(node.name.value, []).append(node)
@@ -71,7 +72,9 @@ class Instances(cst.CSTVisitor):
             return False
         owner = self._owner.get(token[1])
         if owner is None:
-            return token[1] not in self._in_function  # module-level code runs once
+            # Module-level code runs once; a function's or a method's allocation is a new
+            # tensor each time it runs.
+            return token[1] not in self._in_function
         return self._built_once(owner.name.value, 0)
 
     def _built_once(self, name: str, depth: int) -> bool:

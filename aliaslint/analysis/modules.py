@@ -465,6 +465,9 @@ class Modules(Interpreter):
             result = replace(result, origin=node, items=tuple(
                 self._outer_item(item, position, args, node, env, function)
                 for position, item in enumerate(result.items)))
+        elif isinstance(result, ContainerValue) and result.each is not None:
+            each = self._outer_item(result.each, "each", args, node, env, function)
+            result = replace(result, origin=node, each=each if each is not UNKNOWN else None)
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
         new: set[int] = set()
@@ -484,25 +487,26 @@ class Modules(Interpreter):
                 # A tensor one object holds (a cache on `self`, a global): the same memory
                 # for the caller, saved by the call.
                 moved.append(self._save(token, save.counter, node, label, save.what, env))
-            elif isinstance(summary.result, ContainerValue) and isinstance(
-                    result, ContainerValue) and summary.result.items and result.items:
+            elif isinstance(summary.result, ContainerValue):
                 moved.extend(self._new_save(mine, node, label, "its result", env)
-                             for theirs, mine in zip(summary.result.items, result.items)
+                             for theirs, mine in zip(_items(summary.result), _items(result))
                              if isinstance(theirs, TensorValue) and theirs.storage == token
                              and not _of_argument(theirs))
             new.update(save.id for save in moved if save is not None)
         if isinstance(result, TensorValue):
             result = replace(result, graph=result.graph | graph | frozenset(new))
-        elif isinstance(result, ContainerValue) and result.items is not None:
+        elif isinstance(result, ContainerValue):
             # Each tensor the callee made holds the graphs of what it was given.
-            result = replace(result, items=tuple(
+            items = tuple(
                 replace(item, graph=item.graph | graph | frozenset(new))
                 if isinstance(item, TensorValue) and not (
                     isinstance(theirs, TensorValue) and _of_argument(theirs)) else item
-                for item, theirs in zip(result.items, _items(summary.result))))
+                for item, theirs in zip(_items(result), _items(summary.result)))
+            result = replace(result, items=items) if result.items is not None else \
+                replace(result, each=items[0]) if items else result
         return result
 
-    def _outer_item(self, item: Value, position: int,
+    def _outer_item(self, item: Value, position: int | str,
                     args: Sequence[tuple[Value, cst.BaseExpression | None]], node: cst.Call,
                     env: Env, function: cst.FunctionDef) -> Value:
         """An element of a tuple a callee returns, as the caller sees it: an argument it
@@ -672,7 +676,12 @@ def _arg_mark(index: int) -> int:
 
 
 def _items(value: Value) -> tuple[Value, ...]:
-    return value.items or () if isinstance(value, ContainerValue) else ()
+    """The elements a tuple or list holds: its items, or the one value every element is."""
+    if not isinstance(value, ContainerValue):
+        return ()
+    if value.items is not None:
+        return value.items
+    return (value.each,) if value.each is not None else ()
 
 
 def _allocated(token: object) -> bool:
