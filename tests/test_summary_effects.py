@@ -287,3 +287,41 @@ def test_a_write_through_two_helpers_points_at_the_inner_write():
     (finding,) = check_source(NESTED, "m.py")
     assert (finding.code, finding.location.row) == ("AL208", _line(NESTED, "values -= "))
     assert "inside `center`" in finding.message
+
+
+# A pooling helper run without grad (`@torch.no_grad()` on the def) returns a view of the
+# hidden states: writing it with grad mode on raises at the write, as the same view made
+# inline under `with torch.no_grad()` does.
+NO_GRAD_VIEW = textwrap.dedent('''\
+    import torch
+    from torch import nn
+
+
+    {decorator}
+    def last_hidden(states):
+        return states[:, -1]
+
+
+    class Pool(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.proj = nn.Linear(4, 4)
+
+        def forward(self, x):
+            h = self.proj(x)
+            last = last_hidden(h)
+            last.mul_(2)
+            return last.sum()
+
+
+    Pool()(torch.randn(2, 3, 4)).backward()
+    ''')
+
+
+def test_a_view_returned_by_a_no_grad_function_cannot_be_written_with_grad_on():
+    source = NO_GRAD_VIEW.format(decorator="@torch.no_grad()")
+    assert _findings(source) == [("AL106", _line(source, "last.mul_(2)"), "high")]
+    assert "view was created in no_grad mode" in _runs(source)
+    twin = NO_GRAD_VIEW.format(decorator="")
+    assert _findings(twin) == []
+    assert _runs(twin) is None

@@ -452,8 +452,14 @@ class Modules(Interpreter):
         elif summary.view_of is not None and summary.view_of < len(args) and \
                 isinstance(base := args[summary.view_of][0], TensorValue) and \
                 base.storage is not None:
-            # A view of the caller's tensor: a write through it writes that tensor.
+            # A view of the caller's tensor: a write through it writes that tensor.  One the
+            # callee made with grad mode off (`@torch.no_grad()` on it) of a tensor that
+            # requires grad stays a view autograd forbids writing with grad mode on.
             result = self._view(base, node, None)
+            made = summary.result.forbidden if isinstance(summary.result, TensorValue) \
+                else None
+            if result.forbidden is None and made is not None:
+                result = replace(result, forbidden=(made[0], node, made[2]))
         elif isinstance(result, TensorValue):
             token = ("alloc", id(node))
             # A leaf made in the callee is still a leaf in the caller.
