@@ -325,3 +325,32 @@ def test_a_view_returned_by_a_no_grad_function_cannot_be_written_with_grad_on():
     twin = NO_GRAD_VIEW.format(decorator="")
     assert _findings(twin) == []
     assert _runs(twin) is None
+
+
+# `Optional[Tensor]` narrowed by an `is None` test (pyright's reading): the early return
+# leaves the tensor, with its memory, for the rest of the body.
+OPTIONAL = textwrap.dedent('''\
+    from typing import Optional
+
+    import torch
+
+
+    def scaled_head(x: {annotation}) -> Optional[torch.Tensor]:
+        if x is None:
+            return None
+        head = x[:, :2]
+        {write}
+        return head.sum()
+
+
+    print(scaled_head(torch.ones(2, 3)))
+    ''')
+
+
+@pytest.mark.parametrize("annotation", ["Optional[torch.Tensor]", "torch.Tensor | None",
+                                        "torch.Tensor"])
+def test_an_optional_tensor_keeps_its_memory_after_an_is_none_return(annotation):
+    source = OPTIONAL.format(annotation=annotation, write="x.mul_(2)")
+    assert _findings(source) == [("AL201", _line(source, "x.mul_(2)"), "high")]
+    twin = OPTIONAL.format(annotation=annotation, write="x = x * 2")
+    assert _findings(twin) == []
