@@ -354,3 +354,39 @@ def test_an_optional_tensor_keeps_its_memory_after_an_is_none_return(annotation)
     assert _findings(source) == [("AL201", _line(source, "x.mul_(2)"), "high")]
     twin = OPTIONAL.format(annotation=annotation, write="x = x * 2")
     assert _findings(twin) == []
+
+
+# Mean-teacher EMA: a helper given the model and its EMA copy (two instances of one class)
+# writes the copy's weights between the model's forward pass and its backward.  Which of the
+# two the class's `fc2.weight` names is not known, so nothing is claimed; the program is fine.
+EMA = textwrap.dedent('''\
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(10, 16)
+            self.fc2 = nn.Linear(16, 4)
+
+        def forward(self, x):
+            return self.fc2(F.relu(self.fc1(x)))
+
+
+    def ema_update(model, ema, decay=0.9):
+        with torch.no_grad():
+            ema.fc2.weight.mul_(decay).add_(model.fc2.weight, alpha=1 - decay)
+
+
+    model, teacher = Net(), Net()
+    loss = F.cross_entropy(model(torch.randn(6, 10)), torch.randint(0, 4, (6,)))
+    ema_update(model, teacher)
+    loss.backward()
+    ''')
+
+
+def test_a_write_to_one_of_two_instances_of_a_class_is_not_claimed():
+    assert _findings(EMA) == []
+    assert _runs(EMA) is None

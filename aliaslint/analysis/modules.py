@@ -304,7 +304,7 @@ class Modules(Interpreter):
             arg_nodes = [arg_node] + [None] * (len(inputs) - 1)
         return self._apply_summary(summary, list(zip(inputs, arg_nodes)),
                                    self._param_mapping(cls, module.module.params), node,
-                                   None, env, forward)
+                                   None, env, forward, receiver=module)
 
     @staticmethod
     def _param_mapping(info: ClassInfo, params: frozenset) -> dict[object, frozenset]:
@@ -334,7 +334,8 @@ class Modules(Interpreter):
             return UNKNOWN
         mapping = self._param_mapping(cls, module.module.params) \
             if module is not None and cls is not None else {}
-        return self._apply_summary(summary, positional, mapping, node, None, env, definition)
+        return self._apply_summary(summary, positional, mapping, node, None, env, definition,
+                                   receiver=receiver)
 
     def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
                  args: tuple[Value, ...]) -> Summary | None:
@@ -427,7 +428,8 @@ class Modules(Interpreter):
     def _apply_summary(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
                        mapping: dict[object, frozenset], node: cst.Call, label: str | None,
-                       env: Env, function: cst.FunctionDef) -> Value:
+                       env: Env, function: cst.FunctionDef, *,
+                       receiver: Value | None = None) -> Value:
         if summary.backward:
             # The body ran a backward pass: through the graphs of the arguments it reached,
             # which are then no longer pending.
@@ -442,7 +444,7 @@ class Modules(Interpreter):
                     self._write(value, arg_node, node, label, env, activation=write.activation,
                                 defined_at=inner, visible=False, callee=callee,
                                 declared=declared)
-        if summary.reached and self._reaches(summary, args):
+        if summary.reached and self._reaches(summary, args, receiver):
             self._apply_reached(summary, args, mapping, node, env, function)
         graph: frozenset[int] = frozenset().union(
             *(v.graph for v, _ in args if isinstance(v, TensorValue)))
@@ -611,18 +613,20 @@ class Modules(Interpreter):
             self._may_write = may
 
     @staticmethod
-    def _reaches(summary: Summary, args: Sequence[tuple[Value, cst.BaseExpression | None]]
-                 ) -> bool:
+    def _reaches(summary: Summary, args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                 receiver: Value | None) -> bool:
         """Are the callee's writes to memory the caller holds by identity known to come
         after any backward pass it runs through the caller's graphs?  Only when every
-        graph it was given is one of its tensor arguments' (a module or an optimizer
-        holds none): a list, a dict or an object handed to it may hold the loss whose
-        backward it runs before stepping."""
+        graph it was given is one of its tensor arguments' (a torch.nn module or an
+        optimizer holds none): a list, a dict, an object, a module of this file or the
+        receiver (`self.loss`) may hold the loss whose backward it runs before stepping."""
         if not summary.backward:
             return True
-        return all(isinstance(value, (TensorValue, ModuleValue, ParamsValue, ConstValue,
-                                      FunctionValue, ClassValue))
-                   for value, _ in args)
+        return receiver is None and all(
+            isinstance(value, (TensorValue, ParamsValue, ConstValue, FunctionValue,
+                               ClassValue))
+            or isinstance(value, ModuleValue) and value.module.cls is None
+            for value, _ in args)
 
     def _apply_reached(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
@@ -641,8 +645,12 @@ class Modules(Interpreter):
                 {write.target.storage})
             outer: set[object] = set()
             for token in tokens:
-                mapped = next((m[token] for m in mappings if token in m), None)
-                outer.update(mapped if mapped is not None else (token,))
+                # Two instances of one class given (`update_ema(model, ema)`): the class's
+                # token names either one's parameters, so neither is claimed.
+                mapped = {m[token] for m in mappings if token in m}
+                if len(mapped) > 1:
+                    continue
+                outer.update(next(iter(mapped)) if mapped else (token,))
             applied = replace(
                 write, node=node, stmt=self._stmt, defined_at=write.defined_at or write.node,
                 callee=write.callee or function.name.value, label=None,
