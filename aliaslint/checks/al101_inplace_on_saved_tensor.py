@@ -47,13 +47,13 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
     if write.callee is not None and write.defined_at is not None:
         # A function of this file wrote its argument (or what it reached through one): the
         # write to rewrite is the one inside it, which other callers run too, so its
-        # rewrite is only shown; the call that runs it is related and where a run sees it.
+        # rewrite is only shown; the call that runs it is related.  A run sees the write
+        # where it is, inside the function.
         inside = write.defined_at
         yield RULE.finding(
             inside, inside, message,
             (("the in-place write runs here", write.node),
              *(r for r in related if r[1] is not inside)),
-            witness=RULE.witness(rows=ctx.rows(write.node)),
             fix=out_of_place(inside, None, ctx, proven_alone=False))
         return
     # A leaf (a parameter) written in place is an update meant to stay on that tensor:
