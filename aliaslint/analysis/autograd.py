@@ -65,12 +65,11 @@ class Autograd(Interpreter):
                       grad_enabled=env.flow.grad, defined_at=defined_at, fill=fill,
                       callee=callee, declared=declared, inputs=inputs,
                       region=region if region is not None else target.region, index=index,
-                      cover=cover, joint=self._joint(cover, env),
+                      cover=cover, joint=self._joint(cover, env), may=self._may_write,
                       checkpoint=self._checkpointed.get(id(self._function)),
                       guessed=getattr(target, "guessed", False))
         self._emit(InplaceWrite(node, self._stmt, write))
-        if self._write_log is not None:
-            self._write_log.append(write)
+        self._log_write(write, env)
         self._dirty(target.storage, write, env)
         if target.copied_at is not None and target.copied_at is target_node and \
                 (fill and node is self._stmt or discards(self._stmt, node)
@@ -82,6 +81,14 @@ class Autograd(Interpreter):
             exclude |= names_of(target_node)
         self._mark_stale({target.storage, target.maybe_of}, write, exclude, env)
         return target
+
+    def _log_write(self, write: Write, env: Env) -> None:
+        """While a function is summarised: the write is one of its effects, made on this
+        path (see Flow.done)."""
+        if self._write_log is None:
+            return
+        self._write_log.append(write)
+        env.flow.done = (env.flow.done or frozenset()) | {write}
 
     @staticmethod
     def _joint(cover: tuple | None, env: Env) -> frozenset | None:
@@ -212,6 +219,8 @@ class Autograd(Interpreter):
                  returned: bool = False, retain: bool = False) -> None:
         """A backward pass through ``value``'s graph (or its return to the caller)."""
         graph = value.graph
+        if self._consume_log is not None and not returned:
+            self._consume_log.append(graph)
         if not graph:
             return
         for write, save in env.flow.dirty:
@@ -325,7 +334,9 @@ class Autograd(Interpreter):
 
     def _write_parameters(self, tokens: frozenset, node: cst.Call, env: Env) -> None:
         """optimizer.step(), load_state_dict(): every parameter written in place."""
-        write = Write(node=node, stmt=self._stmt, target=None, grad_enabled=env.flow.grad)
+        write = Write(node=node, stmt=self._stmt, target=None, grad_enabled=env.flow.grad,
+                      params=tokens)
+        self._log_write(write, env)
         for token in tokens:
             self._dirty(token, write, env)
         self._mark_stale(set(tokens), write, set(), env)

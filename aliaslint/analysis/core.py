@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from aliaslint import ops
+from aliaslint.analysis.instances import Instances
 from aliaslint.analysis.events import (
     Event,
     InplaceWrite,
@@ -116,6 +117,11 @@ class Interpreter:
         self._outer_cache: dict[int, tuple[Env, Env]] = {}
         self._deferring = False  # running function bodies, the module body done
         self._write_log: list[Write] | None = None  # writes made while summarising
+        self._may_write = False  # applying a write a callee makes on some paths only
+        self._instances: Instances | None = None  # built when a summary first needs it
+        self._inside: dict[int, frozenset[int]] = {}  # id(FunctionDef) -> its nodes' ids
+        # The graphs backward passes ran through while summarising (see Summary.consumed).
+        self._consume_log: list[frozenset[int]] | None = None
         self._index_values: dict[int, Value] = {}  # subscript index expression → value
         self._subscript_bases: dict[int, Value] = {}  # subscript → the value indexed
         self._rewriting = False  # evaluating the target of an in-place write
@@ -165,9 +171,9 @@ class Interpreter:
             if event in self._loop_events:
                 return
             self._loop_events.add(event)
-        if self._assuming or isinstance(event, SavedWrite) and (
-                event.save.assumed or event.write.guessed) or \
-                isinstance(event, InplaceWrite) and event.write.guessed:
+        write = getattr(event, "write", None)
+        if self._assuming or isinstance(event, SavedWrite) and event.save.assumed or \
+                isinstance(write, Write) and (write.may or write.guessed):
             if event not in self._emitted:
                 self.low.add(event)
         else:
@@ -234,6 +240,7 @@ class Interpreter:
                    inputs: WriteInputs = (), region: tuple | None = None, index: tuple | None = (),
                    cover: tuple | None = None) -> Written: ...
         def _dirty(self, token: object, write: Write, env: Env) -> None: ...
+        def _log_write(self, write: Write, env: Env) -> None: ...
         def _absorb(self, target: TensorValue, result: TensorValue, env: Env) -> None: ...
         def _rebind_tensor(self, node: cst.CSTNode | None, value: TensorValue,
                            env: Env) -> None: ...

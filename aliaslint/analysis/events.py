@@ -101,6 +101,11 @@ class Write:
     # says so (a trailing `_`, "in place" in its docstring).
     callee: str | None = None
     declared: bool = False
+    # Made by a called function on some of its paths only (not on every one): what follows
+    # from it holds on those paths, so its findings are `low`.
+    may: bool = False
+    # The parameters an optimizer step (target None) writes, by token.
+    params: frozenset = frozenset()
     inputs: WriteInputs = ()  # to find overlaps
     # The written part of the target along dim 0, when literal slices say it;
     # () for an item assignment whose part is not known; None: all of it.

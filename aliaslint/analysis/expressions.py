@@ -25,6 +25,8 @@ from aliaslint.analysis.syntax import (
     all_params,
     attr_key,
     basic_index,
+    optional_of,
+    type_name,
     basic_index_element,
     child_expressions,
     name_key,
@@ -567,9 +569,19 @@ class Expressions(Interpreter):
         return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN
 
     def _annotation(self, annotation: cst.Annotation, env: Env) -> Value:
-        declared = self._linked(self._eval(annotation.annotation, env))
-        if isinstance(declared, RefValue) and declared.qualname in TENSOR_TYPES:
+        """The kind an annotation declares (as pyright reads it): a tensor for `Tensor`
+        and `Optional[Tensor]` / `Tensor | None` (narrowed where the code tests `is None`,
+        statements.py), a list or tuple of tensors for `list[Tensor]`, `Sequence[Tensor]`,
+        `tuple[Tensor, ...]`.  Nothing about `requires_grad`: a `Tensor` may be a
+        Parameter.  A string annotation is not read."""
+        node = optional_of(annotation.annotation) or annotation.annotation
+        if self._is_tensor_type(node, env):
             return TensorValue(origin=annotation)
+        element = _element_annotation(node)
+        if element is not None and self._is_tensor_type(element, env):
+            return ContainerValue(origin=annotation, each=TensorValue(origin=annotation))
+        declared = self._linked(self._eval(node, env)) \
+            if isinstance(node, (cst.Name, cst.Attribute)) else None
         cls = declared.module.cls if isinstance(declared, ClassValue) and \
             declared.module is not None else None
         if cls is not None:
@@ -581,3 +593,42 @@ class Expressions(Interpreter):
                 cls=cls, params=frozenset({("instance", id(annotation))}),
                 label=f"`{cls.name}`", assumed=True))
         return UNKNOWN
+
+    def _is_tensor_type(self, node: cst.BaseExpression, env: Env) -> bool:
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return False
+        declared = self._eval(node, env)
+        return isinstance(declared, RefValue) and declared.qualname in TENSOR_TYPES
+
+
+def _item(container: ContainerValue, node: cst.Subscript) -> Value | None:
+    """`pair[0]`, `cache[-1]`: the element a literal int picks from a display's items."""
+    if container.items is None or len(node.slice) != 1 or \
+            not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    index = node.slice[0].slice.value
+    digits = index.expression if isinstance(index, cst.UnaryOperation) and isinstance(
+        index.operator, cst.Minus) else index
+    if not isinstance(digits, cst.Integer):
+        return None
+    position = int(digits.evaluated_value) * (-1 if digits is not index else 1)
+    if not -len(container.items) <= position < len(container.items):
+        return None
+    return container.items[position]
+
+
+# Generic aliases whose one argument (or first, for `tuple[T, ...]`) is the element type.
+_SEQUENCES = frozenset({"list", "List", "Sequence", "MutableSequence", "Iterable", "tuple",
+                        "Tuple"})
+
+
+def _element_annotation(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`T` of `list[T]`, `Sequence[T]`, `tuple[T, ...]`."""
+    if not isinstance(node, cst.Subscript) or type_name(node.value) not in _SEQUENCES:
+        return None
+    types = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+    if len(types) == 1 and type_name(node.value) not in ("tuple", "Tuple"):
+        return types[0]
+    if len(types) == 2 and isinstance(types[1], cst.Ellipsis):
+        return types[0]
+    return None

@@ -123,6 +123,9 @@ class Loops(Interpreter):
             end = head  # widened: the last pass's end may still hold what changed
         exit_state = entry.copy()
         exit_state.merge(end)
+        # A summary's must-effects count the body as run (a loop over a batch, over
+        # `range(x.shape[0])`): the writes of every pass's path are made on the way out.
+        exit_state.flow.done = end.flow.done
         self._loop_cache[id(node)] = Converged(env, element, head, breaks, exit_state)
         return exit_state, breaks
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 import libcst as cst
@@ -11,6 +12,7 @@ from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Save, Write
+from aliaslint.analysis.instances import Instances
 from aliaslint.analysis.opfacts import has_params, input_saved
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
 from aliaslint.analysis.syntax import (
@@ -308,7 +310,7 @@ class Modules(Interpreter):
             arg_nodes = [arg_node] + [None] * (len(inputs) - 1)
         return self._apply_summary(summary, list(zip(inputs, arg_nodes)),
                                    self._param_mapping(cls, module.module.params), node,
-                                   None, env, forward)
+                                   None, env, forward, receiver=module)
 
     @staticmethod
     def _param_mapping(info: ClassInfo, params: frozenset) -> dict[object, frozenset]:
@@ -337,7 +339,8 @@ class Modules(Interpreter):
             return UNKNOWN
         mapping = self._param_mapping(cls, module.module.params) \
             if module is not None and cls is not None else {}
-        return self._apply_summary(summary, positional, mapping, node, None, env, definition)
+        return self._apply_summary(summary, positional, mapping, node, None, env, definition,
+                                   receiver=receiver)
 
     @staticmethod
     def _by_position(definition: cst.FunctionDef, bound: bool,
@@ -371,6 +374,9 @@ class Modules(Interpreter):
         key = (id(function), id(cls), tuple(
             a.requires_grad if isinstance(a, TensorValue) else
             ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else
+            # The summary names their parameters' tokens (Summary.reached).
+            ("module", a.module.params) if isinstance(a, ModuleValue) else
+            ("params", a.kind, a.params) if isinstance(a, ParamsValue) else
             containers.signature(a) for a in args))
         if key in self._summaries:
             return self._summaries[key]
@@ -392,6 +398,7 @@ class Modules(Interpreter):
                    args: tuple[Value, ...]) -> Summary | None:
         env = Env(self._outer_env(self._home(function)))
         env.flow.grad = self._decorated_grad_mode(function, env)
+        env.flow.done = frozenset()
         params = list(function.params.params)
         offset = 1 if cls is not None else 0
         if cls is not None and params:
@@ -401,19 +408,25 @@ class Modules(Interpreter):
             return None
         for index, (param, value) in enumerate(zip(params[offset:], args)):
             if isinstance(value, TensorValue):
+                # Its graph holds a mark of its own (not a save id): a backward pass through
+                # it in the body runs through the caller's graph (Summary.consumed).
                 value = TensorValue(storage=("arg", index), counter=("arg", index),
-                                    requires_grad=value.requires_grad, origin=param)
+                                    requires_grad=value.requires_grad, origin=param,
+                                    graph=frozenset({_arg_mark(index)}))
             elif isinstance(value, ContainerValue) and value.replicated is None:
                 value = containers.tokenised(value, index)
             env.names[param.name.value] = value
         for param in params[offset + len(args):]:
             env.names[param.name.value] = constant_of(param.default) or UNKNOWN
         outer_log, self._write_log = self._write_log, []
+        outer_consumed, self._consume_log = self._consume_log, []
         try:
             returns = self._run_body(function, env)
             log = self._write_log
+            consumed = self._consume_log
         finally:
             self._write_log = outer_log
+            self._consume_log = outer_consumed
         if not returns:
             returns = [(OTHER, env.flow)]
         result, flow = returns[0][0], returns[0][1].copy()
@@ -422,32 +435,58 @@ class Modules(Interpreter):
             flow.merge(other)
         writes: dict[int, Write] = {}
         element_writes: dict[object, Write] = {}
+        reached: list[Write] = []
+        inside = self._made_inside(function)
         for write in log:
             token = write.target.storage if write.target is not None else None
             if isinstance(token, tuple) and token[0] == "arg":
                 writes.setdefault(token[1], write)
             elif containers.element_token(token) is not None:
                 element_writes.setdefault(token, write)
+            elif write.target is None and write.params or \
+                    write.target is not None and self._held_by_caller(token, inside):
+                reached.append(write)
         saves = tuple((token, save) for token, pending in flow.saves.items() for save in pending)
-        returns_arg = None
+        returns_arg = view_of = None
         if isinstance(result, TensorValue) and isinstance(result.storage, tuple) \
-                and result.storage[0] == "arg" and result.via is None:
-            returns_arg = result.storage[1]
-        return Summary(result, writes, saves, returns_arg, element_writes)
+                and result.storage[0] == "arg" and result.counter == result.storage:
+            if result.via is None:
+                returns_arg = result.storage[1]
+            elif result.via == "view":
+                view_of = result.storage[1]
+        # What every path to a return did (a body that always raises did nothing).
+        done = [other.done for _, other in returns if other.done is not None]
+        must = frozenset.intersection(*done) if done else frozenset()
+        marks = frozenset().union(*consumed) if consumed else frozenset()
+        return Summary(result, writes, saves, returns_arg, element_writes=element_writes,
+                       view_of=view_of, must=must, reached=tuple(reached),
+                       backward=bool(consumed), consumed=frozenset(
+                           index for index in range(len(args)) if _arg_mark(index) in marks))
 
     def _apply_summary(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
                        mapping: dict[object, frozenset], node: cst.Call, label: str | None,
-                       env: Env, function: cst.FunctionDef) -> Value:
+                       env: Env, function: cst.FunctionDef, *,
+                       receiver: Value | None = None) -> Value:
+        if summary.backward:
+            # The body ran a backward pass: through the graphs of the arguments it reached,
+            # which are then no longer pending.
+            for index in sorted(summary.consumed):
+                if index < len(args) and isinstance(args[index][0], TensorValue):
+                    self._consume(args[index][0], node, label, env)
         for index, write in summary.writes.items():
             if index < len(args) and isinstance(args[index][0], TensorValue):
                 value, arg_node = args[index]
-                self._write(value, arg_node, node, label, env, activation=write.activation,
-                            # the write itself, however deep the calls that reach it
-                            defined_at=write.defined_at or write.node, visible=False,
-                            callee=function.name.value, declared=declares_mutation(function))
+                inner, callee, declared = self._innermost(write, function)
+                with self._grad_of(write, env), self._may(write, summary):
+                    self._write(value, arg_node, node, label, env, activation=write.activation,
+                                defined_at=inner, visible=False, callee=callee,
+                                declared=declared)
         for token, write in summary.element_writes.items():
-            self._write_elements(token, write, args, node, label, env, function)
+            with self._grad_of(write, env), self._may(write, summary):
+                self._write_elements(token, write, args, node, label, env, function)
+        if summary.reached and self._reaches(summary, args, receiver):
+            self._apply_reached(summary, args, mapping, node, env, function)
         graph: frozenset[int] = frozenset().union(
             *(t.graph for v, _ in args for t in containers.tensors_in(v)))
         result = summary.result
@@ -457,6 +496,17 @@ class Modules(Interpreter):
                 result.storage) is not None:
             found = self._caller_elements(result.storage, args)
             return found[0] if len(found) == 1 else UNKNOWN
+        elif summary.view_of is not None and summary.view_of < len(args) and \
+                isinstance(base := args[summary.view_of][0], TensorValue) and \
+                base.storage is not None:
+            # A view of the caller's tensor: a write through it writes that tensor.  One the
+            # callee made with grad mode off (`@torch.no_grad()` on it) of a tensor that
+            # requires grad stays a view autograd forbids writing with grad mode on.
+            result = self._view(base, node, None)
+            made = summary.result.forbidden if isinstance(summary.result, TensorValue) \
+                else None
+            if result.forbidden is None and made is not None:
+                result = replace(result, forbidden=(made[0], node, made[2]))
         elif isinstance(result, TensorValue):
             token = ("alloc", id(node))
             # A leaf made in the callee is still a leaf in the caller.
@@ -465,7 +515,8 @@ class Modules(Interpreter):
         elif isinstance(result, ModuleValue):
             return self._rebased(result, node)
         elif isinstance(result, ContainerValue) and result.replicated is None:
-            return self._returned_container(summary, result, args, node, label, env, graph)
+            return self._returned_container(summary, result, args, node, label, env, graph,
+                                            function)
         elif isinstance(result, (RefValue, LambdaValue)) or isinstance(
                 result, PartialValue) and not any(
                     isinstance(value, (TensorValue, ContainerValue))
@@ -491,10 +542,175 @@ class Modules(Interpreter):
                              for t in mapping[token])
             elif isinstance(summary.result, TensorValue) and token == summary.result.storage:
                 moved.append(self._new_save(result, node, label, "its result", env))
+            elif _allocated(token) and self._single(token) and \
+                    not self._in(token, function):
+                # A tensor one object holds (a cache on `self`, a global): the same memory
+                # for the caller, saved by the call.
+                moved.append(self._save(token, save.counter, node, label, save.what, env))
+            elif isinstance(summary.result, ContainerValue):
+                moved.extend(self._new_save(mine, node, label, "its result", env)
+                             for theirs, mine in zip(_items(summary.result), _items(result))
+                             if isinstance(theirs, TensorValue) and theirs.storage == token
+                             and not _of_argument(theirs))
             new.update(save.id for save in moved if save is not None)
         if isinstance(result, TensorValue):
             result = replace(result, graph=result.graph | graph | frozenset(new))
+        elif isinstance(result, ContainerValue):
+            # Each tensor the callee made holds the graphs of what it was given.
+            items = tuple(
+                replace(item, graph=item.graph | graph | frozenset(new))
+                if isinstance(item, TensorValue) and not (
+                    isinstance(theirs, TensorValue) and _of_argument(theirs)) else item
+                for item, theirs in zip(_items(result), _items(summary.result)))
+            result = replace(result, items=items) if result.items is not None else \
+                replace(result, each=items[0]) if items else result
         return result
+
+    def _outer_item(self, item: Value, position: object,
+                    args: Sequence[tuple[Value, cst.BaseExpression | None]], node: cst.Call,
+                    env: Env, function: cst.FunctionDef) -> Value:
+        """An element of a tuple a callee returns, as the caller sees it: an argument it
+        returned (itself, or a view of it), a tensor it made (new at each call), a module
+        or an optimizer; anything else is not known."""
+        if isinstance(item, (ModuleValue, ParamsValue)):
+            return item
+        if not isinstance(item, TensorValue):
+            return UNKNOWN
+        if _of_argument(item) and isinstance(item.storage, tuple):
+            index = item.storage[1]
+            value = args[index][0] if index < len(args) else UNKNOWN
+            if not isinstance(value, TensorValue):
+                return UNKNOWN
+            if item.via is None:
+                return value
+            return self._view(value, node, None) if item.via == "view" and \
+                value.storage is not None else UNKNOWN
+        if not _allocated(item.storage):
+            return UNKNOWN  # a parameter: kept by identity elsewhere
+        if not self._in(item.storage, function):
+            # Memory one object holds (a cache on `self`, a global) is the same memory for
+            # the caller; a token of a class built several times stands for no one object.
+            return item if self._single(item.storage) else UNKNOWN
+        token = ("alloc", id(node), position)
+        if self._loops:
+            self._renew(token, env)  # the call runs again: a new tensor each time
+        return TensorValue(origin=node, storage=token, counter=token,
+                           requires_grad=item.requires_grad, leaf=item.leaf)
+
+    def _made_inside(self, function: cst.FunctionDef) -> frozenset[int]:
+        """The ids of the nodes of ``function``: a storage token made at one of them is the
+        callee's own (a tensor or module it built), not the caller's."""
+        found = self._inside.get(id(function))
+        if found is None:
+            ids: set[int] = set()
+
+            class Collect(cst.CSTVisitor):
+                def on_visit(self, node: cst.CSTNode) -> bool:
+                    ids.add(id(node))
+                    return True
+
+            function.visit(Collect())
+            found = self._inside[id(function)] = frozenset(ids)
+        return found
+
+    def _in(self, token: object, function: cst.FunctionDef) -> bool:
+        """Was ``token`` made by code of ``function``?"""
+        return isinstance(token, tuple) and len(token) >= 2 and \
+            token[1] in self._made_inside(function)
+
+    def _single(self, token: object) -> bool:
+        if self._instances is None:
+            self._instances = Instances(self.module)
+        return self._instances.single(token)
+
+    def _held_by_caller(self, token: object, inside: frozenset[int]) -> bool:
+        """Memory made outside the callee that the caller reaches by identity: a parameter
+        of a module (built by the caller, or by the class: `self.fc`), or a tensor one
+        object holds (a cache on `self`, a global; see instances.py)."""
+        if not (isinstance(token, tuple) and len(token) >= 2 and isinstance(token[1], int)) \
+                or token[1] in inside:
+            return False
+        return token[0] in ("params", "instance") or _allocated(token) and self._single(token)
+
+    @staticmethod
+    def _innermost(write: Write, function: cst.FunctionDef) -> tuple[cst.CSTNode, str, bool]:
+        """Where a called function's write to its argument is written, which function
+        writes there, and whether that function says it writes: a helper that passes its
+        argument on to another that writes it silently names the inner write; one that
+        hands it to a function that says so (`normalize_`) is itself the silent writer."""
+        if write.callee is not None and write.defined_at is not None and not write.declared:
+            return write.defined_at, write.callee, False
+        return write.node, function.name.value, declares_mutation(function)
+
+    @contextmanager
+    def _grad_of(self, write: Write, env: Env) -> Iterator[None]:
+        """A write the callee made with grad mode off (`@torch.no_grad()` on it, a `with`
+        block in it) is made with grad mode off wherever it is called."""
+        grad = env.flow.grad
+        if write.grad_enabled is False:
+            env.flow.grad = False
+        try:
+            yield
+        finally:
+            env.flow.grad = grad
+
+    @contextmanager
+    def _may(self, write: Write, summary: Summary) -> Iterator[None]:
+        """A write the callee makes on some of its paths only: what follows is `low`."""
+        may, self._may_write = self._may_write, self._may_write or write.may or \
+            write not in summary.must
+        try:
+            yield
+        finally:
+            self._may_write = may
+
+    @staticmethod
+    def _reaches(summary: Summary, args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                 receiver: Value | None) -> bool:
+        """Are the callee's writes to memory the caller holds by identity known to come
+        after any backward pass it runs through the caller's graphs?  Only when every
+        graph it was given is one of its tensor arguments' (a torch.nn module or an
+        optimizer holds none): a list, a dict, an object, a module of this file or the
+        receiver (`self.loss`) may hold the loss whose backward it runs before stepping."""
+        if not summary.backward:
+            return True
+        return receiver is None and all(
+            isinstance(value, (TensorValue, ParamsValue, ConstValue, FunctionValue,
+                               ClassValue))
+            or isinstance(value, ModuleValue) and value.module.cls is None
+            for value, _ in args)
+
+    def _apply_reached(self, summary: Summary,
+                       args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                       mapping: dict[object, frozenset], node: cst.Call, env: Env,
+                       function: cst.FunctionDef) -> None:
+        """The callee wrote parameters of a module it was given, or stepped an optimizer it
+        was given: those storages, by the caller's tokens, are written at the call.  Only
+        the saves of them are dirtied (AL101): what the caller's names see is left to the
+        body's own run, which reports the write itself."""
+        mappings = [mapping] + [
+            self._param_mapping(value.module.cls, value.module.params)
+            for value, _ in args if isinstance(value, ModuleValue)
+            and value.module.cls is not None]
+        for write in summary.reached:
+            tokens = write.params if write.target is None else frozenset(
+                {write.target.storage})
+            outer: set[object] = set()
+            for token in tokens:
+                # Two instances of one class given (`update_ema(model, ema)`): the class's
+                # token names either one's parameters, so neither is claimed.
+                mapped = {m[token] for m in mappings if token in m}
+                if len(mapped) > 1:
+                    continue
+                outer.update(next(iter(mapped)) if mapped else (token,))
+            applied = replace(
+                write, node=node, stmt=self._stmt, defined_at=write.defined_at or write.node,
+                callee=write.callee or function.name.value, label=None,
+                grad_enabled=False if write.grad_enabled is False else env.flow.grad,
+                may=write.may or write not in summary.must, params=frozenset(outer))
+            self._log_write(applied, env)
+            for token in outer:
+                self._dirty(token, applied, env)
 
 
     def _caller_elements(self, token: object, args: Sequence[
@@ -525,7 +741,7 @@ class Modules(Interpreter):
     def _returned_container(self, summary: Summary, result: ContainerValue,
                             args: Sequence[tuple[Value, cst.BaseExpression | None]],
                             node: cst.Call, label: str | None, env: Env,
-                            graph: frozenset[int]) -> Value:
+                            graph: frozenset[int], function: cst.FunctionDef) -> Value:
         """A container the callee returns, in the caller's terms: its argument's elements
         are the caller's; a tensor it made is a new tensor per path, holding the saves the
         callee left on it."""
@@ -535,6 +751,8 @@ class Modules(Interpreter):
                     moved(v, (*path, k)) for k, v in enumerate(value.items))
                 each = None if value.each is None else moved(value.each, (*path, "each"))
                 return replace(value, items=items, each=each, origin=node)
+            if isinstance(value, (ModuleValue, ParamsValue)):
+                return value  # a factory's model and its optimizer keep their identity
             if not isinstance(value, TensorValue):
                 return value if value.kind is Kind.OTHER else UNKNOWN
             if containers.element_token(value.storage) is not None:
@@ -545,12 +763,11 @@ class Modules(Interpreter):
                 for other in found[1:]:
                     result = join(result, other)
                 return result
-            if isinstance(value.storage, tuple) and value.storage[0] == "arg":
-                index = value.storage[1]
-                return args[index][0] if index < len(args) and value.via is None else UNKNOWN
-            token = ("alloc", id(node), path)
-            tensor = TensorValue(origin=node, storage=token, counter=token,
-                                 requires_grad=value.requires_grad, leaf=value.leaf)
+            # An argument (itself or a view of it), memory one object holds, a tensor the
+            # callee made (new at each call), as _outer_item says.
+            tensor = self._outer_item(value, path, args, node, env, function)
+            if not (isinstance(tensor, TensorValue) and tensor.storage == ("alloc", id(node), path)):
+                return tensor
             new: set[int] = set()
             for stored, save in summary.saves:
                 if stored == value.storage:
@@ -581,3 +798,31 @@ def constant_of(node: cst.BaseExpression | None) -> ConstValue | None:
     """A literal argument or default (`"copy"`, `False`, `None`) as a value."""
     literal = literal_constant(node)
     return None if literal is NO_LITERAL else ConstValue(origin=node, literal=literal)
+
+
+def _arg_mark(index: int) -> int:
+    """The mark in argument ``index``'s graph while a function is summarised: no save has
+    a negative id."""
+    return -1 - index
+
+
+def _items(value: Value) -> tuple[Value, ...]:
+    """The elements a tuple or list holds: its items, or the one value every element is."""
+    if not isinstance(value, ContainerValue):
+        return ()
+    if value.items is not None:
+        return value.items
+    return (value.each,) if value.each is not None else ()
+
+
+def _allocated(token: object) -> bool:
+    return isinstance(token, tuple) and len(token) >= 2 and token[0] == "alloc" and \
+        isinstance(token[1], int)
+
+
+def _of_argument(value: TensorValue) -> bool:
+    """The callee's argument itself or a view of it (not a `.data` or a detached alias)."""
+    storage = value.storage
+    return isinstance(storage, tuple) and len(storage) == 2 and storage[0] == "arg" and \
+        value.counter == storage and value.via in (None, "view")
+

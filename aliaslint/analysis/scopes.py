@@ -30,10 +30,13 @@ class Flow:
     # It left by an exception (a call that raises for certain): a `with` block's context
     # manager or a `try`'s handler may go on from here.
     raised: bool = False
+    # While a function is summarised: the writes made on this path, kept where paths meet
+    # only if made on both, so what is left at the return was made on every path.
+    done: frozenset | None = None
 
     def copy(self) -> Flow:
         return Flow(self.grad, dict(self.saves), self.dirty, dict(self.stale), self.dead,
-                    self.raised)
+                    self.raised, self.done)
 
     def revived(self) -> Flow:
         """This path's facts where an exception it raised is caught."""
@@ -55,6 +58,8 @@ class Flow:
             if write.joint and other.stale.get(name) != write:
                 # What one path filled the other may not have: no longer proven.
                 self.stale[name] = replace(write, joint=None)
+        if self.done is not None and other.done is not None:
+            self.done = self.done & other.done
 
     def rename_saves(self, mapping: dict[int, int]) -> None:
         def renamed(save: Save) -> Save:
@@ -69,6 +74,7 @@ class Flow:
         return (self.grad == other.grad and self.dead == other.dead
                 and self.raised == other.raised
                 and self.stale == other.stale and set(self.dirty) == set(other.dirty)
+                and self.done == other.done
                 and _by_token(self.saves) == _by_token(other.saves))
 
 
@@ -205,7 +211,17 @@ class Summary:
     returns_arg: int | None  # the result is argument i itself
     # Writes to elements of container arguments: element token -> Write (containers.py).
     element_writes: dict = field(default_factory=dict)
-
+    # The result is a view of argument i (`x[:, 0]`, `h[-1]`, `x.t()`): the caller's
+    # tensor's memory.
+    view_of: int | None = None
+    # The writes made on every path to a return; the others are made on some paths only.
+    must: frozenset = frozenset()
+    # Writes to memory the caller holds by identity, not as a tensor argument: the
+    # parameters of a module it passed (`model.fc.weight.mul_(s)`), an optimizer's step.
+    reached: tuple = ()
+    # The body runs a backward pass; through the graphs of these tensor arguments.
+    backward: bool = False
+    consumed: frozenset = frozenset()
 
 
 @dataclass

@@ -17,6 +17,7 @@ from aliaslint.analysis.training import AUTOCASTS, UNCHECKED_SAVES
 from aliaslint.analysis.syntax import (
     alias_name,
     attr_key,
+    optional_of,
     dotted,
     expressions_in,
     is_alias_expression,
@@ -119,9 +120,10 @@ class Statements(Interpreter):
                         self._consume(value, small, "the tensor returned here", env,
                                       returned=True, retain=True)
                 # Optimizers and modules keep their identity through the tuple (Lightning's
-                # `configure_optimizers`, factories returning a model and its optimizer).
-                kept = tuple(v if isinstance(v, (ParamsValue, ModuleValue)) else UNKNOWN
-                             for v in values)
+                # `configure_optimizers`, factories returning a model and its optimizer);
+                # the caller's summary maps each tensor to its memory (modules.py).
+                kept = tuple(v if isinstance(v, (ParamsValue, ModuleValue, TensorValue))
+                             else UNKNOWN for v in values)
                 self._return(ContainerValue(origin=returned, items=kept)
                              if any(v is not UNKNOWN for v in kept) else OTHER, small, env)
             else:
@@ -307,20 +309,33 @@ class Statements(Interpreter):
         # this call's.
         decided = decided_by_constant(test, env)
         taken = env.copy()
+        narrowed = _tested_for_none(test, env)
         checking = isinstance(test, cst.Name) and test.value == "TYPE_CHECKING" or \
             isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
         outer, self._type_checking = self._type_checking, self._type_checking or checking
         try:
             if decided is not False:
+                if narrowed is not None and narrowed[1]:
+                    taken.names[narrowed[0]] = NONE_VALUE  # `if mask is None:`
                 self._block(node.body.body, taken)
         finally:
             self._type_checking = outer
         other = env.copy()
+        if narrowed is not None and not narrowed[1]:
+            other.names[narrowed[0]] = NONE_VALUE  # the other branch of `is not None`
         if decided is not True:
             if isinstance(node.orelse, cst.If):
                 self._if(node.orelse, other)
             elif isinstance(node.orelse, cst.Else):
                 self._block(node.orelse.body.body, other)
+        if narrowed is not None:
+            # A `return` does not end a path here, so the None the test narrowed would join
+            # the tensor after the `if` and lose its memory: where the branch left the None
+            # bound, the name holds the tensor again (no tensor op runs on the None).
+            name, tensor = narrowed[0], env.names[narrowed[0]]
+            for branch in (taken, other):
+                if branch.names.get(name) is NONE_VALUE:
+                    branch.names[name] = tensor
         if decided is None:
             taken.merge(other)
         elif decided is False:
@@ -467,6 +482,29 @@ def _subscript_index_value(node: cst.Subscript,
         if isinstance(value, (TensorValue, ArrayValue)):
             return value
     return None
+
+
+# What a name an `is None` test narrowed holds in the branch where it is None.
+NONE_VALUE = ConstValue(literal=None)
+
+
+def _tested_for_none(test: cst.BaseExpression, env: Env) -> tuple[str, bool] | None:
+    """`x is None` (the name, True) or `x is not None` (False), where ``x`` is a name of this
+    scope holding a tensor only an `Optional[Tensor]` annotation declared: the branch where
+    it is None holds None (as pyright narrows it)."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and
+            isinstance(test.left, cst.Name) and
+            isinstance(test.comparisons[0].comparator, cst.Name) and
+            test.comparisons[0].comparator.value == "None"):
+        return None
+    operator = test.comparisons[0].operator
+    if not isinstance(operator, (cst.Is, cst.IsNot)):
+        return None
+    value = env.names.get(test.left.value)
+    origin = value.origin if isinstance(value, TensorValue) else None
+    if not (isinstance(origin, cst.Annotation) and optional_of(origin.annotation) is not None):
+        return None
+    return test.left.value, isinstance(operator, cst.Is)
 
 
 def decided_by_constant(test: cst.BaseExpression, env: Env) -> bool | None:

@@ -347,3 +347,31 @@ def is_private(function: cst.FunctionDef, cls: object) -> bool:
     if name.startswith("_") and not name.startswith("__"):
         return True
     return cls is not None and getattr(cls, "name", "").startswith("_")
+
+
+def optional_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`X` of `Optional[X]`, `Union[X, None]`, `X | None` and `None | X`; None otherwise."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        if is_none(node.right):
+            return node.left
+        if is_none(node.left):
+            return node.right
+        return None
+    if not isinstance(node, cst.Subscript):
+        return None
+    name = type_name(node.value)
+    types = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+    if name == "Optional" and len(types) == 1:
+        return types[0]
+    if name == "Union" and len(types) == 2 and any(is_none(t) for t in types):
+        return next(t for t in types if not is_none(t))
+    return None
+
+
+def type_name(node: cst.BaseExpression) -> str | None:
+    return node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(
+        node, cst.Attribute) else None
+
+
+def is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"

@@ -43,20 +43,24 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
                    f"written in place by {actor(write.label, write.node, ctx)} at line "
                    f"{ctx.line(write.node)} · {outcome(event, ctx, 'will raise')} · use the "
                    "out-of-place op, or `.clone()` before writing")
+    related = saved_write_related(event)
     if write.callee is not None and write.defined_at is not None and not write.declared:
-        # A function of the file wrote its argument (or an element of it) without saying
-        # so: the write to change is the one inside it; the call that ran it is related.
-        # (A function that says it writes in place, `scale_`, is called on the wrong
-        # tensor: the call is the finding.)
-        related = (("the call that runs the write", write.node),
-                   *(r for r in saved_write_related(event)
-                     if r[0] != "the in-place write happens here"))
-        yield RULE.finding(write.defined_at, write.defined_at, message, related)
+        # A function of the program wrote its argument (or what it reached through one)
+        # without saying so: the write to rewrite is the one inside it, which other callers
+        # run too, so its rewrite is only shown; the call that runs it is related.  (A
+        # function that says it writes in place, `scale_`, is called on the wrong tensor:
+        # the call is the finding.)
+        inside = write.defined_at
+        yield RULE.finding(
+            inside, inside, message,
+            (("the in-place write runs here", write.node),
+             *(r for r in related if r[1] is not inside)),
+            fix=out_of_place(inside, None, ctx, proven_alone=False))
         return
     # A leaf (a parameter) written in place is an update meant to stay on that tensor:
     # rebinding its name to a new one would drop it, so that rewrite is only shown.
     alone = write.via is None and not getattr(write.target, "leaf", False)
     fix = out_of_place(write.node, write.target_node, ctx, proven_alone=alone) \
         if write.target is not None else None
-    yield RULE.finding(write.node, write.stmt, message, saved_write_related(event), fix=fix)
+    yield RULE.finding(write.node, write.stmt, message, related, fix=fix)
 

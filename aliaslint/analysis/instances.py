@@ -1,0 +1,99 @@
+"""Which storages a class's attributes name, and whether one object holds them.
+
+A tensor an `__init__` allocates (`self.k = torch.zeros(n, d)`) has one storage token per
+allocation site, shared by every instance of the class.  A called method's effect on such a
+tensor (a cache it returns, a buffer it writes, a save of it left pending) can be applied at
+its call only where that token stands for one object: the class is built at one place, which
+runs once (module-level code outside any loop, or the `__init__` of a class that is itself
+built once).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+_REPEATING = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+              cst.Lambda)
+
+
+class Instances(cst.CSTVisitor):
+    """Per module: where each class is built, and which class's code holds each node."""
+
+    def __init__(self, module: cst.Module) -> None:
+        super().__init__()
+        self._stack: list[cst.CSTNode] = []
+        self._owner: dict[int, cst.ClassDef] = {}  # id(node) -> the class whose body has it
+        self._sites: dict[str, list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]] = {}
+        self._classes: dict[str, list[cst.ClassDef]] = {}
+        self._in_function: set[int] = set()  # nodes of functions outside any class
+        self._subclassed: set[str] = set()  # names some class derives from
+        self._mentions: dict[str, int] = {}  # how often each name is read
+        self._copies = False  # the module copies objects (`copy.deepcopy(model)`)
+        module.visit(self)
+        self._once: dict[str, bool] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        owner = next((n for n in reversed(self._stack) if isinstance(n, cst.ClassDef)), None)
+        functions = [n for n in self._stack if isinstance(n, cst.FunctionDef)]
+        if owner is not None and len(functions) == 1 and functions[0].name.value == "__init__":
+            self._owner[id(node)] = owner  # an attribute the constructor allocates
+        elif functions or owner is not None:
+            self._in_function.add(id(node))
+        if isinstance(node, cst.ClassDef):
+            self._classes.setdefault(node.name.value, []).append(node)
+            for base in node.bases:
+                value = base.value
+                name = value.value if isinstance(value, cst.Name) else value.attr.value \
+                    if isinstance(value, cst.Attribute) else None
+                if name is not None:
+                    self._subclassed.add(name)
+        elif isinstance(node, cst.Name):
+            self._mentions[node.value] = self._mentions.get(node.value, 0) + 1
+            self._copies = self._copies or node.value == "deepcopy"
+        elif isinstance(node, cst.Attribute) and node.attr.value in ("deepcopy", "copy"):
+            self._copies = True
+        if isinstance(node, cst.Call):
+            func = node.func
+            name = func.value if isinstance(func, cst.Name) else func.attr.value \
+                if isinstance(func, cst.Attribute) else None
+            if name is not None:
+                self._sites.setdefault(name, []).append((node, tuple(self._stack)))
+        self._stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self._stack.pop()
+
+    def single(self, token: object) -> bool:
+        """Is ``token`` an allocation made outside any class, or in the code of a class
+        whose instances are one object?"""
+        if not (isinstance(token, tuple) and len(token) >= 2 and token[0] == "alloc"
+                and isinstance(token[1], int)):
+            return False
+        owner = self._owner.get(token[1])
+        if owner is None:
+            # Module-level code runs once; a function's or a method's allocation is a new
+            # tensor each time it runs.
+            return token[1] not in self._in_function
+        return self._built_once(owner.name.value, 0)
+
+    def _built_once(self, name: str, depth: int) -> bool:
+        if name in self._once:
+            return self._once[name]
+        self._once[name] = False  # a class that builds itself is not built once
+        sites = self._sites.get(name, [])
+        once = depth < 8 and len(self._classes.get(name, [])) == 1 and len(sites) == 1 \
+            and name not in self._subclassed and not self._copies \
+            and self._mentions.get(name, 0) == 2  # its definition and the one call
+        if once:
+            _, stack = sites[0]
+            once = not any(isinstance(n, _REPEATING) for n in stack)
+            functions = [n for n in stack if isinstance(n, cst.FunctionDef)]
+            if once and functions:
+                # Built in a method: only an `__init__` of a class itself built once.
+                outer = functions[-1]
+                owner = next((n for n in reversed(stack) if isinstance(n, cst.ClassDef)), None)
+                once = len(functions) == 1 and outer.name.value == "__init__" and \
+                    owner is not None and self._built_once(owner.name.value, depth + 1)
+        self._once[name] = once
+        return once
