@@ -28,6 +28,7 @@ from aliaslint.analysis.opfacts import (
     tensor_inputs,
     storage_kind,
 )
+from aliaslint.analysis.dispatch import SuperValue
 from aliaslint.analysis.scopes import ClassInfo, Env
 from aliaslint.analysis.shapes import (
     Layout,
@@ -100,6 +101,7 @@ class Calls(Interpreter):
         receiver_node = None
         qualname = None
         callee = None
+        dispatched = False  # `obj.f(...)` runs a method of the file's classes
         if isinstance(func, cst.Attribute):
             attr = func.attr.value
             method = ops.method(attr) if attr.endswith("_") else None
@@ -140,6 +142,15 @@ class Calls(Interpreter):
                 result = self._apply_function(owner.info, node, args, env)
                 self._emit(Call(node, self._stmt, None, None, None, result))
                 return result
+            elif isinstance(owner, (ClassValue, SuperValue)):
+                # `Base.forward(self, x)`, `Cls.make(…)`, `super().forward(x)`.
+                args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+                bound = self._method_call(owner, attr, node, args, env)
+                if bound is None:
+                    self._unknown_call(args, env)
+                    bound = UNKNOWN
+                self._emit(Call(node, self._stmt, None, None, None, bound))
+                return bound
             elif isinstance(owner, (ModuleValue, ParamsValue, ObjectValue)):
                 receiver, receiver_node = owner, func.value
                 key = attr_key(func)
@@ -151,11 +162,20 @@ class Calls(Interpreter):
                     if callee is None and method_def is not None:
                         callee = FunctionValue(qualname=attr, origin=method_def,
                                                definition=method_def)
+                        dispatched = True
         else:
             callee = self._eval(func, env)
             if isinstance(callee, RefValue):
                 qualname = callee.qualname
+                if qualname == "builtins.super":
+                    return self._super(node, env)
         args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+        if dispatched and receiver is not None:
+            bound = self._dispatch(receiver, node.func.attr.value if isinstance(
+                node.func, cst.Attribute) else "", node, args, env)
+            if bound is not None:
+                self._emit(Call(node, self._stmt, qualname, receiver, receiver_node, bound))
+                return bound
         result = self._call_result(node, qualname, callee, receiver, receiver_node, args, env)
         self._emit(Call(node, self._stmt, qualname, receiver, receiver_node, result))
         return result

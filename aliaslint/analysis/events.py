@@ -116,6 +116,9 @@ class Write:
     # attribute, no container): what of it the code has filled through its parts.  None:
     # not such a write.
     joint: frozenset | None = None
+    # Made by one of several definitions a call may run (an override chosen at run time):
+    # a may-effect, so what follows from it is `low`.
+    may: bool = False
     # Made inside a function run by `checkpoint(..., use_reentrant=False)`: that call.
     checkpoint: cst.CSTNode | None = field(default=None, compare=False)
 

@@ -9,6 +9,7 @@ import libcst as cst
 
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.dispatch import attribute_storages, class_of, exact
 from aliaslint.analysis.events import Save, Write
 from aliaslint.analysis.opfacts import has_params, input_saved
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
@@ -294,7 +295,7 @@ class Modules(Interpreter):
         forward = cls.method("forward")
         if forward is None:
             return UNKNOWN
-        summary = self._summary(forward, cls, tuple(inputs))
+        summary = self._summary(forward, cls, tuple(inputs), exact=exact(module))
         if summary is None:
             return UNKNOWN
         arg_nodes: list[cst.BaseExpression | None] = [arg.value for arg in node.args]
@@ -314,31 +315,43 @@ class Modules(Interpreter):
             mapping[base.self_token] = params
         return mapping
 
+    def _receiver_mapping(self, receiver: Value | None) -> dict[object, frozenset]:
+        cls = local_class(receiver) if receiver is not None else None
+        if isinstance(receiver, ModuleValue) and cls is not None:
+            return self._param_mapping(cls, receiver.module.params)
+        return {}
+
     def _call_function(self, function: FunctionValue, receiver: Value | None, node: cst.Call,
-                       args: Args, env: Env) -> Value:
+                       args: Args, env: Env, *, may: bool = False,
+                       first: Value | None = None) -> Value:
+        """Call a function of the file through its summary; ``receiver`` is bound to its
+        first parameter (`self`), or ``first`` is (a class method's `cls`)."""
         definition = function.definition
-        positional = [(value, arg.value) for arg, value in args
-                      if arg.keyword is None and not arg.star]
+        positional: list[tuple[Value, cst.BaseExpression | None]] = [
+            (value, arg.value) for arg, value in args if arg.keyword is None and not arg.star]
         if len(positional) != len(args):
             self._unknown_call(args, env)
             return UNKNOWN
-        module = receiver if isinstance(receiver, ModuleValue) else None
         cls = local_class(receiver) if receiver is not None else None
         self._record_call(definition, cls, node, args, env)
+        if first is not None:
+            positional = [(first, None), *positional]
         summary = self._summary(definition, cls, tuple(
-            constant_of(arg_node) or v for v, arg_node in positional))
+            constant_of(arg_node) or v for v, arg_node in positional),
+            exact=exact(receiver) if receiver is not None else True)
         if summary is None:
             self._unknown_call(args, env)
             return UNKNOWN
-        mapping = self._param_mapping(cls, module.module.params) \
-            if module is not None and cls is not None else {}
-        return self._apply_summary(summary, positional, mapping, node, None, env, definition)
+        mapping = self._receiver_mapping(receiver)
+        return self._apply_summary(summary, positional, mapping, node, None, env, definition,
+                                   may=may)
 
     def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                 args: tuple[Value, ...]) -> Summary | None:
-        key = (id(function), id(cls), tuple(
+                 args: tuple[Value, ...], *, exact: bool = True) -> Summary | None:
+        key = (id(function), id(cls), exact, tuple(
             a.requires_grad if isinstance(a, TensorValue) else
-            ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else a.kind
+            ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else
+            ("class", id(class_of(a))) if isinstance(a, ClassValue) else a.kind
             for a in args))
         if key in self._summaries:
             return self._summaries[key]
@@ -348,7 +361,7 @@ class Modules(Interpreter):
         self._silent += 1
         outer_stmt = self._stmt
         try:
-            summary = self._summarise(function, cls, args)
+            summary = self._summarise(function, cls, args, exact)
         finally:
             self._silent -= 1
             self._in_progress.discard(key)
@@ -357,13 +370,13 @@ class Modules(Interpreter):
         return summary
 
     def _summarise(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                   args: tuple[Value, ...]) -> Summary | None:
+                   args: tuple[Value, ...], exact: bool = True) -> Summary | None:
         env = Env(self._outer_env(self._top))
         env.flow.grad = self._decorated_grad_mode(function, env)
         params = list(function.params.params)
         offset = 1 if cls is not None else 0
         if cls is not None and params:
-            env.names[params[0].name.value] = self._self_value(cls)
+            env.names[params[0].name.value] = self._self_value(cls, exact=exact)
         if len(params) - offset < len(args) or any(
                 p.default is None for p in params[offset + len(args):]):
             return None
@@ -387,57 +400,122 @@ class Modules(Interpreter):
             result = join(result, value)
             flow.merge(other)
         writes: dict[int, Write] = {}
+        kept = attribute_storages(cls) if cls is not None else frozenset()
+        attr_writes: list[Write] = []
         for write in log:
             token = write.target.storage if write.target is not None else None
             if isinstance(token, tuple) and token[0] == "arg":
                 writes.setdefault(token[1], write)
+            elif token is not None and token in kept and \
+                    all(w.node is not write.node for w in attr_writes):
+                # A method that writes its object's state in place (a buffer, a cache,
+                # `self.weight.data`): the caller's object is written.
+                attr_writes.append(write)
         saves = tuple((token, save) for token, pending in flow.saves.items() for save in pending)
         returns_arg = None
         if isinstance(result, TensorValue) and isinstance(result.storage, tuple) \
                 and result.storage[0] == "arg" and result.via is None:
             returns_arg = result.storage[1]
-        return Summary(result, writes, saves, returns_arg)
+        return Summary(result, writes, saves, returns_arg, tuple(attr_writes), flow.dirty,
+                       kept)
 
     def _apply_summary(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                       mapping: dict[object, frozenset], node: cst.Call, label: str | None,
-                       env: Env, function: cst.FunctionDef) -> Value:
+                       mapping: dict[object, frozenset], node: cst.CSTNode, label: str | None,
+                       env: Env, function: cst.FunctionDef, *, may: bool = False) -> Value:
+        """What the call at ``node`` does, from the callee's summary: its writes to the
+        arguments and to its object's state, the saves it left pending (moved onto the
+        caller's storages), the saves it wrote before returning, and its result.  ``may``:
+        one of several definitions that may run (see dispatch.py), so its events are
+        `low`."""
+        name = function.name.value
         for index, write in summary.writes.items():
             if index < len(args) and isinstance(args[index][0], TensorValue):
                 value, arg_node = args[index]
                 self._write(value, arg_node, node, label, env, activation=write.activation,
-                            defined_at=write.node, visible=False,
-                            callee=function.name.value, declared=declares_mutation(function))
+                            defined_at=innermost(write), visible=False, callee=name,
+                            declared=declares_mutation(function), may=may)
+        for write in summary.attr_writes:
+            target = write.target
+            assert isinstance(target, TensorValue)
+            for token in sorted(mapping.get(target.storage, {target.storage}), key=repr):
+                written = target if token == target.storage else replace(
+                    target, storage=token, counter=token)
+                # A method writing its own object's state is what methods do: not an
+                # argument written behind the caller's back.
+                self._write(written, None, node, label, env, activation=write.activation,
+                            defined_at=innermost(write), visible=False, callee=name,
+                            declared=True, may=may)
         graph: frozenset[int] = frozenset().union(
             *(v.graph for v, _ in args if isinstance(v, TensorValue)))
         result = summary.result
+        kept_result = False
         if summary.returns_arg is not None and summary.returns_arg < len(args):
             result = args[summary.returns_arg][0]
+        elif isinstance(result, TensorValue) and result.storage in summary.kept and \
+                result.storage not in mapping:
+            # The object's own tensor or a view of it (a property's `self.w[:, :1]`).
+            kept_result = True
         elif isinstance(result, TensorValue):
             token = ("alloc", id(node))
             # A leaf made in the callee is still a leaf in the caller.
             result = TensorValue(origin=node, storage=token, counter=token,
                                  requires_grad=result.requires_grad, leaf=result.leaf)
         elif isinstance(result, ModuleValue):
-            return self._rebased(result, node)
+            return self._rebased(result, node) if isinstance(node, cst.Call) else UNKNOWN
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
         new: set[int] = set()
+        moved_ids: dict[int, Save] = {}
+        carried: set[int] = set()
         for token, save in summary.saves:
             # A save the callee left pending, moved onto the caller's storages.
             moved: list[Save | None] = []
-            if isinstance(token, tuple) and token[0] == "arg" and token[1] < len(args):
-                value, arg_node = args[token[1]]
-                moved.append(self._new_save(value, node, label, "its input", env, arg_node))
+            if isinstance(token, tuple) and token[0] == "arg":
+                if token[1] < len(args):
+                    value, arg_node = args[token[1]]
+                    moved.append(self._new_save(value, node, label, "its input", env,
+                                                arg_node))
             elif token in mapping:
                 moved.extend(self._save(t, t, node, label, "its parameters", env)
                              for t in mapping[token])
-            elif isinstance(summary.result, TensorValue) and token == summary.result.storage:
+            elif isinstance(summary.result, TensorValue) and token == summary.result.storage \
+                    and not kept_result:
                 moved.append(self._new_save(result, node, label, "its result", env))
-            new.update(save.id for save in moved if save is not None)
+            elif not save.conditional:
+                # A tensor the caller can reach as it is (its object's state, a tensor the
+                # callee returns inside a tuple): autograd holds that same tensor.
+                pending = env.flow.saves.get(token, ())
+                if save not in pending:
+                    env.flow.saves[token] = pending + (save,)
+                carried.add(save.id)
+            for made in moved:
+                if made is not None:
+                    new.add(made.id)
+                    moved_ids[save.id] = made
+        for write, save in summary.dirty:
+            # Saved, then written, inside the callee: the backward the caller runs through
+            # what it got back reads the written tensor.
+            if save.conditional:
+                continue
+            target_save = moved_ids.get(save.id) or (save if save.id in carried else None)
+            if target_save is None:
+                continue
+            pair = (replace(write, may=True) if may and not write.may else write, target_save)
+            if pair not in env.flow.dirty:
+                env.flow.dirty = env.flow.dirty + (pair,)
         if isinstance(result, TensorValue):
-            result = replace(result, graph=result.graph | graph | frozenset(new))
+            inner = summary.result.graph if isinstance(summary.result, TensorValue) else \
+                frozenset()
+            result = replace(result, graph=result.graph | graph | frozenset(new)
+                             | (inner & frozenset(carried)))
         return result
+
+
+def innermost(write: Write) -> cst.CSTNode:
+    """Where a write happens: in the deepest callee, for a write a summary re-applied."""
+    return write.defined_at if write.callee is not None and write.defined_at is not None \
+        else write.node
 
 
 def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str, cst.BaseExpression]:

@@ -43,6 +43,12 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
                    f"written in place by {actor(write.label, write.node, ctx)} at line "
                    f"{ctx.line(write.node)} · {outcome(event, ctx, 'will raise')} · use the "
                    "out-of-place op, or `.clone()` before writing")
+    if write.callee is not None and write.defined_at is not None:
+        # A function of the file wrote it: the finding points at that write, where the
+        # fix goes (out of place there), and the call is related.
+        related = (*saved_write_related(event), ("written through this call", write.node))
+        yield RULE.finding(write.defined_at, write.defined_at, message, related)
+        return
     # A leaf (a parameter) written in place is an update meant to stay on that tensor:
     # rebinding its name to a new one would drop it, so that rewrite is only shown.
     alone = write.via is None and not getattr(write.target, "leaf", False)
