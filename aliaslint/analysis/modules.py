@@ -20,6 +20,7 @@ from aliaslint.analysis.syntax import (
     declares_mutation,
     is_literal,
     literal_constant,
+    name_key,
 )
 from aliaslint.analysis.values import (
     OTHER,
@@ -154,6 +155,17 @@ class Modules(Interpreter):
             configure = info.cls.method("configure_optimizers")
             summary = self._summary(configure, info.cls, ()) if configure else None
             return summary.result if summary is not None else UNKNOWN
+        if attr in ("register_buffer", "register_parameter") and len(args) >= 2 and \
+                args[0][0].keyword is None and args[1][0].keyword is None:
+            # `self.register_buffer("scale", t)`: the module holds `t` itself (no copy) as
+            # `self.scale`.
+            name = literal_constant(args[0][0].value)
+            owner = name_key(node.func.value) if isinstance(node.func, cst.Attribute) else None
+            if isinstance(name, str) and name.isidentifier() and owner is not None:
+                value = args[1][1]
+                env.names[f"{owner}.{name}"] = value if isinstance(value, TensorValue) \
+                    else UNKNOWN
+                return OTHER
         if attr in SELF_METHODS:
             # `model.to(device)`, `model.train()`: the module itself, its parameters the same.
             if attr == "requires_grad_":
@@ -443,7 +455,8 @@ class Modules(Interpreter):
                     target, storage=token, counter=token)
                 # A method writing its own object's state is what methods do: not an
                 # argument written behind the caller's back.
-                self._write(written, None, node, label, env, activation=write.activation,
+                self._write(written, write.target_node, node, label, env,
+                            activation=write.activation,
                             defined_at=innermost(write), visible=False, callee=name,
                             declared=True, may=may)
         graph: frozenset[int] = frozenset().union(

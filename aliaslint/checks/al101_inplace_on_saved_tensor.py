@@ -46,7 +46,8 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
     if write.callee is not None and write.defined_at is not None:
         # A function of the file wrote it: the finding points at that write, where the
         # fix goes (out of place there), and the call is related.
-        related = (*saved_write_related(event), ("written through this call", write.node))
+        related = (*(r for r in saved_write_related(event) if r[1] is not write.defined_at),
+                   ("written through this call", write.node))
         yield RULE.finding(write.defined_at, write.defined_at, message, related)
         return
     # A leaf (a parameter) written in place is an update meant to stay on that tensor:
