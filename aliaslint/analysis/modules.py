@@ -441,12 +441,15 @@ class Modules(Interpreter):
         one of several definitions that may run (see dispatch.py), so its events are
         `low`."""
         name = function.name.value
+        outer_grad = env.flow.grad
         for index, write in summary.writes.items():
             if index < len(args) and isinstance(args[index][0], TensorValue):
                 value, arg_node = args[index]
+                env.flow.grad = _grad_at(write, outer_grad)
                 self._write(value, arg_node, node, label, env, activation=write.activation,
                             defined_at=innermost(write), visible=False, callee=name,
                             declared=declares_mutation(function), may=may)
+                env.flow.grad = outer_grad
         for write in summary.attr_writes:
             target = write.target
             assert isinstance(target, TensorValue)
@@ -455,10 +458,12 @@ class Modules(Interpreter):
                     target, storage=token, counter=token)
                 # A method writing its own object's state is what methods do: not an
                 # argument written behind the caller's back.
+                env.flow.grad = _grad_at(write, outer_grad)
                 self._write(written, write.target_node, node, label, env,
                             activation=write.activation,
                             defined_at=innermost(write), visible=False, callee=name,
                             declared=True, may=may)
+                env.flow.grad = outer_grad
         graph: frozenset[int] = frozenset().union(
             *(v.graph for v, _ in args if isinstance(v, TensorValue)))
         result = summary.result
@@ -523,6 +528,14 @@ class Modules(Interpreter):
             result = replace(result, graph=result.graph | graph | frozenset(new)
                              | (inner & frozenset(carried)))
         return result
+
+
+def _grad_at(write: Write, caller: bool | None) -> bool | None:
+    """The grad mode a callee's write runs under, seen from the caller: off where the
+    callee turned it off (`nn.init.*_`, `with torch.no_grad()`), else the caller's."""
+    if write.grad_enabled is False or caller is False:
+        return False
+    return None if write.grad_enabled is None or caller is None else True
 
 
 def innermost(write: Write) -> cst.CSTNode:
