@@ -363,3 +363,41 @@ def test_c3_orders_a_diamond_as_python_does():
     d = _info("D", b, c)
     assert [k.name for k in d.mro] == ["D", "B", "C", "A"]
     assert c3(_info("E"), [a, b]) is None  # Python refuses `class E(A, B)` with B(A)
+
+
+# A subclass that rebinds the method's name in its class body (`gate = staticmethod(fn)`):
+# the base's in-place gate no longer runs, on the subclass nor on `self` in the base.
+HIDDEN = '''
+    import torch
+    from torch import nn
+
+
+    def keep(g):
+        return g
+
+
+    class Base(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+
+        def gate(self, g):
+            return g.mul_(0.5)
+
+        def forward(self, x):
+            return self.gate(torch.tanh(self.fc(x)))
+
+
+    class Sub(Base):
+        gate = staticmethod(keep)
+
+
+    Sub()(torch.randn(2, 3)).sum().backward()
+    '''
+
+
+def test_a_name_bound_in_a_subclass_body_hides_the_base_method():
+    assert _findings(HIDDEN, "low") == [] and _error(HIDDEN) is None
+    hazard = HIDDEN.replace("Sub()(", "Base()(")
+    assert _findings(hazard, "low") == [("AL101", _line(hazard, "g.mul_(0.5)"), "high")]
+    assert INPLACE in _error(hazard)

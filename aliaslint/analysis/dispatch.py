@@ -166,9 +166,7 @@ class Dispatch(Interpreter):
                 continue
             definition = other.method(name)
             if definition is None:
-                if other is cls or any(isinstance(e, str) for e in other.linearization()):
-                    return None
-                continue
+                return None  # hidden by a base outside the file or a class attribute
             if definition not in found:
                 found.append(definition)
         return found
@@ -242,7 +240,9 @@ class Dispatch(Interpreter):
             return self._bound_call(definition, receiver, node, args, env)
         candidates = self._overrides(cls, attr)
         if not candidates:
-            return None
+            # A subclass hides it with what the file does not define: not known.
+            self._unknown_call(args, env)
+            return UNKNOWN
         if len(candidates) == 1:
             return self._bound_call(candidates[0], receiver, node, args, env)
         # As if an `if` chose among them: each on its own path, the paths joined.

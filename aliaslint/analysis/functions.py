@@ -371,6 +371,7 @@ class Functions(Interpreter):
         for stmt in node.body.body:
             if not isinstance(stmt, cst.FunctionDef):
                 self._statement(stmt, class_env)
+        cls.class_names = frozenset(class_env.names)
         for stmt in methods:
             # Methods do not see the class body's names (Python's scoping).
             self._function_def(stmt, class_env, cls=cls, scope=env)

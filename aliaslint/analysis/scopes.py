@@ -164,6 +164,9 @@ class ClassInfo:
     # bases, and a name (str) for each base not defined in the file that may define
     # methods; torch's own module bases and `object` are left out (see dispatch.py).
     mro: tuple = ()
+    # Names the class body binds other than by `def` (`forward = _forward_impl`,
+    # `act = staticmethod(gelu)`): they hide a base's method of that name.
+    class_names: frozenset = frozenset()
     lightning: bool = False  # a LightningModule (training.py)
     autograd_function: bool = False  # a subclass of torch.autograd.Function
     learned: bool = False  # `attrs` holds what an `__init__` run set
@@ -195,6 +198,8 @@ class ClassInfo:
                 return None
             if name in entry.methods:
                 return entry.methods[name]
+            if name in entry.class_names:
+                return None
         return None
 
     def all_params(self) -> frozenset:
