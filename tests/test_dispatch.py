@@ -401,3 +401,57 @@ def test_a_name_bound_in_a_subclass_body_hides_the_base_method():
     hazard = HIDDEN.replace("Sub()(", "Base()(")
     assert _findings(hazard, "low") == [("AL101", _line(hazard, "g.mul_(0.5)"), "high")]
     assert INPLACE in _error(hazard)
+
+
+# A weight-normalised linear layer (the shape of timm's and detectron2's renorm helpers):
+# forward renormalises its weight through `.data` in a method, after the matmul saved the
+# weight for the input's gradient.  Nothing raises; the input's gradient is computed with
+# the renormalised weight.
+RENORM = '''
+    import torch
+    from torch import nn
+
+
+    class NormLinear(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.weight = nn.Parameter(torch.randn(d, d))
+
+        def renorm(self):
+            self.weight.data.div_(self.weight.data.norm(dim=1, keepdim=True))
+
+        def forward(self, x):
+            out = torch.tanh(x @ self.weight)
+            self.renorm()
+            return out
+
+
+    def input_grad():
+        x = torch.randn(2, 3, requires_grad=True)
+        layer = NormLinear(3)
+        out = layer(x)
+        out.sum().backward()
+        return x.grad, out, layer.weight.detach()
+
+
+    grad, out, weight = input_grad()
+    '''
+
+
+def test_a_method_writing_a_parameter_through_data_is_a_silent_wrong_gradient():
+    assert _findings(RENORM) == [("AL103", _line(RENORM, "self.renorm()"), "high")]
+    scope: dict = {}
+    torch.manual_seed(0)
+    exec(compile(textwrap.dedent(RENORM), "<case>", "exec"), scope)  # noqa: S102
+    # The right gradient of sum(tanh(x @ W)) uses the W forward ran with; autograd's used
+    # the renormalised W.
+    out, weight = scope["out"].detach(), scope["weight"]
+    used = (1 - out ** 2) @ weight.t()
+    assert torch.allclose(scope["grad"], used)
+    twin = RENORM.replace("            self.renorm()\n", "")
+    assert _findings(twin, "low") == []
+    clean: dict = {}
+    torch.manual_seed(0)
+    exec(compile(textwrap.dedent(twin), "<case>", "exec"), clean)  # noqa: S102
+    assert torch.equal(clean["out"], scope["out"])  # the same forward
+    assert not torch.allclose(clean["grad"], scope["grad"])  # another gradient

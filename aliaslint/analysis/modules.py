@@ -453,9 +453,13 @@ class Modules(Interpreter):
         for write in summary.attr_writes:
             target = write.target
             assert isinstance(target, TensorValue)
-            for token in sorted(mapping.get(target.storage, {target.storage}), key=repr):
+            # The tensor as the class's code names it, and the instance's parameter tokens
+            # a parameter's saves are moved onto when a call returns.
+            tokens = {target.storage} | set(mapping.get(target.storage, ()))
+            for token in sorted(tokens, key=repr):
                 written = target if token == target.storage else replace(
-                    target, storage=token, counter=token)
+                    target, storage=token,
+                    counter=token if target.counter == target.storage else target.counter)
                 # A method writing its own object's state is what methods do: not an
                 # argument written behind the caller's back.
                 env.flow.grad = _grad_at(write, outer_grad)
