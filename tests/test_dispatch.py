@@ -455,3 +455,58 @@ def test_a_method_writing_a_parameter_through_data_is_a_silent_wrong_gradient():
     exec(compile(textwrap.dedent(twin), "<case>", "exec"), clean)  # noqa: S102
     assert torch.equal(clean["out"], scope["out"])  # the same forward
     assert not torch.allclose(clean["grad"], scope["grad"])  # another gradient
+
+
+# A LightningModule whose shared step smooths the probabilities with a static helper that
+# writes them in place; Lightning runs backward on the loss `training_step` returns.
+LIGHTNING = '''
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+    import lightning as L
+
+
+    class Classifier(L.LightningModule):
+        def __init__(self, classes=3):
+            super().__init__()
+            self.fc = nn.Linear(8, classes)
+
+        def forward(self, x):
+            return self.fc(x)
+
+        @staticmethod
+        def smooth(probs, eps=0.05):
+            return probs.mul_(1 - eps).add_(eps / probs.shape[-1])
+
+        def _shared_step(self, batch):
+            x, y = batch
+            probs = self(x).softmax(dim=-1)
+            probs = self.smooth(probs)
+            return F.nll_loss(probs.log(), y)
+
+        def training_step(self, batch, batch_idx):
+            return self._shared_step(batch)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+    '''
+
+
+def test_a_lightning_step_reaches_a_static_helper_through_a_shared_step():
+    assert _findings(LIGHTNING) == [("AL101", _line(LIGHTNING, "probs.mul_(1 - eps)"), "high")]
+    # What Lightning's automatic optimisation runs, with a plain module standing in.
+    run = LIGHTNING.replace("import lightning as L\n", "").replace(
+        "L.LightningModule", "nn.Module") + textwrap.indent(textwrap.dedent('''
+
+        batch = (torch.randn(4, 8), torch.tensor([0, 1, 2, 0]))
+        Classifier().training_step(batch, 0).backward()
+        '''), "    ")
+    assert INPLACE in _error(run)
+    twin = LIGHTNING.replace("probs.mul_(1 - eps).add_(", "probs.mul(1 - eps).add(")
+    assert _findings(twin, "low") == []
+    assert _error(twin.replace("import lightning as L\n", "").replace(
+        "L.LightningModule", "nn.Module") + textwrap.indent(textwrap.dedent('''
+
+        batch = (torch.randn(4, 8), torch.tensor([0, 1, 2, 0]))
+        Classifier().training_step(batch, 0).backward()
+        '''), "    ")) is None
