@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from aliaslint.analysis import SavedWrite
 from aliaslint.checks.common import (
     actor,
@@ -48,7 +50,12 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
         # fix goes (out of place there), and the call is related.
         related = (*(r for r in saved_write_related(event) if r[1] is not write.defined_at),
                    ("written through this call", write.node))
-        yield RULE.finding(write.defined_at, write.defined_at, message, related)
+        inside = write.defined_at
+        receiver = inside.func.value if isinstance(inside, cst.Call) and isinstance(
+            inside.func, cst.Attribute) else None
+        # Shown only: the callee's tensor is the caller's, whose other names see the write.
+        fix = out_of_place(inside, receiver, ctx, proven_alone=False)
+        yield RULE.finding(inside, inside, message, related, fix=fix)
         return
     # A leaf (a parameter) written in place is an update meant to stay on that tensor:
     # rebinding its name to a new one would drop it, so that rewrite is only shown.
