@@ -27,6 +27,7 @@ import libcst as cst
 
 from aliaslint.analysis.autograd import Autograd
 from aliaslint.analysis.calls import Calls
+from aliaslint.analysis.dispatch import Dispatch
 from aliaslint.analysis.events import (
     Call,
     Compare,
@@ -87,7 +88,8 @@ __all__ = [
 ]
 
 
-class Analysis(Statements, Loops, Functions, Imports, Expressions, Calls, Modules, Autograd):
+class Analysis(Statements, Loops, Functions, Imports, Expressions, Calls, Dispatch, Modules,
+               Autograd):
     """Runs the interpreter over a module and collects its events."""
 
     def __init__(self, module: cst.Module, source: str | None = None,

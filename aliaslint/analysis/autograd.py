@@ -51,7 +51,7 @@ class Autograd(Interpreter):
                defined_at: cst.CSTNode | None = None, visible: bool = True, fill: bool = False,
                callee: str | None = None, declared: bool = False, inputs: WriteInputs = (),
                region: tuple | None = None, index: tuple | None = (),
-               cover: tuple | None = None) -> Written:
+               cover: tuple | None = None, may: bool = False) -> Written:
         """An in-place write to ``target``'s storage; returns the written tensor's value.
 
         ``visible``: the code at the write names what it writes (`x.relu_()`,
@@ -65,7 +65,8 @@ class Autograd(Interpreter):
                       grad_enabled=env.flow.grad, defined_at=defined_at, fill=fill,
                       callee=callee, declared=declared, inputs=inputs,
                       region=region if region is not None else target.region, index=index,
-                      cover=cover, joint=self._joint(cover, env), may=self._may_write,
+                      cover=cover, joint=self._joint(cover, env),
+                      may=may or self._may_write,
                       checkpoint=self._checkpointed.get(id(self._function)),
                       guessed=getattr(target, "guessed", False))
         self._emit(InplaceWrite(node, self._stmt, write))

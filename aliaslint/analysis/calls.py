@@ -29,6 +29,7 @@ from aliaslint.analysis.opfacts import (
     tensor_inputs,
     storage_kind,
 )
+from aliaslint.analysis.dispatch import SuperValue
 from aliaslint.analysis.scopes import ClassInfo, Env
 from aliaslint.analysis.shapes import (
     Layout,
@@ -104,6 +105,7 @@ class Calls(ContainerCalls):
         receiver_node = None
         qualname = None
         callee = None
+        dispatched = False  # `obj.f(...)` runs a method of the file's classes
         if isinstance(func, cst.Attribute):
             attr = func.attr.value
             method = ops.method(attr) if attr.endswith("_") else None
@@ -153,6 +155,15 @@ class Calls(ContainerCalls):
                 result = self._apply_function(owner.info, node, args, env)
                 self._emit(Call(node, self._stmt, None, None, None, result))
                 return result
+            elif isinstance(owner, (ClassValue, SuperValue)):
+                # `Base.forward(self, x)`, `Cls.make(…)`, `super().forward(x)`.
+                args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+                bound = self._method_call(owner, attr, node, args, env)
+                if bound is None:
+                    self._unknown_call(args, env)
+                    bound = UNKNOWN
+                self._emit(Call(node, self._stmt, None, None, None, bound))
+                return bound
             elif isinstance(owner, (ModuleValue, ParamsValue, ObjectValue)):
                 receiver, receiver_node = owner, func.value
                 key = attr_key(func)
@@ -164,6 +175,7 @@ class Calls(ContainerCalls):
                     if callee is None and method_def is not None:
                         callee = FunctionValue(qualname=attr, origin=method_def,
                                                definition=method_def)
+                        dispatched = True
                 if isinstance(callee, (RefValue, PartialValue, LambdaValue)):
                     # A function kept in an attribute (`self.act_fn = act_fn`): called
                     # as it is, not bound to the object.
@@ -173,7 +185,15 @@ class Calls(ContainerCalls):
             callee = self._linked(self._eval(func, env))
             if isinstance(callee, RefValue):
                 qualname = callee.qualname
+                if qualname == "builtins.super":
+                    return self._super(node, env)
         args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+        if dispatched and receiver is not None:
+            bound = self._dispatch(receiver, node.func.attr.value if isinstance(
+                node.func, cst.Attribute) else "", node, args, env)
+            if bound is not None:
+                self._emit(Call(node, self._stmt, qualname, receiver, receiver_node, bound))
+                return bound
         while isinstance(callee, PartialValue) and len(args) < 64:
             # `partial(F.leaky_relu, negative_slope=0.1, inplace=True)(h)`: the function
             # with the bound arguments first.

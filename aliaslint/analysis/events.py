@@ -101,9 +101,6 @@ class Write:
     # says so (a trailing `_`, "in place" in its docstring).
     callee: str | None = None
     declared: bool = False
-    # Made by a called function on some of its paths only (not on every one): what follows
-    # from it holds on those paths, so its findings are `low`.
-    may: bool = False
     # The parameters an optimizer step (target None) writes, by token.
     params: frozenset = frozenset()
     inputs: WriteInputs = ()  # to find overlaps
@@ -121,6 +118,10 @@ class Write:
     # attribute, no container): what of it the code has filled through its parts.  None:
     # not such a write.
     joint: frozenset | None = None
+    # A may-effect, so what follows from it is `low`: made by a called function on some of
+    # its paths only, or by one of several definitions a call may run (an override chosen
+    # at run time).
+    may: bool = False
     # Made inside a function run by `checkpoint(..., use_reentrant=False)`: that call.
     checkpoint: cst.CSTNode | None = field(default=None, compare=False)
     # The target is an element of a container picked by an index the code does not pin

@@ -237,7 +237,8 @@ class Expressions(Interpreter):
             value = cls.attr(f"self.{attr}")
             if value is not None:
                 return value
-            return UNKNOWN
+            got = self._property(base, attr, node, env)
+            return got if got is not None else UNKNOWN
         if isinstance(base, ModuleValue):
             return self._module_attribute(base, attr)
         if isinstance(base, TensorValue):

@@ -12,6 +12,7 @@ from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.opfacts import MODULE_BASES
 from aliaslint.analysis.core import Site
+from aliaslint.analysis.dispatch import TRANSPARENT_BASES, binding, c3, class_of
 from aliaslint.analysis.scopes import ClassInfo, Deferred, Env, Flow
 from aliaslint.analysis.training import AUTOGRAD_FUNCTIONS, LIGHTNING_MODULES
 from aliaslint.analysis.syntax import all_params, callee_name, called_names, is_private
@@ -202,12 +203,15 @@ class Functions(Interpreter):
             if param.annotation is not None:
                 value = self._annotation(param.annotation, env)
             elif (cls is not None and cls.is_module and node.name.value == "forward"
+                  and binding(node) == "instance"
                   and index > 0 and param.default is None and param.star == ""
                   and param in node.params.params):
                 # nn.Module.forward receives tensors unless it says otherwise.
                 value = TensorValue(origin=param, storage=("arg", index), counter=("arg", index))
-            if cls is not None and index == 0 and param in node.params.params:
-                value = self._self_value(cls)
+            if cls is not None and index == 0 and param in node.params.params and \
+                    binding(node) != "static":
+                value = self._self_value(cls) if binding(node) != "class" else ClassValue(
+                    qualname=cls.name, origin=cls.node, info=cls)
             elif param.name.value in values and (
                     value.kind is Kind.UNKNOWN or isinstance(value, TensorValue)):
                 value = values[param.name.value]
@@ -267,11 +271,14 @@ class Functions(Interpreter):
         finally:
             self._silent -= 1
 
-    def _self_value(self, cls: ClassInfo) -> Value:
+    def _self_value(self, cls: ClassInfo, *, exact: bool = False) -> Value:
+        """`self` in a method of ``cls``: an instance of it or, unless ``exact``, of a
+        subclass."""
         if not cls.is_module:
             # A plain object: its attributes are known, nothing else is.
-            return ObjectValue(qualname=cls.name, cls=cls)
-        info = ModuleInfo(cls=cls, params=frozenset({cls.self_token}), label=f"`{cls.name}`")
+            return ObjectValue(qualname=cls.name, cls=cls, exact=exact)
+        info = ModuleInfo(cls=cls, params=frozenset({cls.self_token}), label=f"`{cls.name}`",
+                          exact=exact)
         return ModuleValue(module=info, origin=cls.node)
 
     def _learn_now(self, cls: ClassInfo, args: Args) -> None:
@@ -326,8 +333,20 @@ class Functions(Interpreter):
         self._stmt = node
         is_module = lightning = autograd_function = False
         bases: list[ClassInfo] = []
+        entries: list[ClassInfo | str] = []  # the bases, for the MRO
         for base in node.bases:
+            if base.keyword is not None or base.star:
+                continue  # `metaclass=…`
             value = self._linked(self._eval(base.value, env))
+            local = class_of(value)
+            if local is not None:
+                entries.append(local)
+            elif not (isinstance(value, RefValue) and (
+                    value.qualname in MODULE_BASES or value.qualname in LIGHTNING_MODULES
+                    or value.qualname in AUTOGRAD_FUNCTIONS
+                    or value.qualname in TRANSPARENT_BASES)):
+                entries.append(value.qualname if isinstance(value, RefValue) else
+                               f"?{id(base)}")
             if isinstance(value, RefValue) and value.qualname in MODULE_BASES:
                 is_module = True
             elif isinstance(value, RefValue) and value.qualname in LIGHTNING_MODULES:
@@ -339,12 +358,16 @@ class Functions(Interpreter):
                 is_module = True
                 lightning = lightning or value.module.cls.lightning
                 bases.append(value.module.cls)
+            elif isinstance(value, ClassValue) and value.info is not None:
+                bases.append(value.info)  # a plain class: a mixin
             elif isinstance(value, RefValue) and value.qualname.startswith(
                     "torch.nn.") and ops.module(value.qualname) is not None:
                 is_module = True
         cls = ClassInfo(node.name.value, node, is_module, self_token=("self", id(node)),
                         bases=tuple(bases), lightning=lightning,
                         autograd_function=autograd_function)
+        cls.mro = c3(cls, entries) or (cls, *bases)
+        self._classes_by_node[id(node)] = cls
         if lightning and not _MANUAL_OPTIMIZATION.search(cst.Module([]).code_for_node(node)):
             self._lightning_steps.update(
                 id(stmt) for stmt in node.body.body
@@ -358,9 +381,11 @@ class Functions(Interpreter):
         for stmt in node.body.body:
             if not isinstance(stmt, cst.FunctionDef):
                 self._statement(stmt, class_env)
+        cls.class_names = frozenset(class_env.names)
         for stmt in methods:
             # Methods do not see the class body's names (Python's scoping).
             self._function_def(stmt, class_env, cls=cls, scope=env)
+            self._owners[id(stmt)] = cls
         info = ModuleInfo(cls=cls) if is_module else None
         env.names[node.name.value] = ClassValue(qualname=node.name.value, origin=node,
                                                 module=info, info=cls)

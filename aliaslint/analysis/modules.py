@@ -11,6 +11,7 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.dispatch import attribute_storages, class_of, exact
 from aliaslint.analysis.events import Save, Write
 from aliaslint.analysis.instances import Instances
 from aliaslint.analysis.opfacts import has_params, input_saved
@@ -22,6 +23,7 @@ from aliaslint.analysis.syntax import (
     declares_mutation,
     is_literal,
     literal_constant,
+    name_key,
 )
 from aliaslint.analysis.values import (
     OTHER,
@@ -161,6 +163,17 @@ class Modules(Interpreter):
             configure = info.cls.method("configure_optimizers")
             summary = self._summary(configure, info.cls, ()) if configure else None
             return summary.result if summary is not None else UNKNOWN
+        if attr in ("register_buffer", "register_parameter") and len(args) >= 2 and \
+                args[0][0].keyword is None and args[1][0].keyword is None:
+            # `self.register_buffer("scale", t)`: the module holds `t` itself (no copy) as
+            # `self.scale`.
+            name = literal_constant(args[0][0].value)
+            owner = name_key(node.func.value) if isinstance(node.func, cst.Attribute) else None
+            if isinstance(name, str) and name.isidentifier() and owner is not None:
+                value = args[1][1]
+                env.names[f"{owner}.{name}"] = value if isinstance(value, TensorValue) \
+                    else UNKNOWN
+                return OTHER
         if attr in SELF_METHODS:
             # `model.to(device)`, `model.train()`: the module itself, its parameters the same.
             if attr == "requires_grad_":
@@ -302,7 +315,7 @@ class Modules(Interpreter):
         forward = cls.method("forward")
         if forward is None:
             return UNKNOWN
-        summary = self._summary(forward, cls, tuple(inputs))
+        summary = self._summary(forward, cls, tuple(inputs), exact=exact(module))
         if summary is None:
             return UNKNOWN
         arg_nodes: list[cst.BaseExpression | None] = [arg.value for arg in node.args]
@@ -322,25 +335,35 @@ class Modules(Interpreter):
             mapping[base.self_token] = params
         return mapping
 
+    def _receiver_mapping(self, receiver: Value | None) -> dict[object, frozenset]:
+        cls = local_class(receiver) if receiver is not None else None
+        if isinstance(receiver, ModuleValue) and cls is not None:
+            return self._param_mapping(cls, receiver.module.params)
+        return {}
+
     def _call_function(self, function: FunctionValue, receiver: Value | None, node: cst.Call,
-                       args: Args, env: Env) -> Value:
+                       args: Args, env: Env, *, may: bool = False,
+                       first: Value | None = None) -> Value:
+        """Call a function of the file through its summary; ``receiver`` is bound to its
+        first parameter (`self`), or ``first`` is (a class method's `cls`)."""
         definition = function.definition
-        module = receiver if isinstance(receiver, ModuleValue) else None
         cls = local_class(receiver) if receiver is not None else None
         positional = self._by_position(definition, cls is not None, args)
         if positional is None:
             self._unknown_call(args, env)
             return UNKNOWN
         self._record_call(definition, cls, node, args, env)
+        if first is not None:
+            positional = [(first, None), *positional]
         summary = self._summary(definition, cls, tuple(
-            constant_of(arg_node) or v for v, arg_node in positional))
+            constant_of(arg_node) or v for v, arg_node in positional),
+            exact=exact(receiver) if receiver is not None else True)
         if summary is None:
             self._unknown_call(args, env)
             return UNKNOWN
-        mapping = self._param_mapping(cls, module.module.params) \
-            if module is not None and cls is not None else {}
+        mapping = self._receiver_mapping(receiver)
         return self._apply_summary(summary, positional, mapping, node, None, env, definition,
-                                   receiver=receiver)
+                                   receiver=receiver, may=may)
 
     @staticmethod
     def _by_position(definition: cst.FunctionDef, bound: bool,
@@ -370,10 +393,11 @@ class Modules(Interpreter):
         return None if keywords else positional
 
     def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                 args: tuple[Value, ...]) -> Summary | None:
-        key = (id(function), id(cls), tuple(
+                 args: tuple[Value, ...], *, exact: bool = True) -> Summary | None:
+        key = (id(function), id(cls), exact, tuple(
             a.requires_grad if isinstance(a, TensorValue) else
             ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else
+            ("class", id(class_of(a))) if isinstance(a, ClassValue) else
             # The summary names their parameters' tokens (Summary.reached).
             ("module", a.module.params) if isinstance(a, ModuleValue) else
             ("params", a.kind, a.params) if isinstance(a, ParamsValue) else
@@ -386,7 +410,7 @@ class Modules(Interpreter):
         self._silent += 1
         outer_stmt = self._stmt
         try:
-            summary = self._summarise(function, cls, args)
+            summary = self._summarise(function, cls, args, exact)
         finally:
             self._silent -= 1
             self._in_progress.discard(key)
@@ -395,14 +419,14 @@ class Modules(Interpreter):
         return summary
 
     def _summarise(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                   args: tuple[Value, ...]) -> Summary | None:
+                   args: tuple[Value, ...], exact: bool = True) -> Summary | None:
         env = Env(self._outer_env(self._home(function)))
         env.flow.grad = self._decorated_grad_mode(function, env)
         env.flow.done = frozenset()
         params = list(function.params.params)
         offset = 1 if cls is not None else 0
         if cls is not None and params:
-            env.names[params[0].name.value] = self._self_value(cls)
+            env.names[params[0].name.value] = self._self_value(cls, exact=exact)
         if len(params) - offset < len(args) or any(
                 p.default is None for p in params[offset + len(args):]):
             return None
@@ -437,12 +461,19 @@ class Modules(Interpreter):
         element_writes: dict[object, Write] = {}
         reached: list[Write] = []
         inside = self._made_inside(function)
+        kept = attribute_storages(cls) if cls is not None else frozenset()
+        attr_writes: list[Write] = []
         for write in log:
             token = write.target.storage if write.target is not None else None
             if isinstance(token, tuple) and token[0] == "arg":
                 writes.setdefault(token[1], write)
             elif containers.element_token(token) is not None:
                 element_writes.setdefault(token, write)
+            elif token is not None and token in kept:
+                # A method that writes its object's state in place (a buffer, a cache,
+                # `self.weight.data`): the caller's object is written.
+                if all(w.node is not write.node for w in attr_writes):
+                    attr_writes.append(write)
             elif write.target is None and write.params or \
                     write.target is not None and self._held_by_caller(token, inside):
                 reached.append(write)
@@ -459,15 +490,21 @@ class Modules(Interpreter):
         must = frozenset.intersection(*done) if done else frozenset()
         marks = frozenset().union(*consumed) if consumed else frozenset()
         return Summary(result, writes, saves, returns_arg, element_writes=element_writes,
+                       attr_writes=tuple(attr_writes), dirty=flow.dirty, kept=kept,
                        view_of=view_of, must=must, reached=tuple(reached),
                        backward=bool(consumed), consumed=frozenset(
                            index for index in range(len(args)) if _arg_mark(index) in marks))
 
     def _apply_summary(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                       mapping: dict[object, frozenset], node: cst.Call, label: str | None,
+                       mapping: dict[object, frozenset], node: cst.CSTNode, label: str | None,
                        env: Env, function: cst.FunctionDef, *,
-                       receiver: Value | None = None) -> Value:
+                       receiver: Value | None = None, may: bool = False) -> Value:
+        """What the call at ``node`` does, from the callee's summary: its writes to the
+        arguments, to their elements, to its object's state and to memory the caller holds,
+        the saves it left pending (moved onto the caller's storages), the saves it wrote
+        before returning, and its result.  ``may``: one of several definitions that may run
+        (see dispatch.py), so its events are `low`."""
         if summary.backward:
             # The body ran a backward pass: through the graphs of the arguments it reached,
             # which are then no longer pending.
@@ -481,15 +518,34 @@ class Modules(Interpreter):
                 with self._grad_of(write, env), self._may(write, summary):
                     self._write(value, arg_node, node, label, env, activation=write.activation,
                                 defined_at=inner, visible=False, callee=callee,
-                                declared=declared)
+                                declared=declared, may=may)
         for token, write in summary.element_writes.items():
             with self._grad_of(write, env), self._may(write, summary):
                 self._write_elements(token, write, args, node, label, env, function)
         if summary.reached and self._reaches(summary, args, receiver):
             self._apply_reached(summary, args, mapping, node, env, function)
+        for write in summary.attr_writes:
+            target = write.target
+            assert isinstance(target, TensorValue)
+            # The tensor as the class's code names it, and the instance's parameter tokens
+            # a parameter's saves are moved onto when a call returns.
+            tokens = {target.storage} | set(mapping.get(target.storage, ()))
+            for token in sorted(tokens, key=repr):
+                written = target if token == target.storage else replace(
+                    target, storage=token,
+                    counter=token if target.counter == target.storage else target.counter)
+                # A method writing its own object's state is what methods do: not an
+                # argument written behind the caller's back.
+                with self._grad_of(write, env):
+                    self._write(written, write.target_node, node, label, env,
+                                activation=write.activation,
+                                defined_at=innermost(write), visible=False,
+                                callee=function.name.value, declared=True,
+                                may=may or write.may)
         graph: frozenset[int] = frozenset().union(
             *(t.graph for v, _ in args for t in containers.tensors_in(v)))
         result = summary.result
+        kept_result = False
         if summary.returns_arg is not None and summary.returns_arg < len(args):
             result = args[summary.returns_arg][0]
         elif isinstance(result, TensorValue) and containers.element_token(
@@ -507,13 +563,17 @@ class Modules(Interpreter):
                 else None
             if result.forbidden is None and made is not None:
                 result = replace(result, forbidden=(made[0], node, made[2]))
+        elif isinstance(result, TensorValue) and result.storage in summary.kept and \
+                result.storage not in mapping:
+            # The object's own tensor or a view of it (a property's `self.w[:, :1]`).
+            kept_result = True
         elif isinstance(result, TensorValue):
             token = ("alloc", id(node))
             # A leaf made in the callee is still a leaf in the caller.
             result = TensorValue(origin=node, storage=token, counter=token,
                                  requires_grad=result.requires_grad, leaf=result.leaf)
         elif isinstance(result, ModuleValue):
-            return self._rebased(result, node)
+            return self._rebased(result, node) if isinstance(node, cst.Call) else UNKNOWN
         elif isinstance(result, ContainerValue) and result.replicated is None:
             return self._returned_container(summary, result, args, node, label, env, graph,
                                             function)
@@ -525,6 +585,8 @@ class Modules(Interpreter):
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
         new: set[int] = set()
+        moved_ids: dict[int, Save] = {}
+        carried: set[int] = set()
         for token, save in summary.saves:
             # A save the callee left pending, moved onto the caller's storages.
             moved: list[Save | None] = []
@@ -540,7 +602,8 @@ class Modules(Interpreter):
             elif token in mapping:
                 moved.extend(self._save(t, t, node, label, "its parameters", env)
                              for t in mapping[token])
-            elif isinstance(summary.result, TensorValue) and token == summary.result.storage:
+            elif isinstance(summary.result, TensorValue) and token == summary.result.storage \
+                    and not kept_result:
                 moved.append(self._new_save(result, node, label, "its result", env))
             elif _allocated(token) and self._single(token) and \
                     not self._in(token, function):
@@ -552,9 +615,33 @@ class Modules(Interpreter):
                              for theirs, mine in zip(_items(summary.result), _items(result))
                              if isinstance(theirs, TensorValue) and theirs.storage == token
                              and not _of_argument(theirs))
-            new.update(save.id for save in moved if save is not None)
+            elif not save.conditional:
+                # A tensor the caller can reach as it is (its object's state, a tensor the
+                # callee returns inside a tuple): autograd holds that same tensor.
+                pending = env.flow.saves.get(token, ())
+                if save not in pending:
+                    env.flow.saves[token] = pending + (save,)
+                carried.add(save.id)
+            for copy in moved:
+                if copy is not None:
+                    new.add(copy.id)
+                    moved_ids[save.id] = copy
+        for write, save in summary.dirty:
+            # Saved, then written, inside the callee: the backward the caller runs through
+            # what it got back reads the written tensor.
+            if save.conditional:
+                continue
+            target_save = moved_ids.get(save.id) or (save if save.id in carried else None)
+            if target_save is None:
+                continue
+            pair = (replace(write, may=True) if may and not write.may else write, target_save)
+            if pair not in env.flow.dirty:
+                env.flow.dirty = env.flow.dirty + (pair,)
         if isinstance(result, TensorValue):
-            result = replace(result, graph=result.graph | graph | frozenset(new))
+            theirs_graph = summary.result.graph if isinstance(summary.result, TensorValue) \
+                else frozenset()
+            result = replace(result, graph=result.graph | graph | frozenset(new)
+                             | (theirs_graph & frozenset(carried)))
         elif isinstance(result, ContainerValue):
             # Each tensor the callee made holds the graphs of what it was given.
             items = tuple(
@@ -567,7 +654,7 @@ class Modules(Interpreter):
         return result
 
     def _outer_item(self, item: Value, position: object,
-                    args: Sequence[tuple[Value, cst.BaseExpression | None]], node: cst.Call,
+                    args: Sequence[tuple[Value, cst.BaseExpression | None]], node: cst.CSTNode,
                     env: Env, function: cst.FunctionDef) -> Value:
         """An element of a tuple a callee returns, as the caller sees it: an argument it
         returned (itself, or a view of it), a tensor it made (new at each call), a module
@@ -682,7 +769,7 @@ class Modules(Interpreter):
 
     def _apply_reached(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                       mapping: dict[object, frozenset], node: cst.Call, env: Env,
+                       mapping: dict[object, frozenset], node: cst.CSTNode, env: Env,
                        function: cst.FunctionDef) -> None:
         """The callee wrote parameters of a module it was given, or stepped an optimizer it
         was given: those storages, by the caller's tokens, are written at the call.  Only
@@ -723,7 +810,7 @@ class Modules(Interpreter):
 
     def _write_elements(self, token: object, write: Write,
                         args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                        node: cst.Call, label: str | None, env: Env,
+                        node: cst.CSTNode, label: str | None, env: Env,
                         function: cst.FunctionDef) -> None:
         """A callee's write to elements of a container argument, on the caller's tensors."""
         found = containers.element_token(token)
@@ -740,7 +827,7 @@ class Modules(Interpreter):
 
     def _returned_container(self, summary: Summary, result: ContainerValue,
                             args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                            node: cst.Call, label: str | None, env: Env,
+                            node: cst.CSTNode, label: str | None, env: Env,
                             graph: frozenset[int], function: cst.FunctionDef) -> Value:
         """A container the callee returns, in the caller's terms: its argument's elements
         are the caller's; a tensor it made is a new tensor per path, holding the saves the
@@ -776,6 +863,20 @@ class Modules(Interpreter):
                         new.add(made.id)
             return replace(tensor, graph=graph | frozenset(new))
         return moved(result, ())
+
+
+def _grad_at(write: Write, caller: bool | None) -> bool | None:
+    """The grad mode a callee's write runs under, seen from the caller: off where the
+    callee turned it off (`nn.init.*_`, `with torch.no_grad()`), else the caller's."""
+    if write.grad_enabled is False or caller is False:
+        return False
+    return None if write.grad_enabled is None or caller is None else True
+
+
+def innermost(write: Write) -> cst.CSTNode:
+    """Where a write happens: in the deepest callee, for a write a summary re-applied."""
+    return write.defined_at if write.callee is not None and write.defined_at is not None \
+        else write.node
 
 
 def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str, cst.BaseExpression]:

@@ -165,10 +165,20 @@ class ClassInfo:
     attrs: dict = field(default_factory=dict)  # self.<attr> after __init__
     params: frozenset = frozenset()  # parameter tokens its __init__ creates
     self_token: object = None
-    bases: tuple = ()  # local base classes, in order
+    bases: tuple = ()  # local base classes (modules and plain classes), in order
+    # The method resolution order (C3, as Python computes it): the class, its local
+    # bases, and a name (str) for each base not defined in the file that may define
+    # methods; torch's own module bases and `object` are left out (see dispatch.py).
+    mro: tuple = ()
+    # Names the class body binds other than by `def` (`forward = _forward_impl`,
+    # `act = staticmethod(gelu)`): they hide a base's method of that name.
+    class_names: frozenset = frozenset()
     lightning: bool = False  # a LightningModule (training.py)
     autograd_function: bool = False  # a subclass of torch.autograd.Function
     learned: bool = False  # `attrs` holds what an `__init__` run set
+
+    def linearization(self) -> tuple:
+        return self.mro or (self, *self.bases)
 
     def attr(self, key: str) -> Value | None:
         """`self.<attr>` as __init__ (its own or a local base's) left it."""
@@ -180,13 +190,22 @@ class ClassInfo:
                 return value
         return None
 
-    def method(self, name: str) -> cst.FunctionDef | None:
-        if name in self.methods:
-            return self.methods[name]
-        for base in self.bases:
-            found = base.method(name)
-            if found is not None:
-                return found
+    def method(self, name: str, after: ClassInfo | None = None) -> cst.FunctionDef | None:
+        """The definition `self.<name>` runs on an instance of exactly this class (with
+        ``after``: what `super()` in a method of ``after`` finds).  A base not defined in
+        the file met first may define it: not known."""
+        order = self.linearization()
+        if after is not None:
+            if after not in order:
+                return None
+            order = order[order.index(after) + 1:]
+        for entry in order:
+            if isinstance(entry, str):
+                return None
+            if name in entry.methods:
+                return entry.methods[name]
+            if name in entry.class_names:
+                return None
         return None
 
     def all_params(self) -> frozenset:
@@ -222,6 +241,13 @@ class Summary:
     # The body runs a backward pass; through the graphs of these tensor arguments.
     backward: bool = False
     consumed: frozenset = frozenset()
+    # Writes to tensors of the object's state (`self.<attr>`, its views, `.data`).
+    attr_writes: tuple = ()
+    # (write, save) pairs dirtied inside the callee, still pending at its return.
+    dirty: tuple = ()
+    # Storages of the object's state as the callee saw them: the caller sees the same.
+    kept: frozenset = frozenset()
+
 
 
 @dataclass

@@ -55,6 +55,9 @@ class ModuleInfo:
     # it is a module with trainable parameters, and saves some of them when called, is
     # plausible but not proven: what follows from it is a low-confidence finding.
     assumed: bool = False
+    # An instance of exactly this class (built by the code), not `self` in a method body,
+    # which may be an instance of a subclass (see dispatch.py).
+    exact: bool = True
 
 
 @dataclass(frozen=True)
@@ -356,6 +359,7 @@ class ObjectValue(Value):
 
     kind: Kind = field(default=Kind.UNKNOWN, init=False)
     cls: ClassInfo = field(compare=False)
+    exact: bool = field(default=True, compare=False)  # as ModuleInfo.exact
 
 
 @dataclass(frozen=True, kw_only=True)

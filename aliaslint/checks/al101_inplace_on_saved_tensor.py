@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import libcst as cst
+
 from aliaslint.analysis import SavedWrite
 from aliaslint.checks.common import (
     actor,
@@ -43,24 +45,22 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
                    f"written in place by {actor(write.label, write.node, ctx)} at line "
                    f"{ctx.line(write.node)} · {outcome(event, ctx, 'will raise')} · use the "
                    "out-of-place op, or `.clone()` before writing")
-    related = saved_write_related(event)
-    if write.callee is not None and write.defined_at is not None and not write.declared:
-        # A function of the program wrote its argument (or what it reached through one)
-        # without saying so: the write to rewrite is the one inside it, which other callers
-        # run too, so its rewrite is only shown; the call that runs it is related.  (A
-        # function that says it writes in place, `scale_`, is called on the wrong tensor:
-        # the call is the finding.)
+    if write.callee is not None and write.defined_at is not None:
+        # A function of the file wrote it: the finding points at that write, where the
+        # fix goes (out of place there), and the call is related.
+        related = (*(r for r in saved_write_related(event) if r[1] is not write.defined_at),
+                   ("written through this call", write.node))
         inside = write.defined_at
-        yield RULE.finding(
-            inside, inside, message,
-            (("the in-place write runs here", write.node),
-             *(r for r in related if r[1] is not inside)),
-            fix=out_of_place(inside, None, ctx, proven_alone=False))
+        receiver = inside.func.value if isinstance(inside, cst.Call) and isinstance(
+            inside.func, cst.Attribute) else None
+        # Shown only: the callee's tensor is the caller's, whose other names see the write.
+        fix = out_of_place(inside, receiver, ctx, proven_alone=False)
+        yield RULE.finding(inside, inside, message, related, fix=fix)
         return
     # A leaf (a parameter) written in place is an update meant to stay on that tensor:
     # rebinding its name to a new one would drop it, so that rewrite is only shown.
     alone = write.via is None and not getattr(write.target, "leaf", False)
     fix = out_of_place(write.node, write.target_node, ctx, proven_alone=alone) \
         if write.target is not None else None
-    yield RULE.finding(write.node, write.stmt, message, related, fix=fix)
+    yield RULE.finding(write.node, write.stmt, message, saved_write_related(event), fix=fix)
 

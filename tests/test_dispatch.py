@@ -1,0 +1,512 @@
+"""Method calls as Python makes them: static and class methods, properties, `super()`,
+methods reached through the class, inherited `__init__` and `forward`, mixins by their MRO,
+overrides of a method a base class calls on `self`, and methods that write their object's
+state.  Each hazard is made of a save in one definition and a write in another.
+
+The findings are asserted exactly (code, line, confidence); each hazard is run under torch
+to show it raises, and its corrected twin to show it runs and is not reported."""
+
+import textwrap
+
+import pytest
+
+from aliaslint import check_source
+from aliaslint.analysis.dispatch import c3
+from aliaslint.analysis.scopes import ClassInfo
+
+torch = pytest.importorskip("torch")
+
+
+def _findings(source: str, confidence: str = "high") -> list[tuple[str, int, str]]:
+    text = textwrap.dedent(source)
+    return sorted((d.code, d.location.row, d.confidence)
+                  for d in check_source(text, "m.py", confidence=confidence))  # type: ignore[arg-type]
+
+
+def _line(source: str, text: str) -> int:
+    (row,) = [i for i, line in enumerate(textwrap.dedent(source).splitlines(), 1)
+              if text in line]
+    return row
+
+
+def _error(source: str) -> str | None:
+    """Run the program; the message of what it raised, or None."""
+    scope: dict = {"__name__": "case"}
+    torch.manual_seed(0)
+    try:
+        exec(compile(textwrap.dedent(source), "<case>", "exec"), scope)  # noqa: S102
+    except RuntimeError as error:
+        return str(error)
+    return None
+
+
+INPLACE = "modified by an inplace operation"
+
+# Actor-critic policy (pytorch/examples' actor_critic shape): a static helper floors the
+# action probabilities in place, after softmax saved them for its backward.
+POLICY = '''
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+
+    class Policy(nn.Module):
+        def __init__(self, n_obs=4, n_actions=2):
+            super().__init__()
+            self.affine = nn.Linear(n_obs, 16)
+            self.action_head = nn.Linear(16, n_actions)
+            self.value_head = nn.Linear(16, 1)
+
+        @staticmethod
+        def floor_probs(probs, eps=1e-3):
+            return probs.clamp_(min=eps)
+
+        def forward(self, x):
+            h = F.relu(self.affine(x))
+            probs = F.softmax(self.action_head(h), dim=-1)
+            return {call}, self.value_head(h)
+
+
+    def finish_episode(model, states, actions, returns):
+        probs, values = model(states)
+        log_probs = probs.gather(1, actions[:, None]).log().squeeze(1)
+        advantage = returns - values.squeeze(1).detach()
+        loss = -(log_probs * advantage).sum() + F.smooth_l1_loss(values.squeeze(1), returns)
+        loss.backward()
+
+
+    finish_episode(Policy(), torch.randn(5, 4), torch.randint(0, 2, (5,)), torch.randn(5))
+    '''
+
+
+@pytest.mark.parametrize("call", ["self.floor_probs(probs)", "Policy.floor_probs(probs)"])
+def test_a_static_method_writes_what_its_caller_saved(call):
+    source = POLICY.format(call=call)
+    assert _findings(source) == [("AL101", _line(source, "probs.clamp_("), "high")]
+    assert INPLACE in _error(source)
+    twin = source.replace("probs.clamp_(", "probs.clamp(")
+    assert _findings(twin) == [] and _error(twin) is None
+
+
+# A squeeze-excite gate whose squashing is a class method, called through `cls` by a
+# class-method constructor's instance and through the class name.
+GATE = '''
+    import torch
+    from torch import nn
+
+
+    class Gate(nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            self.fc = nn.Linear(channels, channels)
+
+        @classmethod
+        def halve(cls, g):
+            return g.mul_(0.5)
+
+        @classmethod
+        def squash(cls, g):
+            return cls.halve(g)
+
+        @classmethod
+        def build(cls, channels):
+            return cls(channels)
+
+        def forward(self, x):
+            g = torch.tanh(self.fc(x.mean(dim=(2, 3))))
+            return x * self.squash(g)[:, :, None, None]
+
+
+    block = Gate.build(4)
+    block(torch.randn(2, 4, 3, 3)).sum().backward()
+    '''
+
+
+def test_a_class_method_reached_through_cls_writes_a_saved_result():
+    assert _findings(GATE) == [("AL101", _line(GATE, "g.mul_(0.5)"), "high")]
+    assert INPLACE in _error(GATE)
+    twin = GATE.replace("g.mul_(0.5)", "g.mul(0.5)")
+    assert _findings(twin) == [] and _error(twin) is None
+
+
+# ViT patch embedding (timm/torchvision shape): the class token's position is a property,
+# a view of the position parameter; resetting it in place outside no_grad raises.
+PATCH_EMBED = '''
+    import torch
+    from torch import nn
+
+
+    class PatchEmbed(nn.Module):
+        def __init__(self, dim=8, patches=4):
+            super().__init__()
+            self.proj = nn.Linear(12, dim)
+            self.pos_embed = nn.Parameter(torch.randn(1, patches + 1, dim) * 0.02)
+
+        @property
+        def cls_pos(self):
+            return self.pos_embed[:, :1]
+
+        def forward(self, x):
+            return self.proj(x) + self.pos_embed[:, 1:]
+
+
+    def init_weights(model):
+        model.cls_pos.zero_()
+
+
+    def build():
+        model = PatchEmbed()
+        init_weights(model)
+        return model
+
+
+    build()(torch.randn(2, 4, 12)).sum().backward()
+    '''
+
+
+def test_a_property_returns_the_view_its_getter_makes():
+    assert _findings(PATCH_EMBED) == [("AL102", _line(PATCH_EMBED, "cls_pos.zero_()"), "high")]
+    assert "leaf Variable" in _error(PATCH_EMBED)
+    twin = PATCH_EMBED.replace("        model.cls_pos.zero_()",
+                               "        with torch.no_grad():\n            model.cls_pos.zero_()")
+    assert _findings(twin) == [] and _error(twin) is None
+
+
+# detectron2's ASPP pooling shape: a subclass runs its base's forward by each spelling of
+# the call, then writes the result in place.
+POOLING = '''
+    import torch
+    from torch import nn
+
+
+    class Pooling(nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            self.conv = nn.Conv2d(channels, channels, 1)
+
+        def forward(self, x):
+            return torch.sigmoid(self.conv(x))
+
+
+    class ScaledPooling(Pooling):
+        def forward(self, x):
+            y = {call}
+            y.mul_(2.0)
+            return y
+
+
+    model = ScaledPooling(3)
+    model(torch.randn(1, 3, 4, 4)).sum().backward()
+    '''
+
+
+@pytest.mark.parametrize("call", ["super().forward(x)", "super(ScaledPooling, self).forward(x)",
+                                  "Pooling.forward(self, x)"])
+def test_a_base_forward_reached_from_the_subclass(call):
+    source = POOLING.format(call=call)
+    assert _findings(source) == [("AL101", _line(source, "y.mul_(2.0)"), "high")]
+    assert INPLACE in _error(source)
+    twin = source.replace("y.mul_(2.0)", "y = y * 2.0")
+    assert _findings(twin) == [] and _error(twin) is None
+
+
+# An encoder whose in-place renormalisation comes from a mixin (the MRO finds it after the
+# class); with a base from another module first in the MRO, that base may define it.
+ENCODER = '''
+    import torch
+    from torch import nn
+    {extra}
+
+    class RenormMixin:
+        eps = 1e-6
+
+        def renorm(self, z):
+            return z.div_(z.norm(dim=-1, keepdim=True) + self.eps)
+
+
+    class Encoder({bases}nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(10, 4)
+
+        def forward(self, x):
+            return self.renorm(torch.tanh(self.fc(x)))
+
+
+    enc = Encoder()
+    enc(torch.randn(6, 10)).sum().backward()
+    '''
+
+
+def test_a_mixin_method_is_found_by_the_mro():
+    source = ENCODER.format(extra="", bases="RenormMixin, ")
+    assert _findings(source) == [("AL101", _line(source, "z.div_("), "high")]
+    assert INPLACE in _error(source)
+
+
+def test_a_base_defined_elsewhere_first_in_the_mro_stops_the_lookup():
+    source = ENCODER.format(extra="from collections import OrderedDict as Registry\n",
+                            bases="Registry, RenormMixin, ")
+    assert _findings(source, "low") == []
+
+
+# timm's squeeze-excite shape: the base's forward calls `self.gate(g)`, a subclass
+# overrides the gate with an in-place squash.
+SE = '''
+    import torch
+    from torch import nn
+
+
+    class SEBase(nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            self.fc1 = nn.Linear(channels, channels // 2)
+            self.fc2 = nn.Linear(channels // 2, channels)
+
+        def gate(self, g):
+            return g
+
+        def forward(self, x):
+            s = x.mean(dim=(2, 3))
+            g = torch.tanh(self.fc2(torch.relu(self.fc1(s))))
+            return x * self.gate(g)[:, :, None, None]
+
+
+    class HardSE(SEBase):
+        def gate(self, g):
+            return g.add_(1.0).mul_(0.5)
+
+
+    class PlainSE(SEBase):
+        pass
+    {run}'''
+
+
+def test_an_override_on_an_instance_of_known_class_is_high():
+    source = SE.format(run="\n\n    HardSE(8)(torch.randn(2, 8, 5, 5)).sum().backward()\n")
+    assert _findings(source) == [("AL101", _line(source, "g.add_(1.0)"), "high")]
+    assert INPLACE in _error(source)
+    twin = SE.format(run="\n\n    PlainSE(8)(torch.randn(2, 8, 5, 5)).sum().backward()\n")
+    assert _findings(twin) == [] and _error(twin) is None
+    # SEBase.forward itself may still run HardSE's gate: that stays a may-effect.
+    assert _findings(twin, "low") == [("AL101", _line(source, "g.add_(1.0)"), "low")]
+
+
+def test_an_override_the_base_may_run_on_self_is_low():
+    # No instance is built: `self` in SEBase.forward may be a HardSE.
+    source = SE.format(run="")
+    assert _findings(source) == []
+    assert _findings(source, "low") == [("AL101", _line(source, "g.add_(1.0)"), "low")]
+
+
+# detectron2's frozen batch norm shape: a buffer registered by the base's __init__, used by
+# the base's forward, and folded in place by a method the subclass's forward calls after.
+NORM = '''
+    import torch
+    from torch import nn
+
+
+    class FrozenAffine(nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            self.register_buffer("scale", torch.ones(channels))
+            self.bias = nn.Parameter(torch.zeros(channels))
+
+        def forward(self, x):
+            return x * self.scale + self.bias
+
+
+    class TrackedAffine(FrozenAffine):
+        def track(self, x):
+            self.scale.mul_(0.9).add_(0.1 * x.detach().std(dim=0))
+
+        def forward(self, x):
+            out = super().forward(x)
+            self.track(x)
+            return out
+
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(6, 4)
+            self.norm = TrackedAffine(4)
+
+        def forward(self, x):
+            return self.norm(self.fc(x))
+
+
+    Head()(torch.randn(5, 6)).pow(2).sum().backward()
+    '''
+
+
+def test_a_method_that_writes_a_buffer_dirties_what_forward_saved():
+    assert _findings(NORM) == [("AL101", _line(NORM, "self.scale.mul_(0.9)"), "high")]
+    assert INPLACE in _error(NORM)
+    # Rebinding the attribute leaves the saved tensor alone.
+    twin = NORM.replace("self.scale.mul_(0.9).add_(0.1 * x.detach().std(dim=0))",
+                        "self.scale = self.scale * 0.9 + 0.1 * x.detach().std(dim=0)")
+    assert _findings(twin, "low") == [] and _error(twin) is None
+
+
+def _info(name: str, *bases: ClassInfo) -> ClassInfo:
+    import libcst as cst
+    info = ClassInfo(name, cst.ClassDef(cst.Name(name), cst.IndentedBlock([])), False,
+                     bases=bases)
+    info.mro = c3(info, bases) or ()
+    return info
+
+
+def test_c3_orders_a_diamond_as_python_does():
+    a = _info("A")
+    b, c = _info("B", a), _info("C", a)
+    d = _info("D", b, c)
+    assert [k.name for k in d.mro] == ["D", "B", "C", "A"]
+    assert c3(_info("E"), [a, b]) is None  # Python refuses `class E(A, B)` with B(A)
+
+
+# A subclass that rebinds the method's name in its class body (`gate = staticmethod(fn)`):
+# the base's in-place gate no longer runs, on the subclass nor on `self` in the base.
+HIDDEN = '''
+    import torch
+    from torch import nn
+
+
+    def keep(g):
+        return g
+
+
+    class Base(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+
+        def gate(self, g):
+            return g.mul_(0.5)
+
+        def forward(self, x):
+            return self.gate(torch.tanh(self.fc(x)))
+
+
+    class Sub(Base):
+        gate = staticmethod(keep)
+
+
+    Sub()(torch.randn(2, 3)).sum().backward()
+    '''
+
+
+def test_a_name_bound_in_a_subclass_body_hides_the_base_method():
+    assert _findings(HIDDEN, "low") == [] and _error(HIDDEN) is None
+    hazard = HIDDEN.replace("Sub()(", "Base()(")
+    assert _findings(hazard, "low") == [("AL101", _line(hazard, "g.mul_(0.5)"), "high")]
+    assert INPLACE in _error(hazard)
+
+
+# A weight-normalised linear layer (the shape of timm's and detectron2's renorm helpers):
+# forward renormalises its weight through `.data` in a method, after the matmul saved the
+# weight for the input's gradient.  Nothing raises; the input's gradient is computed with
+# the renormalised weight.
+RENORM = '''
+    import torch
+    from torch import nn
+
+
+    class NormLinear(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.weight = nn.Parameter(torch.randn(d, d))
+
+        def renorm(self):
+            self.weight.data.div_(self.weight.data.norm(dim=1, keepdim=True))
+
+        def forward(self, x):
+            out = torch.tanh(x @ self.weight)
+            self.renorm()
+            return out
+
+
+    def input_grad():
+        x = torch.randn(2, 3, requires_grad=True)
+        layer = NormLinear(3)
+        out = layer(x)
+        out.sum().backward()
+        return x.grad, out, layer.weight.detach()
+
+
+    grad, out, weight = input_grad()
+    '''
+
+
+def test_a_method_writing_a_parameter_through_data_is_a_silent_wrong_gradient():
+    assert _findings(RENORM) == [("AL103", _line(RENORM, "self.renorm()"), "high")]
+    scope: dict = {}
+    torch.manual_seed(0)
+    exec(compile(textwrap.dedent(RENORM), "<case>", "exec"), scope)  # noqa: S102
+    # The right gradient of sum(tanh(x @ W)) uses the W forward ran with; autograd's used
+    # the renormalised W.
+    out, weight = scope["out"].detach(), scope["weight"]
+    used = (1 - out ** 2) @ weight.t()
+    assert torch.allclose(scope["grad"], used)
+    twin = RENORM.replace("            self.renorm()\n", "")
+    assert _findings(twin, "low") == []
+    clean: dict = {}
+    torch.manual_seed(0)
+    exec(compile(textwrap.dedent(twin), "<case>", "exec"), clean)  # noqa: S102
+    assert torch.equal(clean["out"], scope["out"])  # the same forward
+    assert not torch.allclose(clean["grad"], scope["grad"])  # another gradient
+
+
+# A LightningModule whose shared step smooths the probabilities with a static helper that
+# writes them in place; Lightning runs backward on the loss `training_step` returns.
+LIGHTNING = '''
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+    import lightning as L
+
+
+    class Classifier(L.LightningModule):
+        def __init__(self, classes=3):
+            super().__init__()
+            self.fc = nn.Linear(8, classes)
+
+        def forward(self, x):
+            return self.fc(x)
+
+        @staticmethod
+        def smooth(probs, eps=0.05):
+            return probs.mul_(1 - eps).add_(eps / probs.shape[-1])
+
+        def _shared_step(self, batch):
+            x, y = batch
+            probs = self(x).softmax(dim=-1)
+            probs = self.smooth(probs)
+            return F.nll_loss(probs.log(), y)
+
+        def training_step(self, batch, batch_idx):
+            return self._shared_step(batch)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+    '''
+
+
+def test_a_lightning_step_reaches_a_static_helper_through_a_shared_step():
+    assert _findings(LIGHTNING) == [("AL101", _line(LIGHTNING, "probs.mul_(1 - eps)"), "high")]
+    # What Lightning's automatic optimisation runs, with a plain module standing in.
+    run = LIGHTNING.replace("import lightning as L\n", "").replace(
+        "L.LightningModule", "nn.Module") + textwrap.indent(textwrap.dedent('''
+
+        batch = (torch.randn(4, 8), torch.tensor([0, 1, 2, 0]))
+        Classifier().training_step(batch, 0).backward()
+        '''), "    ")
+    assert INPLACE in _error(run)
+    twin = LIGHTNING.replace("probs.mul_(1 - eps).add_(", "probs.mul(1 - eps).add(")
+    assert _findings(twin, "low") == []
+    assert _error(twin.replace("import lightning as L\n", "").replace(
+        "L.LightningModule", "nn.Module") + textwrap.indent(textwrap.dedent('''
+
+        batch = (torch.randn(4, 8), torch.tensor([0, 1, 2, 0]))
+        Classifier().training_step(batch, 0).backward()
+        '''), "    ")) is None
