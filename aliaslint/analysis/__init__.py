@@ -50,6 +50,7 @@ from aliaslint.analysis.geometry import (
 )
 from aliaslint.analysis.loops import Loops
 from aliaslint.analysis.modules import Modules
+from aliaslint.analysis.protocol import Protocol
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.statements import Statements
 from aliaslint.analysis.syntax import attr_key, discards, reads, walk
@@ -81,7 +82,7 @@ __all__ = [
 ]
 
 
-class Analysis(Statements, Loops, Functions, Expressions, Calls, Modules, Autograd):
+class Analysis(Statements, Loops, Functions, Expressions, Calls, Protocol, Modules, Autograd):
     """Runs the interpreter over a module and collects its events."""
 
     def __init__(self, module: cst.Module, source: str | None = None):

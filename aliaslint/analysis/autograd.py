@@ -51,7 +51,7 @@ class Autograd(Interpreter):
                defined_at: cst.CSTNode | None = None, visible: bool = True, fill: bool = False,
                callee: str | None = None, declared: bool = False, inputs: WriteInputs = (),
                region: tuple | None = None, index: tuple | None = (),
-               cover: tuple | None = None) -> Written:
+               cover: tuple | None = None, assumed: bool = False) -> Written:
         """An in-place write to ``target``'s storage; returns the written tensor's value.
 
         ``visible``: the code at the write names what it writes (`x.relu_()`,
@@ -66,7 +66,8 @@ class Autograd(Interpreter):
                       callee=callee, declared=declared, inputs=inputs,
                       region=region if region is not None else target.region, index=index,
                       cover=cover, joint=self._joint(cover, env),
-                      checkpoint=self._checkpointed.get(id(self._function)))
+                      checkpoint=self._checkpointed.get(id(self._function)),
+                      assumed=assumed or self._may_effect)
         self._emit(InplaceWrite(node, self._stmt, write))
         if self._write_log is not None:
             self._write_log.append(write)

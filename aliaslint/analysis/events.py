@@ -118,6 +118,9 @@ class Write:
     joint: frozenset | None = None
     # Made inside a function run by `checkpoint(..., use_reentrant=False)`: that call.
     checkpoint: cst.CSTNode | None = field(default=None, compare=False)
+    # A may-effect: made by a hook perhaps registered on the module called (see
+    # protocol.Hook), so what follows from it is `low`.
+    assumed: bool = False
 
 
 @dataclass(frozen=True)

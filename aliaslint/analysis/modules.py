@@ -11,6 +11,14 @@ from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Save, Write
 from aliaslint.analysis.opfacts import has_params, input_saved
+from aliaslint.analysis.protocol import (
+    HOOK_METHODS,
+    MODULE_ITERATORS,
+    Given,
+    bind,
+    constant_of,
+    spread,
+)
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
 from aliaslint.analysis.syntax import (
     FALSE,
@@ -21,6 +29,7 @@ from aliaslint.analysis.syntax import (
     literal_constant,
 )
 from aliaslint.analysis.values import (
+    BOTTOM,
     OTHER,
     UNKNOWN,
     Args,
@@ -123,7 +132,7 @@ class Modules(Interpreter):
             return ("at", id(node), t)
 
         copy = replace(
-            info, params=frozenset(token(t) for t in info.params),
+            info, params=frozenset(token(t) for t in info.params), hooks=list(info.hooks),
             named={name: token(t) for name, t in info.named.items()},
             children=None if info.children is None else tuple(
                 self._rebased(child, node) for child in info.children),
@@ -143,6 +152,10 @@ class Modules(Interpreter):
     def _module_method(self, module: ModuleValue, attr: str, node: cst.Call, args: Args,
                        env: Env) -> Value:
         info = module.module
+        if attr in HOOK_METHODS:
+            return self._register_hook(module, attr, node, args, env)
+        if attr in MODULE_ITERATORS and not args:
+            return self._module_members(module, attr, node)
         if attr == "manual_backward" and info.cls is not None and info.cls.lightning and \
                 info.cls.method(attr) is None and args and isinstance(args[0][1], TensorValue):
             self._consume(args[0][1], node, None, env)  # Lightning: `loss.backward()`
@@ -180,26 +193,39 @@ class Modules(Interpreter):
     def _call_module(self, module: ModuleValue, node: cst.Call, positional: list[Value],
                      args: Args, env: Env) -> Value:
         info = module.module
-        if not positional or len(positional) != len(args):
+        given = spread(args)
+        if given is None or not given and info.cls is None:
             return UNKNOWN
-        arg_node = args[0][0].value
-        if info.cls is None and info.spec is not None and len(positional) != len(info.spec.inputs):
+        if info.cls is None and (len(positional) != len(given) or info.spec is not None and
+                                 len(positional) != len(info.spec.inputs)):
             return UNKNOWN
-        return self._run_module(module, positional, arg_node, node, env)
+        return self._run_module(module, given, node, env)
 
-    def _run_module(self, module: ModuleValue, inputs: list[Value],
-                    arg_node: cst.BaseExpression | None, node: cst.Call, env: Env) -> Value:
-        """Call ``module`` on ``inputs``; ``arg_node`` is the first argument's expression."""
+    def _run_module(self, module: ModuleValue, given: list[Given], node: cst.Call,
+                    env: Env) -> Value:
+        """Call ``module`` on the arguments ``given`` (see protocol.Given): its forward
+        pre-hooks, its forward, then its forward hooks."""
+        if module.module.members is not None:
+            return UNKNOWN  # which of several modules runs is not known
+        if self._hooks_of(module):
+            return self._run_hooked(module, given, node, env)
+        return self._run_forward(module, given, node, env)
+
+    def _run_forward(self, module: ModuleValue, given: list[Given], node: cst.Call,
+                     env: Env) -> Value:
+        """``module``'s forward on the arguments ``given``."""
         info = module.module
+        if info.cls is not None and info.children is None:
+            return self._call_local_module(module, info.cls, given, node, env)
+        inputs = [value for _, value, _ in given]
+        arg_node = given[0][2] if given else None
         x = inputs[0]
         if info.children is not None:
             value = x
             for child in info.children:
-                value = self._run_module(child, [value], arg_node, node, env)
+                value = self._run_module(child, [(None, value, arg_node)], node, env)
                 arg_node = None
             return value
-        if info.cls is not None:
-            return self._call_local_module(module, info.cls, inputs, arg_node, node, env)
         if not isinstance(x, TensorValue) and self._trainable(module, env):
             # A module with trainable parameters computes a tensor from its input; under
             # grad mode that tensor requires grad whatever the input was (a DataLoader
@@ -288,19 +314,16 @@ class Modules(Interpreter):
         return env.flow.grad is True and info.spec is not None and has_params(info.spec) \
             and not info.frozen and not info.escaped and not self._freezes
 
-    def _call_local_module(self, module: ModuleValue, cls: ClassInfo, inputs: list[Value],
-                           arg_node: cst.BaseExpression | None, node: cst.Call,
-                           env: Env) -> Value:
+    def _call_local_module(self, module: ModuleValue, cls: ClassInfo, given: list[Given],
+                           node: cst.Call, env: Env) -> Value:
         forward = cls.method("forward")
-        if forward is None:
+        bound = bind(forward, 1, given) if forward is not None else None
+        if forward is None or bound is None:
             return UNKNOWN
-        summary = self._summary(forward, cls, tuple(inputs))
+        summary = self._summary(forward, cls, bound.values, bound.layout)
         if summary is None:
             return UNKNOWN
-        arg_nodes: list[cst.BaseExpression | None] = [arg.value for arg in node.args]
-        if len(arg_nodes) != len(inputs):
-            arg_nodes = [arg_node] + [None] * (len(inputs) - 1)
-        return self._apply_summary(summary, list(zip(inputs, arg_nodes)),
+        return self._apply_summary(summary, bound.slots,
                                    self._param_mapping(cls, module.module.params), node,
                                    None, env, forward)
 
@@ -317,63 +340,29 @@ class Modules(Interpreter):
     def _call_function(self, function: FunctionValue, receiver: Value | None, node: cst.Call,
                        args: Args, env: Env) -> Value:
         definition = function.definition
-        positional = [(value, arg.value) for arg, value in args
-                      if arg.keyword is None and not arg.star]
-        if len(positional) != len(args):
-            self._unknown_call(args, env)
-            return UNKNOWN
         module = receiver if isinstance(receiver, ModuleValue) else None
         cls = local_class(receiver) if receiver is not None else None
+        given = spread(args)
+        bound = bind(definition, 1 if cls is not None else 0, given) \
+            if given is not None else None
+        if bound is None:
+            self._unknown_call(args, env)
+            return UNKNOWN
         self._record_call(definition, cls, node, args, env)
-        summary = self._summary(definition, cls, tuple(
-            constant_of(arg_node) or v for v, arg_node in positional))
+        summary = self._summary(definition, cls, bound.values, bound.layout)
         if summary is None:
             self._unknown_call(args, env)
             return UNKNOWN
         mapping = self._param_mapping(cls, module.module.params) \
             if module is not None and cls is not None else {}
-        return self._apply_summary(summary, positional, mapping, node, None, env, definition)
-
-    def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                 args: tuple[Value, ...]) -> Summary | None:
-        key = (id(function), id(cls), tuple(
-            a.requires_grad if isinstance(a, TensorValue) else
-            ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else a.kind
-            for a in args))
-        if key in self._summaries:
-            return self._summaries[key]
-        if key in self._in_progress or len(self._in_progress) > 8:
-            return None
-        self._in_progress.add(key)
-        self._silent += 1
-        outer_stmt = self._stmt
-        try:
-            summary = self._summarise(function, cls, args)
-        finally:
-            self._silent -= 1
-            self._in_progress.discard(key)
-            self._stmt = outer_stmt
-        self._summaries[key] = summary
-        return summary
+        return self._apply_summary(summary, bound.slots, mapping, node, None, env, definition)
 
     def _summarise(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                   args: tuple[Value, ...]) -> Summary | None:
+                   args: tuple[Value, ...], layout: tuple | None = None) -> Summary | None:
         env = Env(self._outer_env(self._top))
         env.flow.grad = self._decorated_grad_mode(function, env)
-        params = list(function.params.params)
-        offset = 1 if cls is not None else 0
-        if cls is not None and params:
-            env.names[params[0].name.value] = self._self_value(cls)
-        if len(params) - offset < len(args) or any(
-                p.default is None for p in params[offset + len(args):]):
+        if not self._bind_parameters(function, cls, args, layout, env):
             return None
-        for index, (param, value) in enumerate(zip(params[offset:], args)):
-            if isinstance(value, TensorValue):
-                value = TensorValue(storage=("arg", index), counter=("arg", index),
-                                    requires_grad=value.requires_grad, origin=param)
-            env.names[param.name.value] = value
-        for param in params[offset + len(args):]:
-            env.names[param.name.value] = constant_of(param.default) or UNKNOWN
         outer_log, self._write_log = self._write_log, []
         try:
             returns = self._run_body(function, env)
@@ -382,9 +371,14 @@ class Modules(Interpreter):
             self._write_log = outer_log
         if not returns:
             returns = [(OTHER, env.flow)]
-        result, flow = returns[0][0], returns[0][1].copy()
-        for value, other in returns[1:]:
+        # A path that ends in a recursive call not yet summarised returns nothing in
+        # this round of the fixed point (see protocol.py).
+        reached = [(value, other) for value, other in returns if value is not BOTTOM] or \
+            returns[:1]
+        result, flow = reached[0][0], returns[0][1].copy()
+        for value, _ in reached[1:]:
             result = join(result, value)
+        for _, other in returns[1:]:
             flow.merge(other)
         writes: dict[int, Write] = {}
         for write in log:
@@ -405,12 +399,18 @@ class Modules(Interpreter):
         for index, write in summary.writes.items():
             if index < len(args) and isinstance(args[index][0], TensorValue):
                 value, arg_node = args[index]
+                # A write a callee of the callee made points where it was made.
                 self._write(value, arg_node, node, label, env, activation=write.activation,
-                            defined_at=write.node, visible=False,
-                            callee=function.name.value, declared=declares_mutation(function))
+                            defined_at=write.defined_at or write.node, visible=False,
+                            assumed=write.assumed,
+                            callee=write.callee or function.name.value,
+                            declared=write.declared if write.callee else declares_mutation(
+                                function))
         graph: frozenset[int] = frozenset().union(
             *(v.graph for v, _ in args if isinstance(v, TensorValue)))
         result = summary.result
+        if result is BOTTOM:
+            return BOTTOM
         if summary.returns_arg is not None and summary.returns_arg < len(args):
             result = args[summary.returns_arg][0]
         elif isinstance(result, TensorValue):
@@ -456,7 +456,3 @@ def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str
     return {}
 
 
-def constant_of(node: cst.BaseExpression | None) -> ConstValue | None:
-    """A literal argument or default (`"copy"`, `False`, `None`) as a value."""
-    literal = literal_constant(node)
-    return None if literal is NO_LITERAL else ConstValue(origin=node, literal=literal)

@@ -289,6 +289,13 @@ class Statements(Interpreter):
         # this call's.
         decided = decided_by_constant(test, env)
         taken = env.copy()
+        other = env.copy()
+        # `isinstance(m, C)` over the modules an iteration yields picks its members.
+        narrowed = self._narrow(test, env) if decided is None else None
+        if narrowed is not None:
+            taken.names[narrowed[0]], other.names[narrowed[0]] = narrowed[1], narrowed[2]
+        branching = decided is None and narrowed is None
+        self._branches += branching
         checking = isinstance(test, cst.Name) and test.value == "TYPE_CHECKING" or \
             isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
         outer, self._type_checking = self._type_checking, self._type_checking or checking
@@ -297,12 +304,16 @@ class Statements(Interpreter):
                 self._block(node.body.body, taken)
         finally:
             self._type_checking = outer
-        other = env.copy()
+            self._branches -= branching
         if decided is not True:
-            if isinstance(node.orelse, cst.If):
-                self._if(node.orelse, other)
-            elif isinstance(node.orelse, cst.Else):
-                self._block(node.orelse.body.body, other)
+            self._branches += branching
+            try:
+                if isinstance(node.orelse, cst.If):
+                    self._if(node.orelse, other)
+                elif isinstance(node.orelse, cst.Else):
+                    self._block(node.orelse.body.body, other)
+            finally:
+                self._branches -= branching
         if decided is None:
             taken.merge(other)
         elif decided is False:

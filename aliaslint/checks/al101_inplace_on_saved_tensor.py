@@ -39,10 +39,21 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
                    f"{saved(save, ctx)} saved for backward · "
                    f"{outcome(event, ctx, 'will raise')} · step after that backward pass")
     else:
+        where = f" (inside `{write.callee}`)" if write.callee is not None and \
+            write.defined_at is not None else ""
         message = (f"{written(write, ctx)} was saved for backward by {saved(save, ctx)} · "
                    f"written in place by {actor(write.label, write.node, ctx)} at line "
-                   f"{ctx.line(write.node)} · {outcome(event, ctx, 'will raise')} · use the "
-                   "out-of-place op, or `.clone()` before writing")
+                   f"{ctx.line(write.node)}{where} · {outcome(event, ctx, 'will raise')} · "
+                   "use the out-of-place op, or `.clone()` before writing")
+    if write.callee is not None and write.defined_at is not None:
+        # A function of this file (a helper, a hook, a `forward`) wrote the caller's
+        # tensor: the fix goes into it, so the finding points at its write; the call is
+        # related.
+        inside = write.defined_at
+        related = (("called here", write.node), *(
+            r for r in saved_write_related(event) if r[1] is not inside))
+        yield RULE.finding(inside, inside, message, related)
+        return
     # A leaf (a parameter) written in place is an update meant to stay on that tensor:
     # rebinding its name to a new one would drop it, so that rewrite is only shown.
     alone = write.via is None and not getattr(write.target, "leaf", False)
