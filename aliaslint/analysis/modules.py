@@ -420,6 +420,8 @@ class Modules(Interpreter):
                                  requires_grad=result.requires_grad, leaf=result.leaf)
         elif isinstance(result, ModuleValue):
             return self._rebased(result, node)
+        elif isinstance(result, FunctionValue):
+            return result  # a closure (`def hook(...)` made by a factory): its definition
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
         new: set[int] = set()

@@ -314,7 +314,9 @@ class Protocol(Interpreter):
         outer = self._may_effect
         self._may_effect = outer or hook.may
         try:
-            result = self._apply_summary(summary, slots, {}, node, None, env, hook.function)
+            kind = "forward pre-hook" if hook.kind == "pre" else "forward hook"
+            label = f"the {kind} `{hook.function.name.value}` of {module.module.label}"
+            result = self._apply_summary(summary, slots, {}, node, label, env, hook.function)
         finally:
             self._may_effect = outer
         if summary.result is OTHER or summary.result is BOTTOM:
