@@ -368,6 +368,12 @@ class Expressions(Interpreter):
             return replace(base, origin=node)
         if not isinstance(base, TensorValue):
             if isinstance(base, ContainerValue):  # an element of a tuple or list
+                position = literal_int(node.slice[0].slice.value) if base.items is not None \
+                    and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) \
+                    else None
+                if base.items is not None and position is not None and \
+                        -len(base.items) <= position < len(base.items):
+                    return base.items[position]  # `args[0]` of a tuple whose items are known
                 return any_element(base) or UNKNOWN
             if isinstance(base, ModuleValue) and base.module.element is not None:
                 return base.module.element  # `self.blocks[i]`

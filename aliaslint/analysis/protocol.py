@@ -24,6 +24,7 @@ from aliaslint.analysis.values import (
     ConstValue,
     ContainerValue,
     FunctionValue,
+    HandleValue,
     KeywordsValue,
     Kind,
     ModuleInfo,
@@ -223,8 +224,16 @@ class Protocol(Interpreter):
             return UNKNOWN
         hook = Hook(HOOK_METHODS[attr], target[0], target[1], bool(flags.get("with_kwargs")),
                     node, may=self._branches > 0 or self._assuming)
-        self._add_hook(module, hook, bool(flags.get("prepend")))
-        return OTHER
+        added = self._add_hook(module, hook, bool(flags.get("prepend")))
+        return HandleValue(origin=node, hooks=added, hook=hook) if len(added) == 1 else OTHER
+
+    def _remove_hook(self, handle: HandleValue) -> None:
+        """`handle.remove()`: the hook no longer runs."""
+        hooks, removed = handle.hooks[0], handle.hook
+        for index, known in enumerate(hooks):
+            if isinstance(removed, Hook) and known.site is removed.site:
+                del hooks[index]
+                return
 
     def _hook_function(self, arg: cst.Arg, value: Value,
                        env: Env) -> tuple[cst.FunctionDef, ClassInfo | None] | None:
@@ -244,14 +253,16 @@ class Protocol(Interpreter):
                 return method, cls
         return None
 
-    def _add_hook(self, module: ModuleValue, hook: Hook, prepend: bool) -> None:
+    def _add_hook(self, module: ModuleValue, hook: Hook, prepend: bool) -> list[list[Hook]]:
+        """Put ``hook`` on ``module``'s list; the lists it went on."""
         info = module.module
         if info.members is not None:
             # Registered on each module an iteration yields that passed the tests.
+            lists: list[list[Hook]] = []
             for index, member in enumerate(info.members):
-                self._add_hook(member, replace(hook, may=hook.may or index in info.uncertain),
-                               prepend)
-            return
+                lists += self._add_hook(
+                    member, replace(hook, may=hook.may or index in info.uncertain), prepend)
+            return lists
         if info.cls is not None and module.origin is info.cls.node:
             hooks = info.cls.hooks  # on `self`: every instance of the class
         else:
@@ -261,11 +272,12 @@ class Protocol(Interpreter):
                 # The same registration met again (another run of its body): a may-effect
                 # if any run found it one.
                 hooks[index] = replace(known, may=known.may or hook.may)
-                return
+                return [hooks]
         if prepend:
             hooks.insert(0, hook)
         else:
             hooks.append(hook)
+        return [hooks]
 
     def _run_hooked(self, module: ModuleValue, given: list[Given], node: cst.Call,
                     env: Env) -> Value:
@@ -320,7 +332,9 @@ class Protocol(Interpreter):
         finally:
             self._may_effect = outer
         if summary.result is OTHER or summary.result is BOTTOM:
-            return OTHER
+            # None, unless the hook returns something on some path (a tuple of new
+            # arguments, whose tensors a summary does not keep): then not known.
+            return None if _returns_something(hook.function) else OTHER
         if isinstance(summary.result, ContainerValue) and summary.result.items is not None:
             # A pre-hook's new arguments: the caller's tensors where it returns them.
             indices = [_argument_index(item) for item in summary.result.items]
@@ -565,3 +579,18 @@ def _is_instance(member: ModuleValue, wanted: Value) -> bool | None:
 
 def _derives(cls: ClassInfo, target: ClassInfo) -> bool:
     return cls is target or any(_derives(base, target) for base in cls.bases)
+
+
+def _returns_something(function: cst.FunctionDef) -> bool:
+    """Does ``function`` (not a function inside it) return a value other than None?"""
+    def visit(node: cst.CSTNode) -> bool:
+        for child in node.children:
+            if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                continue
+            if isinstance(child, cst.Return) and child.value is not None and not (
+                    isinstance(child.value, cst.Name) and child.value.value == "None"):
+                return True
+            if visit(child):
+                return True
+        return False
+    return visit(function.body)

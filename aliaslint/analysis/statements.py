@@ -25,6 +25,7 @@ from aliaslint.analysis.syntax import (
     names_bound_in,
 )
 from aliaslint.analysis.values import (
+    HandleValue,
     root_of,
     FALSE_VALUE,
     TRUE_VALUE,
@@ -341,6 +342,7 @@ class Statements(Interpreter):
         self._stmt = node
         saved_grad = env.flow.grad
         hooks: list[tuple[HooksValue, cst.BaseExpression]] = []
+        handles: list[HandleValue] = []
         modes = len(self._save_modes)
         for item in node.items:
             value = self._eval(item.item, env)
@@ -349,6 +351,8 @@ class Statements(Interpreter):
                 env.flow.grad = value.enabled
             elif isinstance(value, HooksValue):
                 hooks.append((value, item.item))
+            elif isinstance(value, HandleValue):
+                handles.append(value)  # `with m.register_forward_hook(h):`
             if item.asname is not None:
                 self._bind(item.asname.name, UNKNOWN, env)
         saves_before = len(self._saves_log)
@@ -358,6 +362,8 @@ class Statements(Interpreter):
             self._block(node.body.body, env)
         finally:
             del self._save_modes[modes:]
+        for handle in handles:
+            self._remove_hook(handle)
         if env.flow.raised:
             # The context manager may swallow the exception (`pytest.raises`, `suppress`):
             # the code after the block then runs from where the body raised.

@@ -364,6 +364,16 @@ class HooksValue(Value):
 
 
 @dataclass(frozen=True, kw_only=True)
+class HandleValue(Value):
+    """What `register_forward_hook` returns: `remove()` (or leaving it as a `with` block)
+    takes the hook off the list it was put on."""
+
+    kind: Kind = field(default=Kind.OTHER, init=False)
+    hooks: list = field(compare=False)
+    hook: object = field(compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
 class GradModeValue(Value):
     """`torch.no_grad()` and friends, before a `with` enters them."""
 
