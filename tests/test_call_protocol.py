@@ -405,3 +405,25 @@ def test_mutual_recursion_reaches_a_fixed_point():
         ''')
     assert _findings(source) == [("AL101", 11, "high")]
     _raises(source)
+
+
+def test_a_hook_on_a_submodule_of_one_of_two_instances_is_a_may_effect():
+    # What `self.gate` holds is known per class: the hook registered on the first block's
+    # gate is taken for every block's, so what it does is a may-effect.
+    two = CLAMP_IN_INIT.format(hook_body="output.clamp_(0.05, 0.95)").replace(
+        "        self.gate.register_forward_hook(_clamp_activation)\n", "").replace(
+        "block = GatedBlock(8)\n",
+        "block = GatedBlock(8)\nother = GatedBlock(8)\n"
+        "block.gate.register_forward_hook(_clamp_activation)\n")
+    assert _findings(two) == []
+    assert _findings(two, "low") == [("AL101", 6, "low")]
+    _raises(two)
+    one = two.replace("other = GatedBlock(8)\n", "")
+    assert _findings(one) == [("AL101", 6, "high")]
+    _raises(one)
+
+
+def test_a_script_s_main_block_registers_for_certain():
+    source = CONDITIONAL.replace('if "--clip" in sys.argv or True:', 'if __name__ == "__main__":')
+    assert _findings(source) == [("AL101", 8, "high")]
+    _raises(source)

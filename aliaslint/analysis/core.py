@@ -94,6 +94,7 @@ class Interpreter:
         # effects being applied are may-effects (a hook perhaps registered): see protocol.py.
         self._branches = 0
         self._may_effect = False
+        self._constructions: dict[int, int] = {}  # id(ClassInfo) → its construction sites
         # Summaries being computed, outermost first (see protocol.py).
         self._summary_stack: list[Any] = []
         self._returns: list[tuple[Value, Flow]] | None = None  # values the function returns

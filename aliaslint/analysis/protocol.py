@@ -222,10 +222,29 @@ class Protocol(Interpreter):
         target = self._hook_function(positional[0][0], positional[0][1], env)
         if target is None:
             return UNKNOWN
+        may = self._branches > 0 or self._assuming
+        owner = node.func.value.value if isinstance(node.func, cst.Attribute) and \
+            isinstance(node.func.value, cst.Attribute) else None
+        holder = self._eval_silently(owner, env) if owner is not None else None
+        if isinstance(holder, ModuleValue) and holder.module.cls is not None and \
+                holder.origin is not holder.module.cls.node and \
+                self._instances(holder.module.cls) != 1:
+            # `block.out` of an instance: what `self.out` holds is known per class, not per
+            # instance, so the hook is on the others' too; right only for a class made once.
+            may = True
         hook = Hook(HOOK_METHODS[attr], target[0], target[1], bool(flags.get("with_kwargs")),
-                    node, may=self._branches > 0 or self._assuming)
+                    node, may=may)
         added = self._add_hook(module, hook, bool(flags.get("prepend")))
         return HandleValue(origin=node, hooks=added, hook=hook) if len(added) == 1 else OTHER
+
+    def _instances(self, cls: ClassInfo) -> int:
+        """How many calls in the file name the class (its construction sites); a call in a
+        loop or a comprehension counts twice."""
+        count = self._constructions.get(id(cls))
+        if count is None:
+            count = _constructions(self.module, cls.name)
+            self._constructions[id(cls)] = count
+        return count
 
     def _remove_hook(self, handle: HandleValue) -> None:
         """`handle.remove()`: the hook no longer runs."""
@@ -348,21 +367,29 @@ class Protocol(Interpreter):
         element), each element being one of them (see ModuleInfo.members)."""
         itself, named = MODULE_ITERATORS[attr]
         members: list[ModuleValue] = [module] if itself else []
+        shared: set[int] = set()
         seen = {id(module.module)}
         recursive = attr in ("modules", "named_modules")
 
-        def visit(parent: ModuleValue) -> None:
+        def visit(parent: ModuleValue, per_class: bool) -> None:
+            # What `self.<attr>` holds is known per class: the submodule of one instance
+            # is that of every other instance too, right only for a class made once.
+            cls = parent.module.cls
+            per_class = per_class or cls is not None and self._instances(cls) != 1
             for child in _children(parent):
                 if id(child.module) in seen or len(members) > 256:
                     continue
                 seen.add(id(child.module))
+                if per_class:
+                    shared.add(len(members))
                 members.append(child)
                 if recursive:
-                    visit(child)
+                    visit(child, per_class)
 
-        visit(module)
+        visit(module, False)
         one = ModuleValue(origin=node, module=ModuleInfo(
-            members=tuple(members), label=f"a module of {module.module.label}"))
+            members=tuple(members), label=f"a module of {module.module.label}",
+            uncertain=frozenset(shared)))
         each: Value = ContainerValue(origin=node, items=(OTHER, one)) if named else one
         return ContainerValue(origin=node, each=each)
 
@@ -594,3 +621,22 @@ def _returns_something(function: cst.FunctionDef) -> bool:
                 return True
         return False
     return visit(function.body)
+
+
+def _constructions(module: cst.Module, name: str) -> int:
+    """Calls of ``name`` in ``module``: two for one inside a loop or a comprehension."""
+    count = 0
+
+    def visit(node: cst.CSTNode, repeated: bool) -> None:
+        nonlocal count
+        if isinstance(node, cst.Call) and (
+                isinstance(node.func, cst.Name) and node.func.value == name or
+                isinstance(node.func, cst.Attribute) and node.func.attr.value == name):
+            count += 2 if repeated else 1
+        repeated = repeated or isinstance(node, (cst.For, cst.While, cst.ListComp,
+                                                 cst.GeneratorExp, cst.SetComp, cst.DictComp))
+        for child in node.children:
+            visit(child, repeated)
+
+    visit(module, False)
+    return count

@@ -295,7 +295,12 @@ class Statements(Interpreter):
         narrowed = self._narrow(test, env) if decided is None else None
         if narrowed is not None:
             taken.names[narrowed[0]], other.names[narrowed[0]] = narrowed[1], narrowed[2]
-        branching = decided is None and narrowed is None
+        # A script's `if __name__ == "__main__":` block is what running it runs.
+        branching = decided is None and narrowed is None and not (
+            isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and
+            test.left.value == "__name__" and len(test.comparisons) == 1 and
+            isinstance(test.comparisons[0].operator, cst.Equal) and
+            literal_constant(test.comparisons[0].comparator) == "__main__")
         self._branches += branching
         checking = isinstance(test, cst.Name) and test.value == "TYPE_CHECKING" or \
             isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
