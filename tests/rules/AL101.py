@@ -65,10 +65,10 @@ loss.backward()
 # runs: raises RuntimeError
 import torch
 def scale_(t):
-    t.mul_(2)
+    t.mul_(2)  # error: AL101
 w = torch.randn(3, requires_grad=True)
 y = w.sigmoid()
-scale_(y)  # error: AL101
+scale_(y)
 y.sum().backward()
 
 
