@@ -427,3 +427,41 @@ def test_a_script_s_main_block_registers_for_certain():
     source = CONDITIONAL.replace('if "--clip" in sys.argv or True:', 'if __name__ == "__main__":')
     assert _findings(source) == [("AL101", 8, "high")]
     _raises(source)
+
+
+# A debugging aid that walks the model with `apply` and hooks the layers of one type
+# (transformers' `DebugUnderflowOverflow` walks it so); its hook is a bound method.
+APPLIED = textwrap.dedent('''\
+    import torch
+    from torch import nn
+
+
+    class ActivationGuard:
+        def __init__(self, model, limit=0.95):
+            self.limit = limit
+            model.apply(self._attach)
+
+        def _attach(self, module):
+            if isinstance(module, nn.Sigmoid):
+                module.register_forward_hook(self.clamp)
+
+        def clamp(self, module, inputs, output):
+            {hook_body}
+
+
+    model = nn.Sequential(nn.Linear(4, 4), nn.Sigmoid(), nn.Linear(4, 1))
+    guard = ActivationGuard(model)
+    model(torch.randn(3, 4)).sum().backward()
+    ''')
+
+
+def test_a_function_applied_to_every_module_registers_hooks():
+    source = APPLIED.format(hook_body="output.clamp_(1 - self.limit, self.limit)")
+    assert _findings(source) == [("AL101", 15, "high")]
+    _raises(source)
+
+
+def test_a_function_applied_to_every_module_with_a_copying_hook_is_fine():
+    source = APPLIED.format(hook_body="return output.clamp(1 - self.limit, self.limit)")
+    assert _findings(source, "low") == []
+    _run(source)

@@ -156,6 +156,9 @@ class Modules(Interpreter):
             return self._register_hook(module, attr, node, args, env)
         if attr in MODULE_ITERATORS and not args:
             return self._module_members(module, attr, node)
+        if attr == "apply" and len(args) == 1 and args[0][0].keyword is None and \
+                not args[0][0].star and self._apply_to_modules(module, node, args[0], env):
+            return module
         if attr == "manual_backward" and info.cls is not None and info.cls.lightning and \
                 info.cls.method(attr) is None and args and isinstance(args[0][1], TensorValue):
             self._consume(args[0][1], node, None, env)  # Lightning: `loss.backward()`

@@ -393,6 +393,26 @@ class Protocol(Interpreter):
         each: Value = ContainerValue(origin=node, items=(OTHER, one)) if named else one
         return ContainerValue(origin=node, each=each)
 
+    def _apply_to_modules(self, module: ModuleValue, node: cst.Call,
+                          given: tuple[cst.Arg, Value], env: Env) -> bool:
+        """`model.apply(fn)`: ``fn`` called on each submodule and on the model, so on one of
+        the modules `model.modules()` yields (a hook it registers is on those its tests
+        pick).  False when ``fn`` is not a function of this file."""
+        target = self._hook_function(given[0], given[1], env)
+        if target is None:
+            return False
+        function, cls = target
+        elements = self._module_members(module, "modules", node)
+        one = elements.each if isinstance(elements, ContainerValue) else None
+        bound = bind(function, 1 if cls is not None else 0, [(None, one, None)]) \
+            if isinstance(one, ModuleValue) else None
+        summary = self._summary(function, cls, bound.values, bound.layout) \
+            if bound is not None else None
+        if bound is None or summary is None:
+            return False
+        self._apply_summary(summary, bound.slots, {}, node, None, env, function)
+        return True
+
     def _narrow(self, test: cst.BaseExpression, env: Env) -> tuple | None:
         """`isinstance(m, C)` on one of several modules: (the name, what it is where the
         test holds, what it is where it fails); a member the test cannot decide stays on
