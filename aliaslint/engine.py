@@ -386,10 +386,14 @@ def _run_checks(context: Context, enabled: frozenset[str], filename: str, source
                             finding = replace(finding, confidence="low")
                         # One write may dirty several saves, and one call site may be
                         # reached several times: a rule reports a node once, with its
-                        # first explanation (a high-confidence one where there is one).
+                        # first explanation (a high-confidence one where there is one, and
+                        # one that offers a fix: a write in a helper is reported at the write
+                        # for its own saves and for its callers').
                         key = (finding.code, id(finding.node))
                         kept = findings.get(key)
-                        if kept is None or kept.confidence == "low" != finding.confidence:
+                        if kept is None or kept.confidence == "low" != finding.confidence or \
+                                kept.confidence == finding.confidence and kept.fix is None \
+                                and finding.fix is not None:
                             findings[key] = finding
         except Exception as error:
             errors.append(_file_error(filename, _internal(code, error), code=INTERNAL_ERROR))
