@@ -54,6 +54,7 @@ from aliaslint.analysis.geometry import (
 )
 from aliaslint.analysis.loops import Loops
 from aliaslint.analysis.modules import Modules
+from aliaslint.analysis.protocol import Protocol
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.statements import Statements
 from aliaslint.analysis.syntax import attr_key, discards, reads, walk
@@ -88,8 +89,8 @@ __all__ = [
 ]
 
 
-class Analysis(Statements, Loops, Functions, Imports, Expressions, Calls, Dispatch, Modules,
-               Autograd):
+class Analysis(Statements, Loops, Functions, Imports, Expressions, Calls, Dispatch, Protocol,
+               Modules, Autograd):
     """Runs the interpreter over a module and collects its events."""
 
     def __init__(self, module: cst.Module, source: str | None = None,

@@ -51,7 +51,8 @@ class Autograd(Interpreter):
                defined_at: cst.CSTNode | None = None, visible: bool = True, fill: bool = False,
                callee: str | None = None, declared: bool = False, inputs: WriteInputs = (),
                region: tuple | None = None, index: tuple | None = (),
-               cover: tuple | None = None, may: bool = False) -> Written:
+               cover: tuple | None = None, may: bool = False,
+               assumed: bool = False) -> Written:
         """An in-place write to ``target``'s storage; returns the written tensor's value.
 
         ``visible``: the code at the write names what it writes (`x.relu_()`,
@@ -68,7 +69,8 @@ class Autograd(Interpreter):
                       cover=cover, joint=self._joint(cover, env),
                       may=may or self._may_write,
                       checkpoint=self._checkpointed.get(id(self._function)),
-                      guessed=getattr(target, "guessed", False))
+                      guessed=getattr(target, "guessed", False),
+                      assumed=assumed or self._may_effect)
         self._emit(InplaceWrite(node, self._stmt, write))
         self._log_write(write, env)
         self._dirty(target.storage, write, env)

@@ -72,6 +72,7 @@ from aliaslint.analysis.values import (
     Keywords,
     Kind,
     ModuleInfo,
+    HandleValue,
     HooksValue,
     InstanceValue,
     ModuleValue,
@@ -128,6 +129,9 @@ class Calls(ContainerCalls):
                     callee, qualname = linked, None
             elif isinstance(owner, InstanceValue):
                 receiver, receiver_node = owner, func.value
+            elif isinstance(owner, HandleValue) and attr == "remove":
+                self._remove_hook(owner)
+                return OTHER
             elif owner.is_tensor_like:
                 receiver, receiver_node = owner, func.value
                 prefix = "torch.Tensor" if owner.kind is Kind.TENSOR else "torch.UntypedStorage"

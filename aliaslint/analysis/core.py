@@ -35,6 +35,7 @@ from aliaslint.analysis.values import (
     ClassValue,
     FunctionValue,
     GradModeValue,
+    HandleValue,
     Keywords,
     ModuleValue,
     ParamsValue,
@@ -101,7 +102,13 @@ class Interpreter:
         self._save_ids = SaveIds()
         self._silent = 0  # > 0 while summarising a callee: its events are not reported
         self._summaries: dict[tuple, Summary | None] = {}
-        self._in_progress: set[tuple] = set()
+        # Branches and loop bodies around the statement (may not run), and whether the
+        # effects being applied are may-effects (a hook perhaps registered): see protocol.py.
+        self._branches = 0
+        self._may_effect = False
+        self._constructions: dict[int, int] = {}  # id(ClassInfo) → its construction sites
+        # Summaries being computed, outermost first (see protocol.py).
+        self._summary_stack: list[Any] = []
         self._returns: list[tuple[Value, Flow]] | None = None  # values the function returns
         self._function: cst.FunctionDef | None = None
         # The `with` blocks around the statement: "unchecked" / "autocast" (see training.py).
@@ -118,7 +125,7 @@ class Interpreter:
         self._deferring = False  # running function bodies, the module body done
         self._write_log: list[Write] | None = None  # writes made while summarising
         self._may_write = False  # applying a write a callee makes on some paths only
-        self._instances: Instances | None = None  # built when a summary first needs it
+        self._instance_sites: Instances | None = None  # built when a summary first needs it
         self._inside: dict[int, frozenset[int]] = {}  # id(FunctionDef) -> its nodes' ids
         # The graphs backward passes ran through while summarising (see Summary.consumed).
         self._consume_log: list[frozenset[int]] | None = None
@@ -177,7 +184,7 @@ class Interpreter:
             self._loop_events.add(event)
         write = getattr(event, "write", None)
         if self._assuming or isinstance(event, SavedWrite) and event.save.assumed or \
-                isinstance(write, Write) and (write.may or write.guessed):
+                isinstance(write, Write) and (write.may or write.guessed or write.assumed):
             if event not in self._emitted:
                 self.low.add(event)
         else:
@@ -242,7 +249,8 @@ class Interpreter:
                    defined_at: cst.CSTNode | None = None, visible: bool = True,
                    fill: bool = False, callee: str | None = None, declared: bool = False,
                    inputs: WriteInputs = (), region: tuple | None = None, index: tuple | None = (),
-                   cover: tuple | None = None, may: bool = False) -> Written: ...
+                   cover: tuple | None = None, may: bool = False,
+                   assumed: bool = False) -> Written: ...
         def _dirty(self, token: object, write: Write, env: Env) -> None: ...
         def _log_write(self, write: Write, env: Env) -> None: ...
         def _absorb(self, target: TensorValue, result: TensorValue, env: Env) -> None: ...
@@ -273,14 +281,21 @@ class Interpreter:
         def _write_parameters(self, tokens: frozenset, node: cst.Call, env: Env) -> None: ...
         def _unknown_call(self, args: Args, env: Env) -> None: ...
         def _grad_mode(self, op: ops.Op, args: Args) -> GradModeValue: ...
-        # modules.py
+        # modules.py, protocol.py
+        def _summarise(self, function: cst.FunctionDef, cls: ClassInfo | None,
+                       args: tuple[Value, ...], layout: tuple | None = None,
+                       exact: bool = True) -> Summary | None: ...
+        def _bind_parameters(self, function: cst.FunctionDef, cls: ClassInfo | None,
+                             args: tuple[Value, ...], layout: tuple | None,
+                             env: Env, exact: bool = True) -> bool: ...
         def _construct_module(self, spec: ops.ModuleOp, qualname: str, node: cst.Call,
                               positional: list[Value], keywords: Keywords) -> Value: ...
         def _construct_local_module(self, cls_value: ClassValue, node: cst.Call, args: Args,
                                     env: Env) -> Value: ...
         def _learn_now(self, cls: ClassInfo, args: Args) -> None: ...
         def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                     args: tuple[Value, ...], *, exact: bool = True) -> Summary | None: ...
+                     args: tuple[Value, ...], layout: tuple | None = None, *,
+                     exact: bool = True) -> Summary | None: ...
         def _apply_summary(self, summary: Summary,
                            args: Sequence[tuple[Value, cst.BaseExpression | None]],
                            mapping: dict[object, frozenset], node: cst.CSTNode,
@@ -299,6 +314,18 @@ class Interpreter:
                            env: Env) -> Value: ...
         def _call_module(self, module: ModuleValue, node: cst.Call, positional: list[Value],
                          args: Args, env: Env) -> Value: ...
+        def _run_forward(self, module: ModuleValue, given: list, node: cst.Call,
+                         env: Env) -> Value: ...
+        def _hooks_of(self, module: ModuleValue) -> list: ...
+        def _run_hooked(self, module: ModuleValue, given: list, node: cst.Call,
+                        env: Env) -> Value: ...
+        def _register_hook(self, module: ModuleValue, attr: str, node: cst.Call, args: Args,
+                           env: Env) -> Value: ...
+        def _remove_hook(self, handle: HandleValue) -> None: ...
+        def _apply_to_modules(self, module: ModuleValue, node: cst.Call,
+                              given: tuple[cst.Arg, Value], env: Env) -> bool: ...
+        def _module_members(self, module: ModuleValue, attr: str, node: cst.Call) -> Value: ...
+        def _narrow(self, test: cst.BaseExpression, env: Env) -> tuple | None: ...
         def _call_function(self, function: FunctionValue, receiver: Value | None,
                            node: cst.Call, args: Args, env: Env, *, may: bool = False,
                            first: Value | None = None) -> Value: ...

@@ -127,6 +127,9 @@ class Write:
     # The target is an element of a container picked by an index the code does not pin
     # down (TensorValue.guessed).
     guessed: bool = field(default=False, compare=False)
+    # A may-effect: made by a hook perhaps registered on the module called (see
+    # protocol.Hook), so what follows from it is `low`.
+    assumed: bool = False
 
 
 @dataclass(frozen=True)

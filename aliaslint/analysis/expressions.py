@@ -22,6 +22,7 @@ from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.shapes import Layout, after_view
 from aliaslint.analysis.shapes import index as index_layout
 from aliaslint.analysis.syntax import (
+    literal_int,
     all_params,
     attr_key,
     basic_index,
@@ -420,6 +421,11 @@ class Expressions(Interpreter):
                 return self._element_at(base, node)
             if isinstance(base, ModuleValue) and base.module.element is not None:
                 return base.module.element  # `self.blocks[i]`
+            children = base.module.children if isinstance(base, ModuleValue) else None
+            position = literal_int(node.slice[0].slice.value) if children and len(
+                node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
+            if children and position is not None and -len(children) <= position < len(children):
+                return children[position]  # `block[1]` of `nn.Sequential(a, b)`
             if base == SHAPE:
                 return INT if self._basic(node) and len(node.slice) == 1 and isinstance(
                     node.slice[0].slice, cst.Index) else OTHER

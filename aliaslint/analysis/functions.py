@@ -322,6 +322,13 @@ class Functions(Interpreter):
         for key, value in env.names.items():
             if not key.startswith("self."):
                 continue
+            known = cls.attrs.get(key)
+            if isinstance(known, ModuleValue) and isinstance(value, ModuleValue) and \
+                    known.module is not value.module:
+                # Another run of `__init__` made this submodule again: hooks registered
+                # on the one made before stay registered (see protocol.py).
+                value.module.hooks.extend(h for h in known.module.hooks
+                                          if h not in value.module.hooks)
             cls.attrs[key] = value
             if isinstance(value, ModuleValue):
                 params |= value.module.params

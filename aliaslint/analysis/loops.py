@@ -54,7 +54,7 @@ import libcst as cst
 from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Converged, Env, LoopFrame
-from aliaslint.analysis.values import UNKNOWN, Value
+from aliaslint.analysis.values import UNKNOWN, ContainerValue, ModuleValue, Value
 
 WIDEN_AFTER = 8  # passes before names that still change are widened to unknown
 MAX_PASSES = 32  # a bound on passes should widening not settle a loop
@@ -75,9 +75,16 @@ class Loops(Interpreter):
         aligned = containers.aligned_index(node) if isinstance(node, cst.For) else None
         if aligned is not None:
             self._aligned.append(aligned)
+        # The body may not run, except over a module's submodules (the module itself
+        # first): see protocol.py.
+        one = element.items[-1] if isinstance(element, ContainerValue) and element.items \
+            else element
+        branching = not (isinstance(one, ModuleValue) and bool(one.module.members))
+        self._branches += branching
         try:
             head, breaks = self._fixed_point(node, env, element)
         finally:
+            self._branches -= branching
             if aligned is not None:
                 self._aligned.pop()
             if outermost:

@@ -15,7 +15,15 @@ from aliaslint.analysis.dispatch import attribute_storages, class_of, exact
 from aliaslint.analysis.events import Save, Write
 from aliaslint.analysis.instances import Instances
 from aliaslint.analysis.opfacts import has_params, input_saved
-from aliaslint.analysis.scopes import ClassInfo, Env, Summary
+from aliaslint.analysis.protocol import (
+    HOOK_METHODS,
+    MODULE_ITERATORS,
+    Given,
+    bind,
+    constant_of,
+    spread,
+)
+from aliaslint.analysis.scopes import ClassInfo, Env, Summary, arg_mark
 from aliaslint.analysis.syntax import (
     FALSE,
     NO_LITERAL,
@@ -26,6 +34,7 @@ from aliaslint.analysis.syntax import (
     name_key,
 )
 from aliaslint.analysis.values import (
+    BOTTOM,
     OTHER,
     UNKNOWN,
     Args,
@@ -133,7 +142,7 @@ class Modules(Interpreter):
             return ("at", id(node), t)
 
         copy = replace(
-            info, params=frozenset(token(t) for t in info.params),
+            info, params=frozenset(token(t) for t in info.params), hooks=list(info.hooks),
             named={name: token(t) for name, t in info.named.items()},
             children=None if info.children is None else tuple(
                 self._rebased(child, node) for child in info.children),
@@ -153,6 +162,13 @@ class Modules(Interpreter):
     def _module_method(self, module: ModuleValue, attr: str, node: cst.Call, args: Args,
                        env: Env) -> Value:
         info = module.module
+        if attr in HOOK_METHODS:
+            return self._register_hook(module, attr, node, args, env)
+        if attr in MODULE_ITERATORS and not args:
+            return self._module_members(module, attr, node)
+        if attr == "apply" and len(args) == 1 and args[0][0].keyword is None and \
+                not args[0][0].star and self._apply_to_modules(module, node, args[0], env):
+            return module
         if attr == "manual_backward" and info.cls is not None and info.cls.lightning and \
                 info.cls.method(attr) is None and args and isinstance(args[0][1], TensorValue):
             self._consume(args[0][1], node, None, env)  # Lightning: `loss.backward()`
@@ -201,26 +217,39 @@ class Modules(Interpreter):
     def _call_module(self, module: ModuleValue, node: cst.Call, positional: list[Value],
                      args: Args, env: Env) -> Value:
         info = module.module
-        if not positional or len(positional) != len(args):
+        given = spread(args)
+        if given is None or not given and info.cls is None:
             return UNKNOWN
-        arg_node = args[0][0].value
-        if info.cls is None and info.spec is not None and len(positional) != len(info.spec.inputs):
+        if info.cls is None and (len(positional) != len(given) or info.spec is not None and
+                                 len(positional) != len(info.spec.inputs)):
             return UNKNOWN
-        return self._run_module(module, positional, arg_node, node, env)
+        return self._run_module(module, given, node, env)
 
-    def _run_module(self, module: ModuleValue, inputs: list[Value],
-                    arg_node: cst.BaseExpression | None, node: cst.Call, env: Env) -> Value:
-        """Call ``module`` on ``inputs``; ``arg_node`` is the first argument's expression."""
+    def _run_module(self, module: ModuleValue, given: list[Given], node: cst.Call,
+                    env: Env) -> Value:
+        """Call ``module`` on the arguments ``given`` (see protocol.Given): its forward
+        pre-hooks, its forward, then its forward hooks."""
+        if module.module.members is not None:
+            return UNKNOWN  # which of several modules runs is not known
+        if self._hooks_of(module):
+            return self._run_hooked(module, given, node, env)
+        return self._run_forward(module, given, node, env)
+
+    def _run_forward(self, module: ModuleValue, given: list[Given], node: cst.Call,
+                     env: Env) -> Value:
+        """``module``'s forward on the arguments ``given``."""
         info = module.module
+        if info.cls is not None and info.children is None:
+            return self._call_local_module(module, info.cls, given, node, env)
+        inputs = [value for _, value, _ in given]
+        arg_node = given[0][2] if given else None
         x = inputs[0]
         if info.children is not None:
             value = x
             for child in info.children:
-                value = self._run_module(child, [value], arg_node, node, env)
+                value = self._run_module(child, [(None, value, arg_node)], node, env)
                 arg_node = None
             return value
-        if info.cls is not None:
-            return self._call_local_module(module, info.cls, inputs, arg_node, node, env)
         if not isinstance(x, TensorValue) and self._trainable(module, env):
             # A module with trainable parameters computes a tensor from its input; under
             # grad mode that tensor requires grad whatever the input was (a DataLoader
@@ -309,19 +338,16 @@ class Modules(Interpreter):
         return env.flow.grad is True and info.spec is not None and has_params(info.spec) \
             and not info.frozen and not info.escaped and not self._freezes
 
-    def _call_local_module(self, module: ModuleValue, cls: ClassInfo, inputs: list[Value],
-                           arg_node: cst.BaseExpression | None, node: cst.Call,
-                           env: Env) -> Value:
+    def _call_local_module(self, module: ModuleValue, cls: ClassInfo, given: list[Given],
+                           node: cst.Call, env: Env) -> Value:
         forward = cls.method("forward")
-        if forward is None:
+        bound = bind(forward, 1, given) if forward is not None else None
+        if forward is None or bound is None:
             return UNKNOWN
-        summary = self._summary(forward, cls, tuple(inputs), exact=exact(module))
+        summary = self._summary(forward, cls, bound.values, bound.layout, exact=exact(module))
         if summary is None:
             return UNKNOWN
-        arg_nodes: list[cst.BaseExpression | None] = [arg.value for arg in node.args]
-        if len(arg_nodes) != len(inputs):
-            arg_nodes = [arg_node] + [None] * (len(inputs) - 1)
-        return self._apply_summary(summary, list(zip(inputs, arg_nodes)),
+        return self._apply_summary(summary, bound.slots,
                                    self._param_mapping(cls, module.module.params), node,
                                    None, env, forward, receiver=module)
 
@@ -348,100 +374,35 @@ class Modules(Interpreter):
         first parameter (`self`), or ``first`` is (a class method's `cls`)."""
         definition = function.definition
         cls = local_class(receiver) if receiver is not None else None
-        positional = self._by_position(definition, cls is not None, args)
-        if positional is None:
+        given = spread(args)
+        # A class method's `cls` (``first``) takes the first parameter.
+        bound = bind(definition, 1 if cls is not None or first is not None else 0, given) \
+            if given is not None else None
+        if bound is None:
             self._unknown_call(args, env)
             return UNKNOWN
         self._record_call(definition, cls, node, args, env)
+        slots, values, layout = bound.slots, bound.values, bound.layout
         if first is not None:
-            positional = [(first, None), *positional]
-        summary = self._summary(definition, cls, tuple(
-            constant_of(arg_node) or v for v, arg_node in positional),
-            exact=exact(receiver) if receiver is not None else True)
+            slots, values = ((first, None), *slots), (first, *values)
+            layout = (bound.named + 1, bound.star, bound.keywords)
+        summary = self._summary(definition, cls, values, layout,
+                                exact=exact(receiver) if receiver is not None else True)
         if summary is None:
             self._unknown_call(args, env)
             return UNKNOWN
         mapping = self._receiver_mapping(receiver)
-        return self._apply_summary(summary, positional, mapping, node, None, env, definition,
+        return self._apply_summary(summary, slots, mapping, node, None, env, definition,
                                    receiver=receiver, may=may)
 
-    @staticmethod
-    def _by_position(definition: cst.FunctionDef, bound: bool,
-                     args: Args) -> list[tuple[Value, cst.BaseExpression | None]] | None:
-        """The arguments in parameter order (keywords put in their places, defaults
-        between them filled in); None when they do not fit plainly."""
-        positional: list[tuple[Value, cst.BaseExpression | None]] = [
-            (value, arg.value) for arg, value in args if arg.keyword is None and not arg.star]
-        if any(arg.star for arg, _ in args) or any(
-                arg.keyword is None for arg, _ in args[len(positional):]):
-            return None
-        keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
-                    if arg.keyword is not None}
-        if not keywords:
-            return positional
-        params = list(definition.params.params)[1 if bound else 0:]
-        for param in params[len(positional):]:
-            if not keywords:
-                break
-            name = param.name.value
-            if name in keywords:
-                positional.append(keywords.pop(name))
-            elif param.default is not None:
-                positional.append((constant_of(param.default) or UNKNOWN, param.default))
-            else:
-                return None
-        return None if keywords else positional
-
-    def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                 args: tuple[Value, ...], *, exact: bool = True) -> Summary | None:
-        key = (id(function), id(cls), exact, tuple(
-            a.requires_grad if isinstance(a, TensorValue) else
-            ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else
-            ("class", id(class_of(a))) if isinstance(a, ClassValue) else
-            # The summary names their parameters' tokens (Summary.reached).
-            ("module", a.module.params) if isinstance(a, ModuleValue) else
-            ("params", a.kind, a.params) if isinstance(a, ParamsValue) else
-            containers.signature(a) for a in args))
-        if key in self._summaries:
-            return self._summaries[key]
-        if key in self._in_progress or len(self._in_progress) > 8:
-            return None
-        self._in_progress.add(key)
-        self._silent += 1
-        outer_stmt = self._stmt
-        try:
-            summary = self._summarise(function, cls, args, exact)
-        finally:
-            self._silent -= 1
-            self._in_progress.discard(key)
-            self._stmt = outer_stmt
-        self._summaries[key] = summary
-        return summary
-
     def _summarise(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                   args: tuple[Value, ...], exact: bool = True) -> Summary | None:
+                   args: tuple[Value, ...], layout: tuple | None = None,
+                   exact: bool = True) -> Summary | None:
         env = Env(self._outer_env(self._home(function)))
         env.flow.grad = self._decorated_grad_mode(function, env)
         env.flow.done = frozenset()
-        params = list(function.params.params)
-        offset = 1 if cls is not None else 0
-        if cls is not None and params:
-            env.names[params[0].name.value] = self._self_value(cls, exact=exact)
-        if len(params) - offset < len(args) or any(
-                p.default is None for p in params[offset + len(args):]):
+        if not self._bind_parameters(function, cls, args, layout, env, exact):
             return None
-        for index, (param, value) in enumerate(zip(params[offset:], args)):
-            if isinstance(value, TensorValue):
-                # Its graph holds a mark of its own (not a save id): a backward pass through
-                # it in the body runs through the caller's graph (Summary.consumed).
-                value = TensorValue(storage=("arg", index), counter=("arg", index),
-                                    requires_grad=value.requires_grad, origin=param,
-                                    graph=frozenset({_arg_mark(index)}))
-            elif isinstance(value, ContainerValue) and value.replicated is None:
-                value = containers.tokenised(value, index)
-            env.names[param.name.value] = value
-        for param in params[offset + len(args):]:
-            env.names[param.name.value] = constant_of(param.default) or UNKNOWN
         outer_log, self._write_log = self._write_log, []
         outer_consumed, self._consume_log = self._consume_log, []
         try:
@@ -453,9 +414,14 @@ class Modules(Interpreter):
             self._consume_log = outer_consumed
         if not returns:
             returns = [(OTHER, env.flow)]
-        result, flow = returns[0][0], returns[0][1].copy()
-        for value, other in returns[1:]:
+        # A path that ends in a recursive call not yet summarised returns nothing in
+        # this round of the fixed point (see protocol.py).
+        settled = [(value, other) for value, other in returns if value is not BOTTOM] or \
+            returns[:1]
+        result, flow = settled[0][0], returns[0][1].copy()
+        for value, _ in settled[1:]:
             result = join(result, value)
+        for _, other in returns[1:]:
             flow.merge(other)
         writes: dict[int, Write] = {}
         element_writes: dict[object, Write] = {}
@@ -493,7 +459,7 @@ class Modules(Interpreter):
                        attr_writes=tuple(attr_writes), dirty=flow.dirty, kept=kept,
                        view_of=view_of, must=must, reached=tuple(reached),
                        backward=bool(consumed), consumed=frozenset(
-                           index for index in range(len(args)) if _arg_mark(index) in marks))
+                           index for index in range(len(args)) if arg_mark(index) in marks))
 
     def _apply_summary(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
@@ -518,7 +484,7 @@ class Modules(Interpreter):
                 with self._grad_of(write, env), self._may(write, summary):
                     self._write(value, arg_node, node, label, env, activation=write.activation,
                                 defined_at=inner, visible=False, callee=callee,
-                                declared=declared, may=may)
+                                declared=declared, may=may, assumed=write.assumed)
         for token, write in summary.element_writes.items():
             with self._grad_of(write, env), self._may(write, summary):
                 self._write_elements(token, write, args, node, label, env, function)
@@ -541,10 +507,12 @@ class Modules(Interpreter):
                                 activation=write.activation,
                                 defined_at=innermost(write), visible=False,
                                 callee=function.name.value, declared=True,
-                                may=may or write.may)
+                                may=may or write.may, assumed=write.assumed)
         graph: frozenset[int] = frozenset().union(
             *(t.graph for v, _ in args for t in containers.tensors_in(v)))
         result = summary.result
+        if result is BOTTOM:
+            return BOTTOM
         kept_result = False
         if summary.returns_arg is not None and summary.returns_arg < len(args):
             result = args[summary.returns_arg][0]
@@ -582,6 +550,8 @@ class Modules(Interpreter):
                     isinstance(value, (TensorValue, ContainerValue))
                     for _, value in result.args):
             return result  # a function made or chosen by the callee (a factory of them)
+        elif isinstance(result, FunctionValue):
+            return result  # a closure (`def hook(...)` made by a factory): its definition
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
         new: set[int] = set()
@@ -706,9 +676,9 @@ class Modules(Interpreter):
             token[1] in self._made_inside(function)
 
     def _single(self, token: object) -> bool:
-        if self._instances is None:
-            self._instances = Instances(self.module)
-        return self._instances.single(token)
+        if self._instance_sites is None:
+            self._instance_sites = Instances(self.module)
+        return self._instance_sites.single(token)
 
     def _held_by_caller(self, token: object, inside: frozenset[int]) -> bool:
         """Memory made outside the callee that the caller reaches by identity: a parameter
@@ -893,18 +863,6 @@ def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str
                 arg.keyword is None and position == 0 and not arg.star:
             return {name: arg.value}
     return {}
-
-
-def constant_of(node: cst.BaseExpression | None) -> ConstValue | None:
-    """A literal argument or default (`"copy"`, `False`, `None`) as a value."""
-    literal = literal_constant(node)
-    return None if literal is NO_LITERAL else ConstValue(origin=node, literal=literal)
-
-
-def _arg_mark(index: int) -> int:
-    """The mark in argument ``index``'s graph while a function is summarised: no save has
-    a negative id."""
-    return -1 - index
 
 
 def _items(value: Value) -> tuple[Value, ...]:

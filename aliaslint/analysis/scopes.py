@@ -176,6 +176,8 @@ class ClassInfo:
     lightning: bool = False  # a LightningModule (training.py)
     autograd_function: bool = False  # a subclass of torch.autograd.Function
     learned: bool = False  # `attrs` holds what an `__init__` run set
+    # Hooks its methods register on `self` (see protocol.Hook): every instance has them.
+    hooks: list = field(default_factory=list)
 
     def linearization(self) -> tuple:
         return self.mro or (self, *self.bases)
@@ -268,3 +270,9 @@ class Converged:
     head: Env  # the state at the loop's head
     breaks: Env | None  # the join of the states `break` left with
     exit: Env  # the state after the loop (see loops.py)
+
+
+def arg_mark(index: int) -> int:
+    """The mark in argument ``index``'s graph while a function is summarised: no save has
+    a negative id."""
+    return -1 - index

@@ -27,6 +27,7 @@ from aliaslint.analysis.syntax import (
     names_bound_in,
 )
 from aliaslint.analysis.values import (
+    HandleValue,
     root_of,
     FALSE_VALUE,
     TRUE_VALUE,
@@ -309,25 +310,40 @@ class Statements(Interpreter):
         # this call's.
         decided = decided_by_constant(test, env)
         taken = env.copy()
+        other = env.copy()
+        # `isinstance(m, C)` over the modules an iteration yields picks its members.
+        members = self._narrow(test, env) if decided is None else None
+        if members is not None:
+            taken.names[members[0]], other.names[members[0]] = members[1], members[2]
         narrowed = _tested_for_none(test, env)
+        if narrowed is not None:
+            # `if mask is None:` / `is not None`: the None branch holds the None.
+            (taken if narrowed[1] else other).names[narrowed[0]] = NONE_VALUE
+        # A script's `if __name__ == "__main__":` block is what running it runs.
+        branching = decided is None and members is None and not (
+            isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and
+            test.left.value == "__name__" and len(test.comparisons) == 1 and
+            isinstance(test.comparisons[0].operator, cst.Equal) and
+            literal_constant(test.comparisons[0].comparator) == "__main__")
+        self._branches += branching
         checking = isinstance(test, cst.Name) and test.value == "TYPE_CHECKING" or \
             isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
         outer, self._type_checking = self._type_checking, self._type_checking or checking
         try:
             if decided is not False:
-                if narrowed is not None and narrowed[1]:
-                    taken.names[narrowed[0]] = NONE_VALUE  # `if mask is None:`
                 self._block(node.body.body, taken)
         finally:
             self._type_checking = outer
-        other = env.copy()
-        if narrowed is not None and not narrowed[1]:
-            other.names[narrowed[0]] = NONE_VALUE  # the other branch of `is not None`
+            self._branches -= branching
         if decided is not True:
-            if isinstance(node.orelse, cst.If):
-                self._if(node.orelse, other)
-            elif isinstance(node.orelse, cst.Else):
-                self._block(node.orelse.body.body, other)
+            self._branches += branching
+            try:
+                if isinstance(node.orelse, cst.If):
+                    self._if(node.orelse, other)
+                elif isinstance(node.orelse, cst.Else):
+                    self._block(node.orelse.body.body, other)
+            finally:
+                self._branches -= branching
         if narrowed is not None:
             # A `return` does not end a path here, so the None the test narrowed would join
             # the tensor after the `if` and lose its memory: where the branch left the None
@@ -368,6 +384,7 @@ class Statements(Interpreter):
         self._stmt = node
         saved_grad = env.flow.grad
         hooks: list[tuple[HooksValue, cst.BaseExpression]] = []
+        handles: list[HandleValue] = []
         modes = len(self._save_modes)
         for item in node.items:
             value = self._eval(item.item, env)
@@ -376,6 +393,8 @@ class Statements(Interpreter):
                 env.flow.grad = value.enabled
             elif isinstance(value, HooksValue):
                 hooks.append((value, item.item))
+            elif isinstance(value, HandleValue):
+                handles.append(value)  # `with m.register_forward_hook(h):`
             if item.asname is not None:
                 self._bind(item.asname.name, UNKNOWN, env)
         saves_before = len(self._saves_log)
@@ -385,6 +404,8 @@ class Statements(Interpreter):
             self._block(node.body.body, env)
         finally:
             del self._save_modes[modes:]
+        for handle in handles:
+            self._remove_hook(handle)
         if env.flow.raised:
             # The context manager may swallow the exception (`pytest.raises`, `suppress`):
             # the code after the block then runs from where the body raised.

@@ -58,6 +58,13 @@ class ModuleInfo:
     # An instance of exactly this class (built by the code), not `self` in a method body,
     # which may be an instance of a subclass (see dispatch.py).
     exact: bool = True
+    # Forward hooks and pre-hooks registered on it (see protocol.Hook), in the order
+    # torch runs each kind.
+    hooks: list = field(default_factory=list)
+    # One of several modules (an element of `model.modules()`), each of these; the
+    # indices of those it may not be (an `isinstance` test not decided for them).
+    members: tuple[ModuleValue, ...] | None = None
+    uncertain: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -300,6 +307,14 @@ class ContainerValue(Value):
 
 
 @dataclass(frozen=True, kw_only=True)
+class KeywordsValue(Value):
+    """What a `**kwargs` parameter collected at a call: names and values, in order."""
+
+    kind: Kind = field(default=Kind.OTHER, init=False)
+    items: tuple[tuple[str, Value], ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
 class RefValue(Value):
     """A reference to an importable name: a module, class or function."""
 
@@ -383,6 +398,16 @@ class HooksValue(Value):
 
 
 @dataclass(frozen=True, kw_only=True)
+class HandleValue(Value):
+    """What `register_forward_hook` returns: `remove()` (or leaving it as a `with` block)
+    takes the hook off the list it was put on."""
+
+    kind: Kind = field(default=Kind.OTHER, init=False)
+    hooks: list = field(compare=False)
+    hook: object = field(compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
 class GradModeValue(Value):
     """`torch.no_grad()` and friends, before a `with` enters them."""
 
@@ -400,6 +425,9 @@ class ConstValue(Value):
 
 
 UNKNOWN = Value(Kind.UNKNOWN)
+# What a recursive call returns in the first round of its summary's fixed point: nothing yet
+# (a path through it returns no value); compared by identity.
+BOTTOM = Value(Kind.UNKNOWN, qualname="<bottom>")
 OTHER = Value(Kind.OTHER)
 # A Python int: a literal, a `range()` variable, `len()`, `.size(i)`, and int arithmetic on
 # them.  Indexing a tensor with one is basic indexing, which makes a view.

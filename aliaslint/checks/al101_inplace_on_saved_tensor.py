@@ -41,10 +41,12 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
                    f"{saved(save, ctx)} saved for backward · "
                    f"{outcome(event, ctx, 'will raise')} · step after that backward pass")
     else:
+        where = f" (inside `{write.callee}`)" if write.callee is not None and \
+            write.defined_at is not None else ""
         message = (f"{written(write, ctx)} was saved for backward by {saved(save, ctx)} · "
                    f"written in place by {actor(write.label, write.node, ctx)} at line "
-                   f"{ctx.line(write.node)} · {outcome(event, ctx, 'will raise')} · use the "
-                   "out-of-place op, or `.clone()` before writing")
+                   f"{ctx.line(write.node)}{where} · {outcome(event, ctx, 'will raise')} · "
+                   "use the out-of-place op, or `.clone()` before writing")
     if write.callee is not None and write.defined_at is not None:
         # A function of the file wrote it: the finding points at that write, where the
         # fix goes (out of place there), and the call is related.
