@@ -774,6 +774,12 @@ def _distinct(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return kept
 
 
+def program_of(files: list[Path], resolver: Resolver) -> Program | None:
+    """The program walked ``files`` make, with ``resolver``'s source roots, as `check` builds
+    it (findings in each file are shown under its path): the language server's."""
+    return Program.of(files, _source_roots(resolver))
+
+
 def _source_roots(resolver: Resolver) -> tuple[Path, ...]:
     """The configured source roots: the project's `src` directory where it has one."""
     settings = resolver.for_directory(resolver.cwd)
