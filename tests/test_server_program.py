@@ -170,3 +170,20 @@ async def test_pulled_diagnostics_hold_what_other_documents_found(tmp_path):
         _replace(client, helper, 3, OUT_OF_PLACE)
         assert await pull(helper) == []
         assert client.diagnostics == {}
+
+
+@pytest.mark.asyncio
+async def test_a_helper_created_after_its_caller_was_opened_is_followed(tmp_path):
+    train = tmp_path / "train.py"
+    train.write_text(TRAIN)
+    step = train.as_uri()
+    async with session(tmp_path) as client:
+        open_text(client, step, TRAIN)
+        await published(client, step, [])
+        # Written by another program (the client watches no files): the folder is walked
+        # again when it is opened, and the caller checked with it.
+        utils = tmp_path / "utils.py"
+        utils.write_text(HELPER)
+        open_text(client, utils.as_uri(), HELPER)
+        (al101,) = await published(client, utils.as_uri(), ["AL101"])
+        assert al101.range.start.line == WRITE_ROW - 1

@@ -309,15 +309,24 @@ class AliaslintServer(LanguageServer):
         if timer is not None:
             timer.cancel()
         placed = self.placed.get(key, {})
+        builds = self.project.builds
         results = self.check(key)
         self.entries.update(results)
         if self.pull:
+            if self.project.builds != builds:
+                self.refresh_all()
             return
         for uri in results:
             self.publish_diagnostics(uri, always=True)
         changed = self._placed_in(placed, self.placed.get(key, {}))
         path = self.file_of(key)
-        if path is not None:
+        if self.project.builds != builds:
+            # The program was walked again (this file was not in it): every open file is
+            # checked with the files it may now read.
+            for other in self.open_files().values():
+                if other != key:
+                    changed |= self._check_again(other)
+        elif path is not None:
             changed |= self._check_dependents(path, but=key)
         # Each document published again only where what it shows changed (this one's
         # too: the checks that read it may have placed findings in it).
@@ -329,11 +338,15 @@ class AliaslintServer(LanguageServer):
         changed: set[str] = set()
         for key in self.dependents(path, but):
             logger.debug("checking %s again: its last check read %s", key, path)
-            placed = self.placed.get(key, {})
-            results = self.check(key)
-            self.entries.update(results)
-            changed |= set(results) | self._placed_in(placed, self.placed.get(key, {}))
+            changed |= self._check_again(key)
         return changed
+
+    def _check_again(self, key: str) -> set[str]:
+        """Check a document again; the documents whose diagnostics may have changed."""
+        placed = self.placed.get(key, {})
+        results = self.check(key)
+        self.entries.update(results)
+        return set(results) | self._placed_in(placed, self.placed.get(key, {}))
 
     def _placed_in(self, before: dict[str, list[Diagnostic]],
                    after: dict[str, list[Diagnostic]]) -> set[str]:
