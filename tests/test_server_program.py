@@ -187,3 +187,27 @@ async def test_a_helper_created_after_its_caller_was_opened_is_followed(tmp_path
         open_text(client, utils.as_uri(), HELPER)
         (al101,) = await published(client, utils.as_uri(), ["AL101"])
         assert al101.range.start.line == WRITE_ROW - 1
+
+
+@pytest.mark.asyncio
+async def test_watched_files_created_and_deleted_change_the_program(tmp_path):
+    train = tmp_path / "train.py"
+    train.write_text(TRAIN)
+    utils = tmp_path / "utils.py"
+    step, helper = train.as_uri(), utils.as_uri()
+
+    def changed(kind: types.FileChangeType) -> None:
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(uri=helper, type=kind)]))
+
+    async with session(tmp_path, capabilities(watch=True)) as client:
+        open_text(client, step, TRAIN)
+        await published(client, step, [])
+        utils.write_text(HELPER)
+        changed(types.FileChangeType.Created)
+        open_text(client, helper, HELPER)
+        await published(client, helper, ["AL101"])
+        # Deleted on disk (the buffer stays open): no longer a module `train.py` imports.
+        utils.unlink()
+        changed(types.FileChangeType.Deleted)
+        await published(client, helper, [])

@@ -310,6 +310,7 @@ class AliaslintServer(LanguageServer):
             timer.cancel()
         placed = self.placed.get(key, {})
         builds = self.project.builds
+        text = self.texts.get(key)
         results = self.check(key)
         self.entries.update(results)
         if self.pull:
@@ -326,7 +327,8 @@ class AliaslintServer(LanguageServer):
             for other in self.open_files().values():
                 if other != key:
                     changed |= self._check_again(other)
-        elif path is not None:
+        elif path is not None and self.texts.get(key) != text:
+            # Not after a save that changed nothing: the others read this text already.
             changed |= self._check_dependents(path, but=key)
         # Each document published again only where what it shows changed (this one's
         # too: the checks that read it may have placed findings in it).
