@@ -316,7 +316,7 @@ class Workspace:
                                      settings.file_timeout, failure)
         version, program = found
         overlay = {other: buffer for other, buffer in self.buffers().items()
-                   if other != str(path)}
+                   if other != str(path) and other in program.packages}
         # The program goes to the worker once per version (a worker started since asks).
         answer = self._worker.call((document, text, path, settings, (version, None, overlay)),
                                    settings.file_timeout, failure)
