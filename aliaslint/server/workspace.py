@@ -334,9 +334,10 @@ class Workspace:
 # In the worker process: what the checks of each recent document parsed, most recent last.
 _statements: OrderedDict[str, StatementCache] = OrderedDict()
 _DOCUMENTS_KEPT = 16
-# The program last sent (its version, itself, its loader for each parse budget): the loaders
-# keep the trees of the files read, for the next check.
-_program: tuple[int, Program, dict[int, Loader]] | None = None
+# The programs last sent, by version, most recent last (one per workspace folder), each with
+# its loader for each parse budget: the loaders keep the trees of the files read.
+_programs: OrderedDict[int, tuple[Program, dict[int, Loader]]] = OrderedDict()
+_PROGRAMS_KEPT = 4
 # A worker's answer when it does not hold the program version a request names.
 _NEED_PROGRAM = "need-program"
 
@@ -346,16 +347,18 @@ Request = tuple[str | None, str, Path, Settings,
 
 
 def _check_in_worker(request: Request) -> Checked | str:
-    global _program
     document, text, path, settings, linked = request
     link = None
     if linked is not None:
         version, program, overlay = linked
         if program is not None:
-            _program = (version, program, {})
-        elif _program is None or _program[0] != version:
+            _programs[version] = (program, {})
+            while len(_programs) > _PROGRAMS_KEPT:
+                _programs.popitem(last=False)
+        elif version not in _programs:
             return _NEED_PROGRAM
-        link = _link(path, settings, overlay)
+        _programs.move_to_end(version)
+        link = _link(version, path, settings, overlay)
     statements = None
     if document is not None:
         statements = _statements.pop(document, None) or StatementCache()
@@ -368,9 +371,9 @@ def _check_in_worker(request: Request) -> Checked | str:
     return Checked(diagnostics, used)
 
 
-def _link(path: Path, settings: Settings, overlay: dict[str, str]) -> Link | None:
-    assert _program is not None
-    _, program, loaders = _program
+def _link(version: int, path: Path, settings: Settings, overlay: dict[str, str]
+          ) -> Link | None:
+    program, loaders = _programs[version]
     if str(path) not in program.packages:
         return None
     loader = loaders.get(settings.parse_budget)
