@@ -127,6 +127,7 @@ class AliaslintServer(LanguageServer):
         self._judged: dict[str, tuple[list[Entry], list[Entry]]] = {}
         self.fix_all_clashes: set[str] = set()  # whose safe fixes clash when made together
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._pull_timer: asyncio.TimerHandle | None = None  # asks a pulling client to pull
         # For each text document, what its last check read of the other files of its
         # program (their paths), and the findings it made in them, by path.
         self.used: dict[str, frozenset[str]] = {}
@@ -386,8 +387,9 @@ class AliaslintServer(LanguageServer):
         dependents = self.dependents(path, but=key) if path is not None else []
         self.stale.update(dependents)
         if dependents:
-            self._timers[key] = asyncio.get_running_loop().call_later(
-                DEBOUNCE, self.ask_to_pull)
+            if self._pull_timer is not None:
+                self._pull_timer.cancel()
+            self._pull_timer = asyncio.get_running_loop().call_later(DEBOUNCE, self.ask_to_pull)
 
     def ask_to_pull(self) -> None:
         """Ask a pulling client to pull every document again (if it can be asked)."""
