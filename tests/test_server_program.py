@@ -12,7 +12,7 @@ import pytest
 
 from aliaslint.config import Resolver
 from aliaslint.engine import decode, program_of
-from aliaslint.project import Link, Loader
+from aliaslint.project import Link, Loader, digest_of
 from aliaslint.server.workspace import Workspace
 from test_program import HELPER, STEP, WRITE_ROW
 
@@ -51,6 +51,10 @@ def test_the_loader_reads_an_open_buffer_instead_of_the_file(tmp_path):
     link = Link(program, loader, str(train))
     link.tree(str(utils))
     assert link.used == {str(utils): digest}
+    # What the result depends on is the buffer's code, not the file's.
+    assert link.dependencies() == {("code", str(utils)): digest_of(str(utils), "code",
+                                                                   HELPER.encode())}
+    assert digest_of(str(utils), "code", HELPER.encode()) != digest_of(str(utils), "code")
     loader.overlay = {}
     assert loader.tree(str(utils))[1:] == on_disk[1:]
 
