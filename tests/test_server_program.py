@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from aliaslint.config import Resolver
-from aliaslint.engine import decode, program_of
-from aliaslint.project import Link, Loader, digest_of
+from aliaslint.engine import decode, source_roots
+from aliaslint.project import Link, Loader, Program, digest_of
 from aliaslint.server.workspace import Workspace
 from test_program import HELPER, STEP, WRITE_ROW
 
@@ -38,7 +38,7 @@ def _decoded(data: bytes) -> str | None:
 def test_the_loader_reads_an_open_buffer_instead_of_the_file(tmp_path):
     utils, train = _project(tmp_path)
     resolver = Resolver(cwd=tmp_path)
-    program = program_of([train, utils], resolver)
+    program = Program.of([train, utils], source_roots(resolver))
     assert program is not None
     loader = Loader(program, 10**9, _decoded)
     on_disk = loader.tree(str(utils))

@@ -42,8 +42,8 @@ from aliaslint.engine import (
     decode,
     end_with_parent,
     not_checked,
-    program_of,
     read_file,
+    source_roots,
     worker_context,
 )
 from aliaslint.incremental import StatementCache
@@ -215,7 +215,7 @@ class Workspace:
         try:
             started = time.monotonic()
             files, _ = walk([folder], resolver)
-            program = program_of([file for file, _ in files], resolver)
+            program = Program.of([file for file, _ in files], source_roots(resolver))
             logger.info("%s: %d files to check together (%.2f s)", folder, len(files),
                         time.monotonic() - started)
             return program
