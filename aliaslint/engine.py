@@ -719,7 +719,7 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     resolver = Resolver(cli, cwd)
     files, problems = walk(paths, resolver)
     jobs_list = [(path, display_path(path, resolver.cwd), settings) for path, settings in files]
-    program = Program.of([path for path, _ in files], _source_roots(resolver),
+    program = Program.of([path for path, _ in files], source_roots(resolver),
                          {str(path): shown for path, shown, _ in jobs_list})
     diagnostics = [_file_error(display_path(path, resolver.cwd), reason, row=0, column=0)
                    for path, reason in problems]
@@ -766,7 +766,7 @@ def _distinct(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return kept
 
 
-def _source_roots(resolver: Resolver) -> tuple[Path, ...]:
+def source_roots(resolver: Resolver) -> tuple[Path, ...]:
     """The configured source roots: the project's `src` directory where it has one."""
     settings = resolver.for_directory(resolver.cwd)
     src = settings.root / "src"

@@ -185,6 +185,15 @@ class ChunkPositions:
                                  (span.end.line + shift, span.end.column))
         raise KeyError(node)
 
+    def __contains__(self, node: object) -> bool:
+        # Without it, `in` would fall back to indexing by 0, 1, … and raise KeyError.
+        for _, chunk in self.placed:
+            if chunk.nodes is None:
+                chunk.nodes = _ids(chunk)
+            if id(node) in chunk.nodes:
+                return True
+        return False
+
 
 def _ids(chunk: Chunk) -> set[int]:
     found: set[int] = set()

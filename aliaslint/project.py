@@ -149,19 +149,34 @@ class Loader:
     parse_budget: int
     decode: Callable[[bytes], str | None]  # PEP 263 decoding; None where it fails
     _trees: dict[str, tuple[str, cst.Module | None, str]] = field(default_factory=dict)
+    # path -> the text an editor holds for it, unsaved edits included: read instead of the
+    # file, as the program the editor shows is made of its buffers.
+    overlay: dict[str, str] = field(default_factory=dict)
+
+    def read(self, path: str) -> bytes | None:
+        """The bytes the program has at ``path`` (an open buffer's, as UTF-8); None where it
+        cannot be read."""
+        buffer = self.overlay.get(path)
+        if buffer is not None:
+            return buffer.encode("utf-8", "surrogatepass")
+        try:
+            return Path(path).read_bytes()
+        except OSError:
+            return None
 
     def tree(self, path: str) -> tuple[cst.Module | None, str, str]:
         """The parsed module (None for a file that cannot be read or parsed: it is checked,
         and reported, on its own), its text and its content digest ("" if unreadable)."""
         kept = self._trees.get(path)
-        try:
-            data = Path(path).read_bytes()
-        except OSError:
+        data = self.read(path)
+        if data is None:
             return None, "", ""
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         if kept is not None and kept[0] == digest:
             return kept[1], kept[2], digest
-        decoded = self.decode(data)
+        # A buffer is text already: its coding cookie says how the file is saved.
+        buffer = self.overlay.get(path)
+        decoded = buffer if buffer is not None else self.decode(data)
         text = decoded or ""
         module = None
         if decoded is not None and compile_error(text, path, None) is None and \
@@ -227,7 +242,7 @@ class Link:
             if context is not None and context.located:
                 found[("content", path)] = digest
             else:
-                found[("code", path)] = digest_of(path, "code")
+                found[("code", path)] = digest_of(path, "code", self.loader.read(path))
         return found
 
 
@@ -235,14 +250,16 @@ class Link:
 _CODE_DIGESTS: dict[tuple[str, str], str] = {}
 
 
-def digest_of(path: str, kind: str) -> str:
+def digest_of(path: str, kind: str, data: bytes | None = None) -> str:
     """A file's digest of one kind (see ``Link.dependencies``); "" where it cannot be read.
     The code digest is of CPython's tree without positions: comments, blank lines and
-    formatting do not change it."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return ""
+    formatting do not change it.  ``data``: its content, where it is not the file's (an
+    editor's buffer)."""
+    if data is None:
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            return ""
     content = hashlib.blake2b(data, digest_size=16).hexdigest()
     if kind == "content":
         return content

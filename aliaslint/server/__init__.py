@@ -5,7 +5,8 @@ the same engine and settings as ``aliaslint check`` and answers with diagnostics
 actions and hovers.  Its dependencies (pygls, lsprotocol) are the ``aliaslint[server]``
 extra, imported only here, so ``aliaslint check`` starts as fast without them.
 
-* ``workspace``: which settings apply to a document, and checking its text (no LSP types);
+* ``workspace``: which settings apply to a document, and checking its text with the other
+  files of its folder (no LSP types);
 * ``convert``: findings as LSP diagnostics, code actions and hovers;
 * ``lsp``: the protocol handlers.
 """

@@ -20,7 +20,7 @@ from pygls.workspace import TextDocument, Workspace
 from pygls.workspace.position_codec import PositionCodec
 
 from aliaslint import catalog
-from aliaslint.diagnostics import UNUSED_SUPPRESSION, Diagnostic, Edit, Position
+from aliaslint.diagnostics import UNUSED_SUPPRESSION, Diagnostic, Edit, Position, Related
 from aliaslint.lines import split as split_lines
 from aliaslint.lines import split_keepends
 from aliaslint.suppressions import noqa_edit
@@ -95,16 +95,22 @@ class Converter:
         return types.Range(self.position(text, start), self.position(text, end))
 
     def diagnostic(self, finding: Diagnostic, text: Text,
-                   text_of_cell: Callable[[int | None], Text] | None = None) -> types.Diagnostic:
+                   text_of_cell: Callable[[int | None], Text] | None = None,
+                   text_of_file: Callable[[str], Text] | None = None) -> types.Diagnostic:
         """``finding`` in ``text``; a related location in another notebook cell is converted
-        in that cell's text (``text_of_cell``)."""
-        def related_text(cell: int | None) -> Text:
-            return text_of_cell(cell) if text_of_cell is not None and cell is not None else text
+        in that cell's text (``text_of_cell``), one in another file of the program in that
+        file's (``text_of_file``, by the file's name)."""
+        def related_text(related: Related) -> Text:
+            if related.filename != finding.filename and text_of_file is not None:
+                return text_of_file(related.filename)
+            if text_of_cell is not None and related.cell is not None:
+                return text_of_cell(related.cell)
+            return text
 
         related = [
             types.DiagnosticRelatedInformation(
                 location=types.Location(
-                    uri=(where := related_text(r.cell)).uri,
+                    uri=(where := related_text(r)).uri,
                     range=self.range(where, r.location, r.end_location),
                 ),
                 message=r.message,
@@ -125,8 +131,9 @@ class Converter:
         )
 
     def entries(self, findings: Iterable[Diagnostic], text: Text,
-                text_of_cell: Callable[[int | None], Text] | None = None) -> list[Entry]:
-        return [Entry(finding, self.diagnostic(finding, text, text_of_cell), text)
+                text_of_cell: Callable[[int | None], Text] | None = None,
+                text_of_file: Callable[[str], Text] | None = None) -> list[Entry]:
+        return [Entry(finding, self.diagnostic(finding, text, text_of_cell, text_of_file), text)
                 for finding in findings]
 
     # --- code actions -----------------------------------------------------------------------

@@ -6,6 +6,13 @@ after the last keystroke, on change, and cleared on close; a client that pulls
 A notebook is checked as one module and its diagnostics go to each cell's document.  One
 process serves the whole session: every handler turns a failure into a log line, never into
 the end of the server.
+
+A Python file on disk is checked with the other files of its workspace folder (read from
+their buffers where they are open), so its check may find a write in a helper of another
+file.  A document's diagnostics are its own check's and those the checks of the other open
+documents placed in it; an edit of a document is published first, then each open document
+whose last check read it is checked again, and every document whose diagnostics changed
+with it is published again.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import os
 from dataclasses import replace
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -104,7 +112,7 @@ class AliaslintServer(LanguageServer):
             ),
             protocol_cls=Protocol,
         )
-        self.project = Workspace(warn=self.warn)
+        self.project = Workspace(warn=self.warn, buffers=self.buffers)
         self.converter = Converter()
         self.pull = False  # the client asks for diagnostics (textDocument/diagnostic)
         # The latest findings of each document (a notebook cell's under the cell's URI),
@@ -119,6 +127,12 @@ class AliaslintServer(LanguageServer):
         self._judged: dict[str, tuple[list[Entry], list[Entry]]] = {}
         self.fix_all_clashes: set[str] = set()  # whose safe fixes clash when made together
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._pull_timer: asyncio.TimerHandle | None = None  # asks a pulling client to pull
+        # For each text document, what its last check read of the other files of its
+        # program (their paths), and the findings it made in them, by path.
+        self.used: dict[str, frozenset[str]] = {}
+        self.placed: dict[str, dict[str, list[Diagnostic]]] = {}
+        self.shown: dict[str, list[types.Diagnostic]] = {}  # as last published
 
     def warn(self, message: str) -> None:
         logger.warning("%s", message)
@@ -144,12 +158,49 @@ class AliaslintServer(LanguageServer):
         if uri_scheme(uri) == "file":
             path = to_fs_path(uri)
             if path is not None:
-                return Path(path), True
+                return Path(os.path.normpath(path)), True
         return self.project.untitled_path(uri.split(":", 1)[-1], notebook), False
 
+    def file_of(self, uri: str) -> str | None:
+        """The path of a Python file on disk a text document is (a module of its folder's
+        program); None for anything else."""
+        if uri_scheme(uri) != "file" or self.workspace.get_notebook_document(cell_uri=uri):
+            return None
+        path, _ = self.path_of(uri)
+        return str(path) if path.suffix == ".py" else None
+
+    def open_files(self) -> dict[str, str]:
+        """The open Python files on disk: path -> URI."""
+        found = {}
+        for uri in list(self.workspace.text_documents):
+            path = self.file_of(uri)
+            if path is not None:
+                found[path] = uri
+        return found
+
+    def buffers(self) -> dict[str, str]:
+        """The texts of the open Python files on disk, unsaved edits included, by path: the
+        program's files are read from them."""
+        return {path: self.workspace.text_documents[uri].source
+                for path, uri in self.open_files().items()}
+
+    def text_of_file(self, filename: str) -> Text:
+        """A file of the program a related location points into: its open document's text,
+        else the file's."""
+        uri = self.open_files().get(filename)
+        if uri is not None:
+            return Text.of(uri, self.workspace.text_documents[uri].source)
+        path = Path(filename)
+        text = self.project.read(path)
+        return Text.of(path.as_uri(), text if isinstance(text, str) else "")
+
     def check(self, key: str) -> dict[str, list[Entry]]:
-        """Check a text document or a notebook: the entries of each document it is made of."""
+        """Check a text document or a notebook: the entries of each document it is made of.
+        What the check read of other files, and found in them, is kept in ``used`` and
+        ``placed``."""
         self.stale.discard(key)
+        self.used.pop(key, None)
+        self.placed.pop(key, None)
         try:
             notebook = self.workspace.get_notebook_document(notebook_uri=key)
             if notebook is not None:
@@ -162,11 +213,52 @@ class AliaslintServer(LanguageServer):
                 self.texts[key] = Text.of(key, "")
                 return {key: self.converter.entries([source], self.texts[key])}
             text = self.texts[key] = Text.of(key, source)
-            return {key: self.converter.entries(
-                self.project.check(source, path, on_disk, key), text)}
+            checked = self.project.checked(source, path, on_disk, key)
+            own: list[Diagnostic] = []
+            placed: dict[str, list[Diagnostic]] = {}
+            for finding in checked.diagnostics:
+                if finding.filename == str(path):
+                    own.append(finding)
+                else:  # a write in a helper of another file, made by this file's call
+                    placed.setdefault(finding.filename, []).append(finding)
+            if checked.used:
+                self.used[key] = checked.used
+                self.placed[key] = placed
+            return {key: self.converter.entries(own, text, text_of_file=self.text_of_file)}
         except Exception:  # a bug: say so in the log, keep serving
             logger.exception("checking %s failed", key)
             return {key: []}
+
+    def dependents(self, path: str, but: str | None = None) -> list[str]:
+        """The open documents (except ``but``) whose last check read the file ``path``."""
+        return [key for key, used in self.used.items() if key != but and path in used]
+
+    def diagnostics_of(self, uri: str, fresh: bool = True) -> list[Entry]:
+        """A document's findings: its own check's, and those the checks of the other open
+        documents placed in it (each once, as `check` reports a write two callers reach).
+        ``fresh``: check again first what changed since (else: as last checked)."""
+        own = self.entries_for(uri) if fresh else self.entries.get(uri, [])
+        path = self.file_of(uri)
+        if path is None:
+            return own
+        foreign: list[Diagnostic] = []
+        for key in self.dependents(path, but=uri):
+            if fresh and key in self.stale:
+                self.entries.update(self.check(key))
+            foreign += self.placed.get(key, {}).get(path, [])
+        if not foreign:
+            return own
+        seen = {_identity(entry.finding) for entry in own}
+        kept = []
+        for finding in sorted(foreign, key=lambda d: d.sort_key):
+            if _identity(finding) not in seen:
+                seen.add(_identity(finding))
+                kept.append(finding)
+        text = self.texts.get(uri) or self.text_of_file(path)
+        # The fix of a finding belongs to the check of the document that made it: another
+        # document's check offers none here.
+        found = own + self.converter.entries(kept, text, text_of_file=self.text_of_file)
+        return sorted(found, key=lambda entry: entry.finding.sort_key)
 
     def source_of(self, uri: str, path: Path, on_disk: bool) -> str | Diagnostic:
         """An open document's text; for one the client has not opened (a request about a
@@ -212,15 +304,73 @@ class AliaslintServer(LanguageServer):
         return by_cell
 
     def refresh(self, key: str) -> None:
-        """Check a document now and push its diagnostics (unless the client pulls)."""
+        """Check a document now and push its diagnostics (unless the client pulls); then
+        check again the documents whose last check read it, and push what changed."""
         timer = self._timers.pop(key, None)
         if timer is not None:
             timer.cancel()
+        placed = self.placed.get(key, {})
+        builds = self.project.builds
+        text = self.texts.get(key)
         results = self.check(key)
         self.entries.update(results)
-        if not self.pull:
-            for uri, entries in results.items():
-                self.publish(uri, [entry.diagnostic for entry in entries])
+        if self.pull:
+            if self.project.builds != builds:
+                self.refresh_all()
+            return
+        for uri in results:
+            self.publish_diagnostics(uri, always=True)
+        changed = self._placed_in(placed, self.placed.get(key, {}))
+        path = self.file_of(key)
+        if self.project.builds != builds:
+            # The program was walked again (this file was not in it): every open file is
+            # checked with the files it may now read.
+            for other in self.open_files().values():
+                if other != key:
+                    changed |= self._check_again(other)
+        elif path is not None and self.texts.get(key) != text:
+            # Not after a save that changed nothing: the others read this text already.
+            changed |= self._check_dependents(path, but=key)
+        # Each document published again only where what it shows changed (this one's
+        # too: the checks that read it may have placed findings in it).
+        self._publish_changed(changed)
+
+    def _check_dependents(self, path: str, but: str | None = None) -> set[str]:
+        """Check again the open documents whose last check read ``path`` (its text
+        changed); the documents whose diagnostics may have changed with them."""
+        changed: set[str] = set()
+        for key in self.dependents(path, but):
+            logger.debug("checking %s again: its last check read %s", key, path)
+            changed |= self._check_again(key)
+        return changed
+
+    def _check_again(self, key: str) -> set[str]:
+        """Check a document again; the documents whose diagnostics may have changed."""
+        placed = self.placed.get(key, {})
+        results = self.check(key)
+        self.entries.update(results)
+        return set(results) | self._placed_in(placed, self.placed.get(key, {}))
+
+    def _placed_in(self, before: dict[str, list[Diagnostic]],
+                   after: dict[str, list[Diagnostic]]) -> set[str]:
+        """The open documents whose findings from another check changed from ``before``
+        to ``after`` (by path)."""
+        files = self.open_files()
+        return {files[path] for path in before.keys() | after.keys()
+                if path in files and before.get(path) != after.get(path)}
+
+    def _publish_changed(self, uris: Iterable[str]) -> None:
+        for uri in sorted(uris):
+            if uri in self.workspace.text_documents:
+                self.publish_diagnostics(uri)
+
+    def publish_diagnostics(self, uri: str, always: bool = False) -> None:
+        """Push a document's diagnostics as they are now; ``always``: even if unchanged since
+        they were last pushed."""
+        items = [entry.diagnostic for entry in self.diagnostics_of(uri, fresh=False)]
+        if always or self.shown.get(uri) != items:
+            self.shown[uri] = items
+            self.publish(uri, items)
 
     def refresh_later(self, key: str) -> None:
         self.stale.add(key)
@@ -230,6 +380,22 @@ class AliaslintServer(LanguageServer):
         if not self.pull:
             self._timers[key] = asyncio.get_running_loop().call_later(
                 DEBOUNCE, self.refresh, key)
+            return
+        # The client pulls each document it shows: those whose check read this one are
+        # checked again when it asks for them.
+        path = self.file_of(key)
+        dependents = self.dependents(path, but=key) if path is not None else []
+        self.stale.update(dependents)
+        if dependents:
+            if self._pull_timer is not None:
+                self._pull_timer.cancel()
+            self._pull_timer = asyncio.get_running_loop().call_later(DEBOUNCE, self.ask_to_pull)
+
+    def ask_to_pull(self) -> None:
+        """Ask a pulling client to pull every document again (if it can be asked)."""
+        if _capability(self.client_capabilities, "workspace", "diagnostics",
+                       "refresh_support"):
+            self.workspace_diagnostic_refresh(None)
 
     def refresh_all(self) -> None:
         """Settings changed: check every open document again."""
@@ -239,14 +405,25 @@ class AliaslintServer(LanguageServer):
                 *(uri for uri in self.workspace.text_documents if uri not in open_cells)]
         if self.pull:
             self.stale.update(keys)
-            if _capability(self.client_capabilities, "workspace", "diagnostics",
-                           "refresh_support"):
-                self.workspace_diagnostic_refresh(None)
+            self.ask_to_pull()
             return
+        # Each document is checked once, then each is published with what the others
+        # placed in it.
         for key in keys:
-            self.refresh(key)
+            timer = self._timers.pop(key, None)
+            if timer is not None:
+                timer.cancel()
+            self.entries.update(self.check(key))
+        for uri in list(self.entries):
+            self.publish_diagnostics(uri, always=True)
 
     def forget(self, uris: Iterable[str]) -> None:
+        """Documents closed: their diagnostics are cleared, and those their checks placed
+        in other documents dropped; the documents whose checks read them read the files on
+        disk from now on, and are checked again."""
+        uris = list(uris)
+        changed: set[str] = set()
+        closed: list[str] = []
         for uri in uris:
             timer = self._timers.pop(uri, None)
             if timer is not None:
@@ -254,8 +431,48 @@ class AliaslintServer(LanguageServer):
             self.stale.discard(uri)
             self.entries.pop(uri, None)
             self.texts.pop(uri, None)
+            self.shown.pop(uri, None)
+            self.used.pop(uri, None)
+            changed |= self._placed_in(self.placed.pop(uri, {}), {})
+            path = self.file_of(uri)
+            if path is not None:
+                closed.append(path)
             if not self.pull:
                 self.publish(uri, [])
+        for path in closed:
+            if self.pull:
+                self.stale.update(self.dependents(path))
+            else:
+                changed |= self._check_dependents(path)
+        if self.pull:
+            if changed or any(self.dependents(path) for path in closed):
+                self.ask_to_pull()
+            return
+        self._publish_changed(changed - set(uris))
+
+    def files_changed(self, changes: Sequence[types.FileEvent]) -> None:
+        """Python files created, deleted or changed on disk (not through the editor)."""
+        python = [change for change in changes if change.uri.endswith(".py")]
+        if any(change.type != types.FileChangeType.Changed for change in python):
+            # A file more or less in a folder: the programs are walked again, and every
+            # open document checked with them.
+            self.project.files_changed()
+            self.refresh_all()
+            return
+        files = self.open_files()
+        changed: set[str] = set()
+        for change in python:
+            path = self.file_of(change.uri)
+            if path is None or path in files:
+                continue  # an open document is read from its buffer, not from the file
+            if self.pull:
+                self.stale.update(self.dependents(path))
+            else:
+                changed |= self._check_dependents(path)
+        if self.pull:
+            self.ask_to_pull()
+        else:
+            self._publish_changed(changed)
 
     def publish(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
         self.text_document_publish_diagnostics(
@@ -264,7 +481,7 @@ class AliaslintServer(LanguageServer):
     def report(self, uri: str) -> tuple[list[types.Diagnostic], str]:
         """A document's diagnostics as they are now, and an id that changes when they do
         (a pulling client sends it back, and is told "unchanged" while it holds)."""
-        items = [entry.diagnostic for entry in self.entries_for(uri)]
+        items = [entry.diagnostic for entry in self.diagnostics_of(uri)]
         digest = hashlib.sha256(repr(items).encode()).hexdigest()[:16]
         return items, digest
 
@@ -391,8 +608,10 @@ def _register(server: AliaslintServer) -> None:
     async def initialized(ls: AliaslintServer, params: types.InitializedParams) -> None:
         if _capability(ls.client_capabilities, "workspace", "did_change_watched_files",
                        "dynamic_registration"):
+            # The configuration files, and the Python files: one created or deleted
+            # changes a folder's program, one changed on disk the documents that read it.
             watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}")
-                        for name in CONFIG_NAMES]
+                        for name in (*CONFIG_NAMES, "*.py")]
             try:
                 await ls.client_register_capability_async(types.RegistrationParams([
                     types.Registration(
@@ -445,7 +664,7 @@ def _register(server: AliaslintServer) -> None:
         ls.forget([*ls.cells_of.pop(uri, []), uri])
 
     @feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
-             types.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=False,
+             types.DiagnosticOptions(identifier=SECTION, inter_file_dependencies=True,
                                      workspace_diagnostics=True))
     def diagnostic(ls: AliaslintServer, params: types.DocumentDiagnosticParams
                    ) -> types.FullDocumentDiagnosticReport | types.UnchangedDocumentDiagnosticReport:
@@ -494,7 +713,7 @@ def _register(server: AliaslintServer) -> None:
     @feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: AliaslintServer, params: types.HoverParams) -> types.Hover | None:
         _within(ls.lines_of(params.text_document.uri), params.position)
-        return hover(ls.entries_for(params.text_document.uri), params.position)
+        return hover(ls.diagnostics_of(params.text_document.uri), params.position)
 
     @feature(types.TEXT_DOCUMENT_WILL_SAVE_WAIT_UNTIL)
     def will_save(ls: AliaslintServer,
@@ -524,6 +743,8 @@ def _register(server: AliaslintServer) -> None:
             logger.info("a configuration file changed: reading the settings again")
             ls.project.reload()
             ls.refresh_all()
+            return
+        ls.files_changed(params.changes)
 
     @feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: AliaslintServer,
@@ -547,6 +768,13 @@ def _wants(only: Sequence[str] | None, kind: str) -> bool:
     """Does a request limited to the kinds ``only`` (None: all) include ``kind``?
     A kind includes its sub-kinds: ``source`` asks for ``source.fixAll.aliaslint``."""
     return only is None or any(kind == given or kind.startswith(f"{given}.") for given in only)
+
+
+def _identity(finding: Diagnostic) -> tuple:
+    """What makes two findings one (as `check` counts them): the same code at the same
+    place."""
+    return (finding.code, finding.filename, finding.cell, finding.location,
+            finding.end_location)
 
 
 def _unique(actions: list[types.CodeAction]) -> list[types.CodeAction]:

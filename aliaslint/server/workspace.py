@@ -5,6 +5,12 @@ The project's configuration is found as ``aliaslint check`` finds it: the neares
 the first workspace folder's for an untitled buffer.  The client's settings (select,
 ignore, confidence) apply on top of every config file, as command-line options do.
 Nothing here knows the protocol: the handlers hand in text and paths.
+
+Each workspace folder is one program, as ``aliaslint check FOLDER`` sees it: the Python files
+its walk finds (excludes and ignored files left out), built once and again when a file is
+created or deleted.  A document on disk is checked with the other files of its folder, read
+from the editor's buffers where they are open (unsaved edits included), so that a helper
+written in place in ``utils.py`` is known where ``train.py`` calls it.
 """
 
 from __future__ import annotations
@@ -12,11 +18,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from aliaslint.config import (
     CliOptions,
@@ -36,9 +43,12 @@ from aliaslint.engine import (
     end_with_parent,
     not_checked,
     read_file,
+    source_roots,
     worker_context,
 )
 from aliaslint.incremental import StatementCache
+from aliaslint.project import Link, Loader, Program
+from aliaslint.walk import walk
 from aliaslint.workers import Worker
 
 logger = logging.getLogger(__name__)
@@ -104,11 +114,30 @@ def _show(value: object) -> str:
     return text if len(text) <= 80 else text[:80] + " …"
 
 
+class Checked(NamedTuple):
+    """A check's findings (in the checked file and in the other files of its program that
+    its calls write), and the other files its analysis read."""
+
+    diagnostics: list[Diagnostic]
+    used: frozenset[str] = frozenset()
+
+
+@dataclass
+class _Built:
+    """A folder's program, its version, and the paths checked outside it since it was
+    built (each makes it be built again once: it may be a file created since)."""
+
+    program: Program | None
+    version: int
+    outside: set[str]
+
+
 class Workspace:
     """The settings for each document, from the folders the editor opened."""
 
     def __init__(self, folders: Sequence[Path] = (), settings: ClientSettings = ClientSettings(),
-                 warn: Callable[[str], None] = logger.warning):
+                 warn: Callable[[str], None] = logger.warning,
+                 buffers: Callable[[], dict[str, str]] = dict):
         self.folders = list(folders)
         self.client = settings
         # A folder's own client settings (`workspace/configuration` asked with its URI),
@@ -118,6 +147,10 @@ class Workspace:
         self._reported: set[str] = set()
         self._resolvers: dict[Path, Resolver] = {}
         self._worker: Worker | None = None
+        # The open Python files' texts by path: what the program's files are read as.
+        self.buffers = buffers
+        self._programs: dict[Path, _Built] = {}
+        self._versions = 0
 
     def configure(self, folders: Sequence[Path] | None = None,
                   settings: ClientSettings | None = None,
@@ -134,9 +167,63 @@ class Workspace:
         self.reload()
 
     def reload(self) -> None:
-        """Forget every configuration file read so far (one of them changed)."""
+        """Forget every configuration file read so far (one of them changed), and the
+        programs walked with them (what they exclude may have changed)."""
         self._resolvers.clear()
         self._reported.clear()
+        self._programs.clear()
+
+    def files_changed(self) -> None:
+        """A Python file was created or deleted: each folder's program is walked again."""
+        self._programs.clear()
+
+    def program_for(self, path: Path) -> tuple[int, Program] | None:
+        """The program of the workspace folder ``path`` is in, and its version; None for a
+        file in no folder or a folder with fewer than two Python files.  Built on first use;
+        a file it does not hold makes it be built again (once), which finds a file created
+        without the client saying so."""
+        folder = self.folder_of(path)
+        if not any(path.is_relative_to(f) for f in self.folders) or path.suffix != ".py":
+            return None
+        built = self._programs.get(folder)
+        key = str(path)
+
+        def holds(built: _Built) -> bool:
+            return built.program is not None and key in built.program.packages
+
+        if built is None or not holds(built) and key not in built.outside:
+            outside = built.outside if built is not None else set()
+            built = self._programs[folder] = _Built(self._walk(folder), self._version(), outside)
+        if not holds(built):
+            built.outside.add(key)
+            return None
+        assert built.program is not None
+        return built.version, built.program
+
+    @property
+    def builds(self) -> int:
+        """How many times a folder's program was built: a change says the open documents
+        of the folder may now be checked with files they were not before."""
+        return self._versions
+
+    def _version(self) -> int:
+        self._versions += 1
+        return self._versions
+
+    def _walk(self, folder: Path) -> Program | None:
+        resolver = self._resolve(folder)
+        try:
+            started = time.monotonic()
+            files, _ = walk([folder], resolver)
+            program = Program.of([file for file, _ in files], source_roots(resolver))
+            logger.info("%s: %d files to check together (%.2f s)", folder, len(files),
+                        time.monotonic() - started)
+            return program
+        except ConfigError as error:
+            self._report(f"configuration error, checking each file alone: {error}")
+        except Exception:  # a bug: the files are still checked, each alone
+            logger.exception("reading the files of %s failed", folder)
+        return None
 
     def folder_of(self, path: Path) -> Path:
         """The innermost workspace folder that holds ``path``, else the home folder."""
@@ -197,26 +284,47 @@ class Workspace:
 
     def check(self, text: str, path: Path, on_disk: bool = True,
               document: str | None = None) -> list[Diagnostic]:
+        """The findings for ``text`` as if it were the file at ``path`` in that file (see
+        ``checked``)."""
+        return [finding for finding in self.checked(text, path, on_disk, document).diagnostics
+                if finding.filename == str(path)]
+
+    def checked(self, text: str, path: Path, on_disk: bool = True,
+                document: str | None = None) -> Checked:
         """The findings for ``text`` as if it were the file at ``path`` (notebook JSON for
         ``.ipynb``); none for a file the configuration excludes.  ``document``: a name for
         the buffer, so that a re-check after an edit parses only the statements it changed.
+        A Python file on disk is checked as part of its folder's program: its findings may
+        lie in other files, and ``used`` says which files were read.
 
         The check runs in a worker process, stopped (and replaced) when it takes longer
         than the `file-timeout`: libcst's parse cannot be interrupted on a thread."""
         settings = self.settings_for(path, on_disk)
         if on_disk and excluded_anywhere(path, settings):
-            return []
+            return Checked([])
         if self._worker is None:
             self._worker = Worker(worker_context(), _check_in_worker, end_with_parent,
                                   (os.getpid(),))
 
-        def failure(request: object, why: str, overran: bool) -> list[Diagnostic]:
+        def failure(request: object, why: str, overran: bool) -> Checked:
             logger.warning("checking %s: %s", path, why)
-            return [not_checked(str(path), settings, why, overran)]
+            return Checked([not_checked(str(path), settings, why, overran)])
 
-        return self._worker.call((document, text, path, settings), settings.file_timeout,
-                                 failure)
-
+        found = self.program_for(path) if on_disk else None
+        if found is None:
+            return self._worker.call((document, text, path, settings, None),
+                                     settings.file_timeout, failure)
+        version, program = found
+        overlay = {other: buffer for other, buffer in self.buffers().items()
+                   if other != str(path) and other in program.packages}
+        # The program goes to the worker once per version (a worker started since asks).
+        answer = self._worker.call((document, text, path, settings, (version, None, overlay)),
+                                   settings.file_timeout, failure)
+        if answer == _NEED_PROGRAM:
+            answer = self._worker.call(
+                (document, text, path, settings, (version, program, overlay)),
+                settings.file_timeout, failure)
+        return answer
     def close(self) -> None:
         if self._worker is not None:
             self._worker.stop()
@@ -226,19 +334,59 @@ class Workspace:
 # In the worker process: what the checks of each recent document parsed, most recent last.
 _statements: OrderedDict[str, StatementCache] = OrderedDict()
 _DOCUMENTS_KEPT = 16
+# The programs last sent, by version, most recent last (one per workspace folder), each with
+# its loader for each parse budget: the loaders keep the trees of the files read.
+_programs: OrderedDict[int, tuple[Program, dict[int, Loader]]] = OrderedDict()
+_PROGRAMS_KEPT = 4
+# A worker's answer when it does not hold the program version a request names.
+_NEED_PROGRAM = "need-program"
+
+# (document, text, path, settings, (program version, the program or None, buffers) or None)
+Request = tuple[str | None, str, Path, Settings,
+                tuple[int, Program | None, dict[str, str]] | None]
 
 
-def _check_in_worker(request: tuple[str | None, str, Path, Settings]) -> list[Diagnostic]:
-    document, text, path, settings = request
+def _check_in_worker(request: Request) -> Checked | str:
+    document, text, path, settings, linked = request
+    link = None
+    if linked is not None:
+        version, program, overlay = linked
+        if program is not None:
+            _programs[version] = (program, {})
+            while len(_programs) > _PROGRAMS_KEPT:
+                _programs.popitem(last=False)
+        elif version not in _programs:
+            return _NEED_PROGRAM
+        _programs.move_to_end(version)
+        link = _link(version, path, settings, overlay)
     statements = None
     if document is not None:
         statements = _statements.pop(document, None) or StatementCache()
         _statements[document] = statements
         while len(_statements) > _DOCUMENTS_KEPT:
             _statements.popitem(last=False)
-    return check_buffer(text, path, str(path), settings, statements=statements)
+    diagnostics = check_buffer(text, path, str(path), settings, statements=statements,
+                               link=link)
+    used = frozenset(link.used) - {str(path)} if link is not None else frozenset()
+    return Checked(diagnostics, used)
 
 
+def _link(version: int, path: Path, settings: Settings, overlay: dict[str, str]
+          ) -> Link | None:
+    program, loaders = _programs[version]
+    if str(path) not in program.packages:
+        return None
+    loader = loaders.get(settings.parse_budget)
+    if loader is None:
+        loader = loaders[settings.parse_budget] = Loader(program, settings.parse_budget,
+                                                         _decoded)
+    loader.overlay = overlay
+    return Link(program, loader, str(path))
+
+
+def _decoded(data: bytes) -> str | None:
+    text = decode(data, "")
+    return text if isinstance(text, str) else None
 
 
 @dataclass(frozen=True)
