@@ -1,10 +1,11 @@
 """A finding's headline: the one line that says what is wrong, with the code it quotes cut
 short at token boundaries so that the line fits.
 
-Quoted code is shortened by eliding what brackets and long string literals enclose, the
-longest first (`torch.randn(4, requires_grad=True).tanh()` → `torch.randn(…).tanh()`), so
-that the operation a finding is about, usually the last call of a chain, stays in view; only
-code with nothing left to elide is cut, after a whole token.
+Quoted code is shortened by eliding what brackets and long string literals enclose, innermost
+first (`torch.randn(4, requires_grad=True).tanh()` → `torch.randn(...).tanh()`), so that the
+operation a finding is about, usually the last call of a chain, stays in view; only code with
+nothing left to elide is cut, after a whole token. The marker is ASCII `...` (Python's own
+ellipsis), so the headline reads the same in every output format.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ HEADLINE_LENGTH = 120
 # Code no shorter than this is never cut further: below it a quote no longer says which code.
 SHORTEST = 12
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
-# A string literal longer than this may lose its contents: `"…"`.
+# A string literal longer than this may lose its contents: `"..."`.
 _LONG_STRING = 8
 
 
@@ -30,7 +31,8 @@ class Code:
 
 def shortened(text: str) -> list[str]:
     """``text`` and its successively shorter forms, each eliding one more bracketed part
-    (or long string), the longest first; the last forms cut after a whole token."""
+    (or long string), innermost first and of those the longest; the last forms cut after a
+    whole token."""
     elided, cut = _shortened(text)
     return elided + cut
 
@@ -43,7 +45,7 @@ def _shortened(text: str) -> tuple[list[str], list[str]]:
     forms: list[str] = [text]
     elided: list[tuple[int, int]] = []
     while True:
-        # Innermost first (the arguments of `torch.zeros(…)` before the list around it), and
+        # Innermost first (the arguments of `torch.zeros(...)` before the list around it), and
         # of those the longest.
         open_spans = [s for s in spans if s[1] - s[0] > 1 and not _inside(s, elided)]
         leaves = [s for s in open_spans if not any(
@@ -138,7 +140,7 @@ def _quote_length(literal: str) -> int:
 def _render(text: str, elided: list[tuple[int, int]]) -> str:
     out, at = [], 0
     for start, end in sorted(elided):
-        out += [text[at:start], "…"]
+        out += [text[at:start], "..."]
         at = end
     return "".join(out + [text[at:]])
 
@@ -165,7 +167,7 @@ def _token_ends(text: str) -> list[int] | None:
 
 def _cuts(text: str, ends: list[int] | None) -> list[str]:
     """``text``, then cut after ever fewer whole tokens (or characters, when it is not
-    Python) followed by `…`, down to ``SHORTEST`` characters."""
+    Python) followed by `...`, down to ``SHORTEST`` characters."""
     points = ends if ends is not None else list(range(len(text) - 1, 0, -1))
     cuts = sorted({end for end in points if SHORTEST <= end < len(text)}, reverse=True)
-    return [text] + [text[:end].rstrip() + "…" for end in cuts]
+    return [text] + [text[:end].rstrip() + "..." for end in cuts]

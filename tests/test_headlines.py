@@ -56,7 +56,7 @@ def problems(source: str, d) -> list[str]:
     if JARGON.search(prose):
         found.append(f"jargon {JARGON.search(prose).group()!r}")
     quotes = head.split("`")[1::2]
-    cut = [q for q in quotes if q.endswith("…")]
+    cut = [q for q in quotes if q.endswith("...")]
     if cut:
         found.append(f"quoted code cut short: {cut}")
     if d.code not in META_CASES:
@@ -93,7 +93,7 @@ def test_every_rule_headline_fits_and_says_what_is_wrong():
             seen.add(d.code)
             found = problems(source, d)
             # `concise` shows the headline as written (ASCII punctuation only).
-            if not found and concise_message(d.message) != headline(d.message).replace("…", "..."):
+            if not found and concise_message(d.message) != headline(d.message):
                 found.append(f"`concise` shows {concise_message(d.message)!r}")
             offenders += [f"{name} {d.code} line {d.location.row}: {problem}\n    "
                           f"{headline(d.message)}" for problem in found]
@@ -104,13 +104,13 @@ def test_every_rule_headline_fits_and_says_what_is_wrong():
 @pytest.mark.parametrize(("code", "forms"), [
     # The call a finding is about stays; what its brackets enclose goes first.
     ("torch.randn(4, requires_grad=True).tanh()",
-     ["torch.randn(4, requires_grad=True).tanh()", "torch.randn(…).tanh()"]),
+     ["torch.randn(4, requires_grad=True).tanh()", "torch.randn(...).tanh()"]),
     ("torch.arange(tokens.shape[1]).expand(tokens.shape[0], -1)",
      ["torch.arange(tokens.shape[1]).expand(tokens.shape[0], -1)",
-      "torch.arange(tokens.shape[1]).expand(…)", "torch.arange(…).expand(…)"]),
+      "torch.arange(tokens.shape[1]).expand(...)", "torch.arange(...).expand(...)"]),
     ('logits[done][:, 1:] = float("-inf")',
-     ['logits[done][:, 1:] = float("-inf")', "logits[done][:, 1:] = float(…)",
-      "logits[done][…] = float(…)", "logits[…][…] = float(…)"]),
+     ['logits[done][:, 1:] = float("-inf")', "logits[done][:, 1:] = float(...)",
+      "logits[done][...] = float(...)", "logits[...][...] = float(...)"]),
 ])
 def test_quoted_code_loses_what_brackets_enclose_before_anything_is_cut(code, forms):
     assert shortened(code)[:len(forms)] == forms
@@ -119,21 +119,21 @@ def test_quoted_code_loses_what_brackets_enclose_before_anything_is_cut(code, fo
 def test_a_headline_shortens_its_longest_quote_first_and_cuts_only_as_a_last_resort():
     pieces = ["", Code("positions.mul_(~pad)"), " writes an `expand`ed tensor (",
               Code("torch.arange(tokens.shape[1]).expand(tokens.shape[0], -1)"), ")"]
-    assert fit(pieces, limit=80) == (
-        "`positions.mul_(~pad)` writes an `expand`ed tensor (`torch.arange(…).expand(…)`)")
+    assert fit(pieces, limit=86) == (
+        "`positions.mul_(~pad)` writes an `expand`ed tensor (`torch.arange(...).expand(...)`)")
     assert fit(pieces, limit=200) == fit(pieces) == "".join(
         f"`{p.text}`" if isinstance(p, Code) else p for p in pieces)
     # Nothing left to elide: the quote is cut after a whole token, never mid-name.
     assert fit(["", Code("model.encoder.layers.attention_weights")], limit=30) == \
-        "`model.encoder.layers…`"
+        "`model.encoder.layers...`"
     # Text that is not Python is cut by characters.
-    assert fit(["", Code("a b c d e f g h i j k l m n o")], limit=20).endswith("…`")
+    assert fit(["", Code("a b c d e f g h i j k l m n o")], limit=20).endswith("...`")
     # The first quote, the finding's own code, keeps its arguments (they may be the point:
     # `inplace=True`) while a later variant fits that way; eliding wins over cutting.
     long = ["", Code("nn.ReLU(inplace=True)"), " in ", Code("self.act(x, mask)"), " overwrites `x`"]
     short = ["", Code("nn.ReLU(inplace=True)"), " overwrites `x`"]
     assert fit(long, short, limit=70) == (
         "`nn.ReLU(inplace=True)` in `self.act(x, mask)` overwrites `x`")
-    assert fit(long, short, limit=55) == "`nn.ReLU(inplace=True)` in `self.act(…)` overwrites `x`"
+    assert fit(long, short, limit=57) == "`nn.ReLU(inplace=True)` in `self.act(...)` overwrites `x`"
     assert fit(long, short, limit=40) == "`nn.ReLU(inplace=True)` overwrites `x`"
-    assert fit(long, short, limit=30) == "`nn.ReLU(…)` overwrites `x`"
+    assert fit(long, short, limit=30) == "`nn.ReLU(...)` overwrites `x`"

@@ -50,7 +50,8 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
                             event, ctx, "will raise",
                             [*what, " overwrites ", target, ", saved for backward by ",
                              saver(save, ctx), "; "],
-                            [*what, " overwrites what ", saver(save, ctx), " saved for backward; "],
+                            [*what, " overwrites what ", saver(save, ctx),
+                             " saved for backward; "],
                             [*what, " overwrites what ", saver(save, ctx), " saved; "]))
                    + f" · saved: {saved(save, ctx)}{checkpoint} · use the out-of-place op, or "
                    "`.clone()` before writing")

@@ -42,8 +42,8 @@ def inplace_on_leaf(event: InplaceWrite, ctx: Context):
     quoted = ctx.quote(write.target_node) if write.target_node is not None else "its input"
     yield RULE.finding(
         write.node, write.stmt,
-        fit([*actor_quote(write.label, write.node, ctx), " writes ", quoted, f", {what} that requires "
-             "grad, outside `torch.no_grad()`: it raises"])
+        fit([*actor_quote(write.label, write.node, ctx), " writes ", quoted,
+             f", {what} that requires grad, outside `torch.no_grad()`: it raises"])
         + " · \"a leaf Variable that requires grad is being used in an in-place operation\" · "
         "wrap the update in `with torch.no_grad():`",
         related,

@@ -39,6 +39,8 @@ def detached_alias_write(event: SavedWrite, ctx: Context):
         write.node, write.stmt,
         fit(*before_backward(event, ctx, "will raise", [
             *actor_quote(write.label, write.node, ctx), " writes a `.detach()` alias of what ",
+            saver(save, ctx), " saved; "], [
+            *actor_quote(write.label, write.node, ctx), " writes a detached alias of what ",
             saver(save, ctx), " saved; "]))
         + f" · {written(write, ctx)} is a `.detach()` alias of a tensor {saved(save, ctx)} "
         "saved for backward; it shares that tensor's storage and version counter, so writing "
