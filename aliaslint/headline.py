@@ -21,6 +21,8 @@ SHORTEST = 12
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 # A string literal longer than this may lose its contents: `"..."`.
 _LONG_STRING = 8
+# What stands for elided code: Python's own ellipsis, so only longer code is elided.
+_MARK = "..."
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ def _shortened(text: str) -> tuple[list[str], list[str]]:
     while True:
         # Innermost first (the arguments of `torch.zeros(...)` before the list around it), and
         # of those the longest.
-        open_spans = [s for s in spans if s[1] - s[0] > 1 and not _inside(s, elided)]
+        open_spans = [s for s in spans if s[1] - s[0] > len(_MARK) and not _inside(s, elided)]
         leaves = [s for s in open_spans if not any(
             t != s and s[0] <= t[0] and t[1] <= s[1] for t in open_spans)]
         if not leaves:
@@ -140,7 +142,7 @@ def _quote_length(literal: str) -> int:
 def _render(text: str, elided: list[tuple[int, int]]) -> str:
     out, at = [], 0
     for start, end in sorted(elided):
-        out += [text[at:start], "..."]
+        out += [text[at:start], _MARK]
         at = end
     return "".join(out + [text[at:]])
 
