@@ -27,6 +27,7 @@ from aliaslint import catalog
 from aliaslint.baseline import fingerprints
 from aliaslint.registry import rule_url
 from aliaslint.diagnostics import Diagnostic, Position
+from aliaslint.headline import HEADLINE_LENGTH
 
 FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab")
 
@@ -224,9 +225,10 @@ class _Palette:
 # --- concise --------------------------------------------------------------------------------
 
 
-# A concise message longer than this loses its details (asides, then what follows a colon).
-CONCISE_LENGTH = 90
-# Quoted code in a concise message is cut to this many characters.
+# A headline longer than this (one not written to fit, such as a run-time finding's) loses
+# its details: quoted code is cut, then asides, then what follows a colon.
+CONCISE_LENGTH = HEADLINE_LENGTH
+# Quoted code in such a headline is cut to this many characters.
 CONCISE_CODE = 30
 
 
@@ -245,17 +247,20 @@ def _processes(d: Diagnostic) -> str:
 
 def concise_message(message: str) -> str:
     """A message's headline, for one line: its first part (up to the first `` · ``: what
-    follows says why and what to do, which ``full`` and the rule's documentation keep), its
-    quoted code cut short; when still long, without parenthesised asides, then without the
-    explanation after its first colon. ASCII punctuation only."""
+    follows says why and what to do, which ``full`` and the rule's documentation keep). The
+    rules write headlines that fit (``aliaslint.headline``); a longer one has its quoted code
+    cut short, then loses parenthesised asides, then the explanation after its first colon.
+    ASCII punctuation only."""
     lines = _message_lines(message)
     headline = lines[0].split(" · ")[0] if lines else ""
     pieces = headline.split("`")
     if len(pieces) % 2 == 0:  # an unpaired backtick: no code to tell apart
         pieces = [headline.replace("`", "'")]
-    for index in range(1, len(pieces), 2):
-        code = pieces[index].replace("…", "...")
-        pieces[index] = code if len(code) <= CONCISE_CODE else code[:CONCISE_CODE - 3] + "..."
+    if len(headline) > CONCISE_LENGTH:
+        for index in range(1, len(pieces), 2):
+            code = pieces[index].replace("…", "...")
+            pieces[index] = code if len(code) <= CONCISE_CODE else \
+                code[:CONCISE_CODE - 3] + "..."
     for shorten in (_without_asides, _before_colon):
         if len("`".join(pieces)) <= CONCISE_LENGTH:
             break

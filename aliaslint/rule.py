@@ -32,6 +32,7 @@ from libcst.metadata import (
 )
 
 from aliaslint import ops
+from aliaslint.headline import Code, shortened
 from aliaslint.diagnostics import Applicability, Confidence, Operand, Position, Witness
 from aliaslint.lines import libcst_column_shifts
 
@@ -192,16 +193,24 @@ class Context:
         if isinstance(node, cst.For):
             # A loop stands for its header: `for row in batch`.
             return f"for {self.source(node.target)} in {self.source(node.iter)}"
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and \
-                node.leading_lines:
+        if isinstance(node, cst.SimpleStatementLine):
+            # Its statements without the comment at the end of the line.
+            return " ".join("; ".join(self.module.code_for_node(statement).strip().rstrip(";")
+                                      for statement in node.body).split())
+        if isinstance(node, cst.BaseCompoundStatement) and node.leading_lines:
             node = node.with_changes(leading_lines=())
         text = self.module.code_for_node(node).strip()
         return " ".join(text.split())
 
     def code(self, node: cst.CSTNode, limit: int = 60) -> str:
-        """The node's source in backticks, cut to ``limit`` characters."""
-        text = self.source(node)
-        return f"`{text if len(text) <= limit else text[:limit - 1] + '…'}`"
+        """The node's source in backticks, shortened at token boundaries to ``limit``
+        characters where it can be (``aliaslint.headline``)."""
+        forms = shortened(self.source(node))
+        return f"`{next((form for form in forms if len(form) <= limit), forms[-1])}`"
+
+    def quote(self, node: cst.CSTNode) -> Code:
+        """The node's source, for a headline that shortens it to fit (``headline.fit``)."""
+        return Code(self.source(node))
 
     def operand(self, node: cst.CSTNode) -> Operand:
         """``node`` as the tracer will read it: a name or attribute chain, and what the

@@ -3,7 +3,7 @@
     python benchmarks/fuzz.py [--seed N] [--scale K]
     python benchmarks/fuzz.py --fix N [--seed N]     # the `--fix` campaign over N programs
 
-Five kinds of input, each judged against what `check` promises (README, "Contract"):
+Five kinds of input, each judged against what `check` promises (docs/contract.md):
 
 * programs from hypothesmith's grammar, and mutations of the real files of this repository
   (fixtures, the package, the tests): no exception, no AL903, an answer within the time

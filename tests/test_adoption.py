@@ -255,5 +255,6 @@ def test_fix_with_a_baseline_reports_only_what_is_new(repo, capsys):
     out = capsys.readouterr().out
     assert code == 1
     assert out.startswith(
-        "src/model.py:13:9: AL101 `h` was saved for backward by `self.proj(x).sigmoid()` "
-        "(its result, line 11)\nFound 1 finding (0 fixed, 1 remaining).\n")
+        "src/model.py:13:9: AL101 `h.add_(1)` overwrites `h`, saved for backward by "
+        "`self.proj(x).sigmoid()`; backward of the output (line 14) will raise\n"
+        "Found 1 finding (0 fixed, 1 remaining).\n")

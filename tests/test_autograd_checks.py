@@ -13,9 +13,10 @@ def test_message_and_related_locations():
         "loss.backward()\n"
     )
     (finding,) = check_source(source, "m.py", {"AL101"})
-    assert finding.message.startswith(
-        "`y` was saved for backward by `torch.sigmoid(w)` (its result, line 3) · written in "
-        "place by `y.mul_(2)` at line 4 · `loss.backward()` at line 6 will raise"
+    assert finding.message == (
+        "`y.mul_(2)` overwrites `y`, saved for backward by `torch.sigmoid(w)`; "
+        "`loss.backward()` at line 6 will raise · saved: `torch.sigmoid(w)` (its result, "
+        "line 3) · use the out-of-place op, or `.clone()` before writing"
     )
     assert [(r.message, r.location.row) for r in finding.related] == [
         ("saved for backward here", 3), ("backward runs here", 6)]

@@ -550,9 +550,10 @@ def test_a_chain_of_in_place_methods_is_one_finding_at_its_first_link(tmp_path):
     found = check_source(CHAIN, "t.py", ALL)
     assert [(d.code, d.location.row, d.location.column, d.end_location.column) for d in found] \
         == [("AL101", 5, 5, 14)]
-    assert found[0].message.startswith(
-        "`y` was saved for backward by `x.sigmoid()` (its result, line 4) · written in place "
-        "by `y.mul_(2)` at line 5")
+    assert found[0].message == (
+        "`y.mul_(2)` overwrites `y`, saved for backward by `x.sigmoid()`; `z.sum().backward()` "
+        "at line 6 will raise · saved: `x.sigmoid()` (its result, line 4) · use the "
+        "out-of-place op, or `.clone()` before writing")
     assert "modified by an inplace operation" in _run_python(tmp_path, "b.py", CHAIN).stderr
     after = fixed(CHAIN, unsafe=True)
     assert after.splitlines()[4] == "z = y.mul(2).add_(1)"
@@ -586,9 +587,10 @@ c.sum().backward()
     assert [(d.code, d.location.row, d.location.column) for d in found] == [("AL101", 5, 5)]
     done = _fix_file_text(source, tmp_path)
     assert done.data is None and not done.outcome.fixed
-    assert done.outcome.dropped[0].startswith(
+    assert done.outcome.dropped[0] == (
         "AL101 at 5:5: use the out-of-place `sigmoid` (the fixed code would be reported as "
-        "AL101 at line 5: `b.sigmoid()` was saved for backward by `b.sigmoid()`")
+        "AL101 at line 5: `b.sigmoid().mul_(2)` overwrites what `b.sigmoid()` saved for "
+        "backward; `c.sum().backward()` at line 6 will raise)")
     [left] = done.remaining
     assert left.fix is not None and left.fix.applicability == "display-only"
     # And the refused rewrite would indeed still raise.
@@ -666,8 +668,9 @@ def test_a_refused_fix_is_counted_as_remaining_and_shown_as_not_applied(tmp_path
     code, out, err = run(capsys, "--fix", "--unsafe-fixes", "m.py")
     assert code == 1 and Path("m.py").read_text() == source
     assert "Found 1 finding (0 fixed, 1 remaining)." in out
-    reason = ("the fixed code would be reported as AL101 at line 5: `y.sigmoid()` was saved "
-              "for backward by `y.sigmoid()` (its result, line 5)")
+    reason = ("the fixed code would be reported as AL101 at line 5: `y.sigmoid().mul_(2)` "
+              "overwrites what `y.sigmoid()` saved for backward; `z.sum().backward()` at line "
+              "6 will raise")
     assert f"= help: use the out-of-place `sigmoid` (not applied: {reason}) (display-only fix" \
         in out
     assert err == f"aliaslint: warning: m.py: fix not applied: AL101 at 5:5: use the " \

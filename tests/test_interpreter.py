@@ -41,7 +41,8 @@ def test_python_m_aliaslint_imports_its_own_dependencies(shadowing_project, opti
     assert "was imported" not in done.stderr + done.stdout
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
-        "x.py:4:1: AL101 `y` was saved for backward by `w.sigmoid()` (its result, line 3)",
+        "x.py:4:1: AL101 `y.mul_(2)` overwrites `y`, saved for backward by `w.sigmoid()`; "
+        "`y.sum().backward()` at line 5 will raise",
         "Found 1 finding in 1 of 1 file."]
 
 

@@ -368,7 +368,7 @@ def test_concise_messages_fit_on_a_line_in_ascii():
         for d in check_source(path.read_text(encoding="utf-8"), "x.py"):
             text = report.concise_message(d.message)
             assert text.isascii(), text
-            assert len(text) <= 160, text
+            assert len(text) <= report.CONCISE_LENGTH, text
 
 
 def test_gitlab_puts_a_notebook_cell_into_the_description():

@@ -213,8 +213,8 @@ def test_a_link_out_of_the_tree_is_checked_but_not_written(tree, capsys):
     code, out, err = run(capsys, "tree")
     assert code == 1
     # Checked: the outside link; written: the file in the tree and the link into it.
-    assert out.splitlines()[0] == "tree/abs.py:4:1: AL101 `y` was saved for backward by " \
-                                  "`w.sigmoid()` (its result, line 3)"
+    assert out.splitlines()[0] == "tree/abs.py:4:1: AL101 `y.mul_(2)` overwrites `y`, saved " \
+        "for backward by `w.sigmoid()`; `y.sum().backward()` at line 5 will raise"
     assert "Found 3 findings (2 fixed, 1 remaining)." in out
     assert err == (f"aliaslint: warning: tree/abs.py: not fixed: it is a symbolic link to "
                    f"{tree / 'elsewhere' / 'notes.txt'}, outside the checked directories "

@@ -6,13 +6,15 @@ import libcst as cst
 
 from aliaslint.analysis import SavedWrite
 from aliaslint.checks.common import (
-    actor,
+    actor_quote,
+    before_backward,
     out_of_place,
     outcome,
     saved,
     saved_write_related,
-    written,
+    saver,
 )
+from aliaslint.headline import fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import SAVED
@@ -36,19 +38,30 @@ def inplace_on_saved_tensor(event: SavedWrite, ctx: Context):
     write, save = event.write, event.save
     if write.via not in (None, "view") or write.activation:
         return
+    # The checkpoint case says why nothing raises after the headline.
+    checkpoint = f" · {outcome(event, ctx, '')}" if write.checkpoint is not None else ""
     if write.target is None:  # optimizer.step()
-        message = (f"{ctx.code(write.node)} updates in place parameters that "
-                   f"{saved(save, ctx)} saved for backward · "
-                   f"{outcome(event, ctx, 'will raise')} · step after that backward pass")
+        message = (fit(*before_backward(event, ctx, "will raise", [
+                            ctx.quote(write.node), " updates parameters that ", saver(save, ctx),
+                            " saved for backward; "]))
+                   + f" · saved: {saved(save, ctx)}{checkpoint} · step after that backward pass")
     else:
-        where = f" (inside `{write.callee}`)" if write.callee is not None and \
-            write.defined_at is not None else ""
-        message = (f"{written(write, ctx)} was saved for backward by {saved(save, ctx)} · "
-                   f"written in place by {actor(write.label, write.node, ctx)} at line "
-                   f"{ctx.line(write.node)}{where} · {outcome(event, ctx, 'will raise')} · "
-                   "use the out-of-place op, or `.clone()` before writing")
+        target = ctx.quote(write.target_node) if write.target_node is not None else "its input"
+        # A write inside a function this code calls is quoted where it is (the finding's
+        # location); the call is related.
+        what = [ctx.quote(write.defined_at)] if write.callee is not None and \
+            write.defined_at is not None else actor_quote(write.label, write.node, ctx)
+        message = (fit(*before_backward(
+                            event, ctx, "will raise",
+                            [*what, " overwrites ", target, ", saved for backward by ",
+                             saver(save, ctx), "; "],
+                            [*what, " overwrites what ", saver(save, ctx),
+                             " saved for backward; "],
+                            [*what, " overwrites what ", saver(save, ctx), " saved; "]))
+                   + f" · saved: {saved(save, ctx)}{checkpoint} · use the out-of-place op, or "
+                   "`.clone()` before writing")
     if write.callee is not None and write.defined_at is not None:
-        # A function of the file wrote it: the finding points at that write, where the
+        # A function of the program wrote it: the finding points at that write, where the
         # fix goes (out of place there), and the call is related.
         related = (*(r for r in saved_write_related(event) if r[1] is not write.defined_at),
                    ("written through this call", write.node))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis import InplaceWrite, TensorValue
-from aliaslint.checks.common import actor, written
+from aliaslint.checks.common import actor_quote
+from aliaslint.headline import fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import LEAF
@@ -38,12 +39,13 @@ def inplace_on_leaf(event: InplaceWrite, ctx: Context):
     if target.origin is not None:
         related = (("created here as a leaf that requires grad", target.origin),)
     what = "a view of a leaf" if write.via == "view" else "a leaf"
+    quoted = ctx.quote(write.target_node) if write.target_node is not None else "its input"
     yield RULE.finding(
         write.node, write.stmt,
-        f"{written(write, ctx)} is {what} tensor that requires grad: the in-place "
-        f"{actor(write.label, write.node, ctx)} outside `torch.no_grad()` raises \"a leaf "
-        "Variable that requires grad is being used in an in-place operation\" · wrap the "
-        "update in `with torch.no_grad():`",
+        fit([*actor_quote(write.label, write.node, ctx), " writes ", quoted,
+             f", {what} that requires grad, outside `torch.no_grad()`: it raises"])
+        + " · \"a leaf Variable that requires grad is being used in an in-place operation\" · "
+        "wrap the update in `with torch.no_grad():`",
         related,
     )
 

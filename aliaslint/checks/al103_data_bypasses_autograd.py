@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from aliaslint.analysis import SavedWrite, TensorValue
 from aliaslint.checks.common import (
+    actor_quote,
+    before_backward,
     out_of_place,
-    outcome,
     saved,
     saved_write_related,
+    saver,
     written,
 )
+from aliaslint.headline import fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import SAVED
@@ -36,9 +39,13 @@ def data_bypasses_autograd(event: SavedWrite, ctx: Context):
         return
     yield RULE.finding(
         write.node, write.stmt,
-        f"{written(write, ctx)} writes through `.data` into a tensor {saved(save, ctx)} "
-        "saved for backward; `.data` has its own version counter, so autograd cannot notice · "
-        f"{outcome(event, ctx, 'will silently use the new values (wrong gradients)')} · "
+        fit(*before_backward(event, ctx, "gets wrong gradients", [
+            *actor_quote(write.label, write.node, ctx), " silently changes what ",
+            saver(save, ctx), " saved; "], [
+            *actor_quote(write.label, write.node, ctx), " changes what ", saver(save, ctx),
+            " saved; "]))
+        + f" · saved: {saved(save, ctx)} · {written(write, ctx)} has its own version counter, "
+        "so autograd cannot notice the write · "
         "write after the backward pass, or under `torch.no_grad()` without `.data` so autograd "
         "can check it",
         saved_write_related(event),

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from aliaslint.analysis import SavedWrite
-from aliaslint.checks.common import out_of_place, outcome, saved, saved_write_related, written
+from aliaslint.checks.common import (
+    actor_quote,
+    before_backward,
+    out_of_place,
+    saved,
+    saved_write_related,
+    saver,
+    written,
+)
+from aliaslint.headline import fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import SAVED
@@ -28,10 +37,15 @@ def detached_alias_write(event: SavedWrite, ctx: Context):
         return
     yield RULE.finding(
         write.node, write.stmt,
-        f"{written(write, ctx)} is a `.detach()` alias of a tensor {saved(save, ctx)} saved "
-        "for backward; it shares that tensor's storage and version counter, so writing it in "
-        f"place at line {ctx.line(write.node)} invalidates the saved value · "
-        f"{outcome(event, ctx, 'will raise')} · `.clone()` the detached tensor before writing",
+        fit(*before_backward(event, ctx, "will raise", [
+            *actor_quote(write.label, write.node, ctx), " writes a `.detach()` alias of what ",
+            saver(save, ctx), " saved; "], [
+            *actor_quote(write.label, write.node, ctx), " writes a detached alias of what ",
+            saver(save, ctx), " saved; "]))
+        + f" · {written(write, ctx)} is a `.detach()` alias of a tensor {saved(save, ctx)} "
+        "saved for backward; it shares that tensor's storage and version counter, so writing "
+        f"it in place at line {ctx.line(write.node)} invalidates the saved value · "
+        "`.clone()` the detached tensor before writing",
         saved_write_related(event),
         # Out of place, the alias gets a new tensor and the saved one keeps its values.
         fix=out_of_place(write.node, write.target_node, ctx, proven_alone=True),

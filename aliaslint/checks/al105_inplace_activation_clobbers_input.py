@@ -6,13 +6,13 @@ import libcst as cst
 
 from aliaslint.analysis import SavedWrite, StaleRead, Write
 from aliaslint.checks.common import (
-    actor,
+    before_backward,
     out_of_place,
-    outcome,
     saved,
     saved_write_related,
-    written,
+    saver,
 )
+from aliaslint.headline import Code, fit
 from aliaslint.diagnostics import Witness
 from aliaslint.rule import Context, Finding, FixPlan, Rule
 from aliaslint.runtime.hazards import Hazard
@@ -45,6 +45,14 @@ def _where(write: Write, ctx: Context):
     return write.defined_at, write.defined_at, (runs,), witness
 
 
+def _who(write: Write, node: cst.CSTNode, ctx: Context) -> list[str | Code]:
+    """For the headline: the in-place op where it is written (``node``), and the call that
+    runs it when that is elsewhere (`nn.ReLU(inplace=True)` in `self.act(x)`)."""
+    if node is write.node:
+        return [ctx.quote(node)]
+    return [ctx.quote(node), " in ", ctx.quote(write.node)]
+
+
 def _fix(node: cst.CSTNode, write: Write, ctx: Context) -> FixPlan | None:
     # The written name is the caller's only where the finding is at the call itself.
     target = write.target_node if node is write.node else None
@@ -63,9 +71,14 @@ def inplace_activation_clobbers_saved(event: SavedWrite, ctx: Context):
         return
     yield RULE.finding(
         node, stmt,
-        f"{actor(write.label, write.node, ctx)} overwrites in place a tensor that "
-        f"{saved(save, ctx)} saved for backward · {outcome(event, ctx, 'will raise')} · "
-        "use `inplace=False` or the out-of-place op",
+        fit(*before_backward(
+            event, ctx, "will raise",
+            [*_who(write, node, ctx), " overwrites in place what ", saver(save, ctx),
+             " saved for backward; "],
+            [ctx.quote(node), " overwrites in place what ", saver(save, ctx),
+             " saved for backward; "],
+            [ctx.quote(node), " overwrites in place what ", saver(save, ctx), " saved; "]))
+        + f" · saved: {saved(save, ctx)} · use `inplace=False` or the out-of-place op",
         runs + related, witness=witness, fix=_fix(node, write, ctx),
     )
 
@@ -75,14 +88,16 @@ def _negative_slope(event: SavedWrite, slope: cst.CSTNode, node: cst.CSTNode, st
     """The activation's own backward refuses the slope: it raises at the backward pass."""
     write = event.write
     consumer = event.consumer
-    where = (f"backward through it (returned at line {ctx.line(consumer)})" if event.returned
-             else f"{ctx.code(consumer)} at line {ctx.line(consumer)}")
     return RULE.finding(
         node, stmt,
-        f"{actor(write.label, write.node, ctx)} runs in place with a negative slope "
-        f"{ctx.code(slope)}: its backward reads the input's sign from the result, which the "
-        f"slope flipped, so {where} raises \"In-place … backward calculation is triggered with "
-        "a negative slope which is not supported\" · use `inplace=False` or the out-of-place op",
+        fit(*before_backward(
+            event, ctx, "will raise",
+            [*_who(write, node, ctx), " runs in place with a negative slope ", ctx.quote(slope),
+             "; "],
+            [ctx.quote(node), " runs in place with a negative slope; "]))
+        + " · its backward reads the input's sign from the result, which the slope flipped: "
+        "\"In-place … backward calculation is triggered with a negative slope which is not "
+        "supported\" · use `inplace=False` or the out-of-place op",
         (*runs, ("the negative slope", slope),
          ("returned here: backward through it fails" if event.returned else "backward runs here",
           consumer)),
@@ -100,9 +115,11 @@ def inplace_activation_clobbers_alias(event: StaleRead, ctx: Context):
     read = (f"`{event.name}` is read here and sees the overwritten values", event.read)
     yield RULE.finding(
         node, stmt,
-        f"{actor(write.label, write.node, ctx)} overwrites {written(write, ctx)} in place, "
-        f"but `{event.name}` still holds that tensor and is read at line {ctx.line(event.read)} "
-        "· use `inplace=False`, or `.clone()` what must keep the old values",
+        fit([*_who(write, node, ctx), " overwrites ",
+             ctx.quote(write.target_node) if write.target_node is not None else "its input",
+             f" in place, but `{event.name}` still holds it and is read at line "
+             f"{ctx.line(event.read)}"])
+        + " · use `inplace=False`, or `.clone()` what must keep the old values",
         (*runs, read), witness=witness, fix=_fix(node, write, ctx),
     )
 

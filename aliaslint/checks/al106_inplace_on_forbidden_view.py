@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from aliaslint.analysis import InplaceWrite, PackHookWrite, TensorValue
-from aliaslint.checks.common import actor, written
+from aliaslint.checks.common import actor_quote, written
+from aliaslint.headline import fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import FORBIDDEN_VIEW
@@ -16,6 +17,13 @@ RULE = Rule(
     confirm=FORBIDDEN_VIEW,
     traced=(Hazard.VIEW_REFUSED,),
 )
+
+# What the headline calls each kind of view.
+_WHAT = {
+    "multi-output": "an output of `{name}` of a tensor that requires grad",
+    "grad-off": "a view made under `no_grad` of a tensor that requires grad",
+    "custom": "a view returned by the custom `autograd.Function` `{name}`",
+}
 
 # What torch says about each kind of view, and what made it.
 _WHY = {
@@ -52,8 +60,10 @@ def inplace_on_forbidden_view(event: InplaceWrite, ctx: Context):
     why, where = _WHY[kind]
     yield RULE.finding(
         write.node, write.stmt,
-        f"{written(write, ctx)} is {why.format(name=name)} · written in place by "
-        f"{actor(write.label, write.node, ctx)} · {_ADVICE[kind]}",
+        fit([*actor_quote(write.label, write.node, ctx), " writes ",
+             ctx.quote(write.target_node) if write.target_node is not None else "its input",
+             f" in place, {_WHAT[kind].format(name=name)}: torch raises"])
+        + f" · {written(write, ctx)} is {why.format(name=name)} · {_ADVICE[kind]}",
         ((where, made),),
     )
 
@@ -62,10 +72,10 @@ def inplace_on_forbidden_view(event: InplaceWrite, ctx: Context):
 def pack_hook_writes_input(event: PackHookWrite, ctx: Context):
     yield RULE.finding(
         event.node, event.stmt,
-        f"the saved-tensor pack hook writes its input in place with {ctx.code(event.node)}: the "
-        f"first op that saves a tensor under these hooks, {ctx.code(event.saved)} at line "
-        f"{ctx.line(event.saved)}, raises \"A saved tensor pack hook is modifying its input in "
-        "place\" · write a copy (`t = t.clone()`) and return that",
+        fit([ctx.quote(event.node), " writes the pack hook's input in place; ",
+             ctx.quote(event.saved), f" at line {ctx.line(event.saved)} will raise"])
+        + " · the first op that saves a tensor under these hooks raises \"A saved tensor pack "
+        "hook is modifying its input in place\" · write a copy (`t = t.clone()`) and return that",
         (("the hooks are installed here", event.hooks),
          ("this op saves a tensor and runs the hook", event.saved)),
         # torch raises from the op that saves, once the hook has returned.

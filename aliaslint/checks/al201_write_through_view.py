@@ -16,7 +16,8 @@ from aliaslint.analysis import (
     regions_overlap,
     root_of,
 )
-from aliaslint.checks.common import is_argument, plain_write, read_related, sees, writer
+from aliaslint.checks.common import is_argument, plain_write, read_related, writer_quote
+from aliaslint.headline import fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import SHARED_WRITE
@@ -100,20 +101,29 @@ def write_through_view(event: StaleRead, ctx: Context):
             and regions_overlap(target.region, value.region)):
         return  # two views (unbind pieces, slices): overlap not proven
     written = ctx.code(write.target_node)
+    quoted = ctx.quote(write.target_node)
     if write.fill and not _fill_reported(event):
         return
     if target.via in ("view", "detach") and target.view_origin is not None:
         origin = target.view_origin
-        message = (f"{written} is a view made by {ctx.code(origin)} at line {ctx.line(origin)}"
-                   f" · written in place by {writer(write, ctx)} at line {ctx.line(write.node)}"
-                   f" · {sees(event, ctx)} · `.clone()` the view before writing it, or write "
+        sees = f"`{event.name}` read at line {ctx.line(event.read)} sees the change"
+        message = (fit([*writer_quote(write, ctx), " writes the view ", quoted, " of ",
+                        ctx.quote(origin), f" (line {ctx.line(origin)}); {sees}"],
+                       [*writer_quote(write, ctx), " writes the view ", quoted,
+                        f" made at line {ctx.line(origin)}; {sees}"])
+                   + f" · {written} is a view made by {ctx.code(origin)} at line "
+                   f"{ctx.line(origin)} · `.clone()` the view before writing it, or write "
                    "the base on purpose")
     elif value.via in ("view", "detach") and value.view_origin is not None:
         origin = value.view_origin
-        message = (f"`{event.name}` is a view made by {ctx.code(origin)} at line "
-                   f"{ctx.line(origin)} · its base {written} is written in place by "
-                   f"{writer(write, ctx)} at line {ctx.line(write.node)} · "
-                   f"{sees(event, ctx)} · `.clone()` the view if it must keep the old values")
+        message = (fit([*writer_quote(write, ctx), " writes ", quoted, " in place; its view `",
+                        event.name, "` (", ctx.quote(origin), f", line {ctx.line(origin)}) read "
+                        f"at line {ctx.line(event.read)} sees the change"],
+                       [*writer_quote(write, ctx), " writes ", quoted, f" in place; its view "
+                        f"`{event.name}` (line {ctx.line(origin)}) read at line "
+                        f"{ctx.line(event.read)} sees the change"])
+                   + f" · `{event.name}` is a view made by {ctx.code(origin)} at line "
+                   f"{ctx.line(origin)} · `.clone()` the view if it must keep the old values")
     else:
         return
     yield RULE.finding(

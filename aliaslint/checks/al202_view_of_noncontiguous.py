@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis import NonContiguousView, walk
+from aliaslint.headline import fit
 from aliaslint.rule import Context, FixPlan, Rule
 from aliaslint.runtime.predicates import VIEW
 
@@ -32,10 +33,10 @@ def view_of_noncontiguous(event: NonContiguousView, ctx: Context):
         "the other tensor · write the base itself, or copy on purpose and write the copy back")
     yield RULE.finding(
         event.node, event.stmt,
-        f"{ctx.code(event.node)} needs a contiguous-compatible layout, but "
-        f"{ctx.code(origin)} at line {ctx.line(origin)} made the tensor non-contiguous: "
-        "this raises \"view size is not compatible with input tensor's size and stride\" · "
-        + advice,
+        fit([ctx.quote(event.node), " raises: ", ctx.quote(origin),
+             f" at line {ctx.line(origin)} made the tensor non-contiguous"])
+        + " · `.view()` needs a contiguous-compatible layout: \"view size is not compatible "
+        "with input tensor's size and stride\" · " + advice,
         (("made non-contiguous here", origin),),
         fix=_reshape(event.node) if shared is None else None,
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis import InplaceWrite, Kind, TensorValue, covers_disjoint, regions_overlap
-from aliaslint.checks.common import writer
+from aliaslint.checks.common import writer_quote
+from aliaslint.headline import Code, fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import SHARED_WRITE
@@ -26,11 +27,16 @@ def overlapping_write(event: InplaceWrite, ctx: Context):
         return
     if target.expanded:
         origin = target.view_origin
-        made = f" ({ctx.code(origin)}, line {ctx.line(origin)})" if origin is not None else ""
+        made: list[str | Code] = [" (", ctx.quote(origin), f", line {ctx.line(origin)})"] \
+            if origin is not None else []
         yield RULE.finding(
             write.node, write.stmt,
-            f"{writer(write, ctx)} writes in place a tensor made by `expand`{made}: "
-            "several of its elements are one "
+            fit([*writer_quote(write, ctx), " writes an `expand`ed tensor", *made,
+                 ", whose elements share memory"],
+                [*writer_quote(write, ctx), " writes an `expand`ed tensor",
+                 f" (line {ctx.line(origin)})" if origin is not None else "",
+                 ", whose elements share memory"])
+            + " · several of its elements are one "
             "memory location, so most ops raise (\"unsupported operation: more than one "
             "element of the written-to tensor refers to a single memory location\") and the "
             "rest (`masked_fill_`, indexing) write each location several times · "
@@ -63,11 +69,12 @@ def overlapping_write(event: InplaceWrite, ctx: Context):
                 overlaps = bool(regions_overlap(mine, theirs))
         if not overlaps:
             continue
-        source = ctx.code(role) if isinstance(role, cst.CSTNode) else "its input"
+        source = ctx.quote(role) if isinstance(role, cst.CSTNode) else "its input"
         yield RULE.finding(
             write.node, write.stmt,
-            f"{writer(write, ctx)} reads {source} while writing memory that overlaps it "
-            "(the same storage, partly): the result depends on the order elements are "
+            fit([*writer_quote(write, ctx), " reads ", source, " while writing memory that "
+                 "overlaps it"])
+            + " · the same storage, partly: the result depends on the order elements are "
             "processed, and torch raises \"unsupported operation: some elements of the input "
             "tensor and the written-to tensor refer to a single memory location\" · "
             "`.clone()` the input first",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis import LostWrite
-from aliaslint.checks.common import writer
+from aliaslint.checks.common import writer_quote
+from aliaslint.headline import fit
 from aliaslint.rule import Context, FixPlan, Rule
 from aliaslint.runtime.predicates import COPY_WRITE
 
@@ -32,9 +33,10 @@ def write_to_copy_lost(event: LostWrite, ctx: Context):
         return
     yield RULE.finding(
         write.node, write.stmt,
-        f"{ctx.code(copy)} is a new tensor (advanced indexing and ops such as "
-        "`index_select` or `masked_select` copy), so the in-place "
-        f"{writer(write, ctx)} changes only that copy, which is then dropped · write the "
+        fit([*writer_quote(write, ctx), " writes into ", ctx.quote(copy), ", a copy, so the "
+             "write is lost"])
+        + f" · {ctx.code(copy)} is a new tensor (advanced indexing and ops such as "
+        "`index_select` or `masked_select` copy), which is dropped after the write · write the "
         "source directly: `x[idx] = v`, `x.index_fill_(...)`, `x.masked_fill_(...)`, or "
         "combine the indices into one `x[...] = v`",
         (("the copy is made here", copy),),

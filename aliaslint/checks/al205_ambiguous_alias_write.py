@@ -75,7 +75,7 @@ def ambiguous_alias_write_to_argument(event: InplaceWrite, ctx: Context):
         return
     yield RULE.finding(
         write.node, write.stmt,
-        maybe_alias_message(write, call, ctx, "then writes the caller's tensor for some inputs"),
+        maybe_alias_message(write, call, ctx, "the caller's tensor"),
         (("the ambiguous call", call),), witness=_witness(write, ctx),
         confidence=_confidence(write))
 
@@ -92,7 +92,7 @@ def ambiguous_alias_write_read_later(event: StaleRead, ctx: Context):
     yield RULE.finding(
         write.node, write.stmt,
         maybe_alias_message(write, call, ctx,
-                            f"may change `{event.name}`, read at line {ctx.line(event.read)}"),
+                            f"`{event.name}` (read at line {ctx.line(event.read)})"),
         (("the ambiguous call", call), read_related(event)), witness=_witness(write, ctx),
         confidence=_confidence(write))
 

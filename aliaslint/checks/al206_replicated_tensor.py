@@ -6,7 +6,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from aliaslint.analysis import ArrayValue, InplaceWrite, TensorValue
-from aliaslint.checks.common import writer, written
+from aliaslint.checks.common import writer_quote, written
+from aliaslint.headline import fit
 from aliaslint.rule import Context, FixPlan, Rule
 from aliaslint.runtime.predicates import REPLICATED
 
@@ -30,9 +31,10 @@ def replicated_tensor(event: InplaceWrite, ctx: Context):
     container = target.replica
     yield RULE.finding(
         write.node, write.stmt,
-        f"{written(write, ctx)} is an element of {ctx.code(container)} (line "
-        f"{ctx.line(container)}), which holds the same tensor object in every place · the "
-        f"in-place {writer(write, ctx)} changes all of them · build one tensor per element: "
+        fit([*writer_quote(write, ctx), " changes every element of ", ctx.quote(container),
+             f" (line {ctx.line(container)}): they are all one tensor"])
+        + f" · {written(write, ctx)} is an element of {ctx.code(container)}, which holds the "
+        "same tensor object in every place · build one tensor per element: "
         "`[torch.zeros(...) for _ in range(n)]` / `{k: torch.zeros(...) for k in keys}`",
         (("the repeated container is built here", container),),
         fix=_one_per_element(container, target, ctx),

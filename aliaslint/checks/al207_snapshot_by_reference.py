@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis import Kind, StaleRead, Value, attr_key, reads
-from aliaslint.checks.common import module_name, read_related, writer
+from aliaslint.checks.common import module_name, read_related, writer_quote
+from aliaslint.headline import fit
 from aliaslint.rule import Context, FixPlan, Rule
 from aliaslint.runtime.predicates import SNAPSHOT
 
@@ -50,9 +51,12 @@ def snapshot_by_reference(event: StaleRead, ctx: Context):
         advice = "`copy.deepcopy(...)`, or `{k: v.clone() for k, v in ...items()}`"
     yield RULE.finding(
         snapshot, snapshot,
-        f"{ctx.code(snapshot)} keeps {kind}, not a copy · {writer(write, ctx)} at line "
-        f"{ctx.line(write.node)} changes it in place · `{event.name}` read at line "
-        f"{ctx.line(event.read)} holds the new values · take a copy: {advice}",
+        fit([ctx.quote(snapshot), " is no copy: ", *writer_quote(write, ctx),
+             f" (line {ctx.line(write.node)}) changes it before `{event.name}` is read (line "
+             f"{ctx.line(event.read)})"],
+            [ctx.quote(snapshot), f" is no copy: line {ctx.line(write.node)} changes it in "
+             f"place before `{event.name}` is read (line {ctx.line(event.read)})"])
+        + f" · {ctx.code(snapshot)} keeps {kind}, not a copy · take a copy: {advice}",
         (("changed in place here", write.node), read_related(event)),
         # The run reads what the name holds once the snapshot statement has finished.
         witness=RULE.witness(target=tuple(event.name.split("."))),

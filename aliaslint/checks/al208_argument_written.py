@@ -6,6 +6,7 @@ import libcst as cst
 
 from aliaslint.analysis import Kind, StaleRead, discards
 from aliaslint.checks.common import read_related, sees, written
+from aliaslint.headline import fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.predicates import ARGUMENT
 
@@ -72,10 +73,12 @@ def argument_written(event: StaleRead, ctx: Context):
         ctx.operand(arg.value) for arg in arguments if not arg.star))
     yield RULE.finding(
         inside, inside,
-        f"{ctx.code(write.node)} writes its argument {written(write, ctx)} in place "
+        fit([ctx.quote(inside), " writes the caller's ", ctx.quote(write.target_node)
+             if write.target_node is not None else "argument", " (via ",
+             ctx.quote(write.node), f", line {ctx.line(write.node)}); {sees(event, ctx)}"])
+        + f" · {ctx.code(write.node)} writes its argument {written(write, ctx)} in place "
         f"({ctx.code(inside)} at {ctx.place(inside)}, inside `{write.callee}`) though "
-        f"nothing in its name or docstring says so · {sees(event, ctx)} · "
-        f"{_remedy(write.callee)}",
+        f"nothing in its name or docstring says so · {_remedy(write.callee)}",
         (("called here with the caller's tensor", call), read_related(event)),
         witness=witness,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from aliaslint.analysis import DataOnTemporary
+from aliaslint.headline import Code, fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.predicates import TEMPORARY_DATA
 
@@ -21,7 +22,9 @@ def data_assigned_to_temporary(event: DataOnTemporary, ctx: Context):
     made = ctx.code(event.base)
     yield RULE.finding(
         event.node, event.stmt,
-        f"{made} makes a new tensor object each time it runs · setting its `.data` swaps "
+        fit(["assigning ", Code(f"{ctx.source(event.base)}.data"), " changes nothing: ",
+             ctx.quote(event.base), " is a new tensor object, dropped at once"])
+        + f" · {made} makes a new tensor object each time it runs · setting its `.data` swaps "
         "the data of that object only, which is dropped at the end of the statement, so "
         "nothing the program keeps changes · write the values instead: "
         f"`{ctx.source(event.base)}.copy_(v)` (under `torch.no_grad()` for a parameter), or "

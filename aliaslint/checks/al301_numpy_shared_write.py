@@ -7,7 +7,8 @@ from dataclasses import replace
 import libcst as cst
 
 from aliaslint.analysis import ArrayValue, Kind, StaleRead
-from aliaslint.checks.common import read_related, sees, writer, written
+from aliaslint.checks.common import read_related, sees, writer, writer_quote, written
+from aliaslint.headline import fit
 from aliaslint.rule import Context, FixPlan, Rule
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import NUMPY
@@ -51,10 +52,11 @@ def numpy_shared_write(event: StaleRead, ctx: Context):
     ) if isinstance(shared, cst.Call) else None
     finding = RULE.finding(
         write.node, write.stmt,
-        f"{written(write, ctx)} and `{event.name}` share one buffer ({ctx.code(shared)} at "
+        fit([*writer_quote(write, ctx), f" also changes `{event.name}` (one buffer since line "
+             f"{ctx.line(shared)}), read at line {ctx.line(event.read)}"])
+        + f" · {written(write, ctx)} and `{event.name}` share one buffer ({ctx.code(shared)} at "
         f"line {ctx.line(shared)} does not copy{' a tensor already on the CPU' if assumed else ''})"
-        f" · {writer(write, ctx)} writes {side} in place"
-        f" at line {ctx.line(write.node)} · {sees(event, ctx)} · copy at the boundary: "
+        f" · {writer(write, ctx)} writes {side} in place · copy at the boundary: "
         "`torch.tensor(a)`, `torch.from_numpy(a.copy())` or `t.numpy().copy()`",
         (("memory is shared from here", shared), read_related(event)),
         fix=fix,

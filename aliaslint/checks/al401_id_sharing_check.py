@@ -15,6 +15,7 @@ from aliaslint.checks.common import (
     storage_test,
     tensor_behind,
 )
+from aliaslint.headline import fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.predicates import COMPARE
 
@@ -39,13 +40,18 @@ def id_sharing_check(event: Compare, ctx: Context):
     a = tensor_behind(operands[0], left, ctx)
     b = tensor_behind(operands[1], right, ctx)
     if Kind.TENSOR in (operands[0].kind, operands[1].kind):
+        what, short = (" tests object identity, not shared memory: views of one storage have "
+                       "other ids"), " tests object identity, not shared memory"
         why = "views of one storage are distinct objects with distinct ids"
     else:
+        what = " says nothing: each `.storage()` call makes a new object that dies at once"
+        short = " says nothing: each `.storage()` call makes a new object"
         why = ("each `.storage()` call returns a new wrapper object that dies at once, "
                "so the ids say nothing and may even coincide")
     yield RULE.finding(
         event.node, event.stmt,
-        f"`id()` comparison tests Python object identity, not shared memory: {why} · "
+        fit([ctx.quote(event.node), what], [ctx.quote(event.node), short])
+        + f" · `id()` comparison tests Python object identity, not shared memory: {why} · "
         + advice(a, b),
         witness=comparison_witness(RULE, "id", [left, right] if is_call(event.left_node, "id")
                                    and is_call(event.right_node, "id") else [], ctx),

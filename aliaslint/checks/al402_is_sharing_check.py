@@ -15,6 +15,7 @@ from aliaslint.checks.common import (
     storage_test,
     tensor_behind,
 )
+from aliaslint.headline import fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.predicates import COMPARE
 
@@ -117,14 +118,18 @@ def is_sharing_check(event: Compare, ctx: Context):
     tensors = Kind.TENSOR in (event.left.kind, event.right.kind)
     operands = "tensors" if tensors else "storages"
     if tensors:
+        what = (" tests object identity, not shared memory: views of one storage are other "
+                "objects")
         why = ("tests whether two names hold one Python object; views of one storage "
                "(slices, `.t()`, `.view()`, `.detach()`) are distinct objects")
     else:
         outcome = "True" if event.operator == "is not" else "False"
+        what = f" is always {outcome}: each `.storage()` call makes a new object"
         why = f"is always {outcome}: each `.storage()` call returns a new wrapper object"
     yield RULE.finding(
         event.node, event.stmt,
-        f"`{event.operator}` between {operands} {why} · " + advice(a, b),
+        fit([ctx.quote(event.node), what])
+        + f" · `{event.operator}` between {operands} {why} · " + advice(a, b),
         witness=comparison_witness(RULE, "is", [event.left_node, event.right_node], ctx),
         fix=storage_test(event.node, a, b, event.operator == "is not"),
     )

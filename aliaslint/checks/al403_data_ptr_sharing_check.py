@@ -13,6 +13,7 @@ from aliaslint.checks.common import (
     is_call,
     storage_test,
 )
+from aliaslint.headline import fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.predicates import COMPARE
 
@@ -45,7 +46,10 @@ def data_ptr_sharing_check(event: Compare, ctx: Context):
     b = ctx.source(inner(event.right_node))
     yield RULE.finding(
         event.node, event.stmt,
-        "`data_ptr()` equality only tells whether two tensors start at the same address: "
+        fit([ctx.quote(event.node), " misses views at an offset: it compares where tensors "
+             "start, not their storage"],
+            [ctx.quote(event.node), " misses views that start at an offset"])
+        + " · `data_ptr()` equality only tells whether two tensors start at the same address: "
         f"a view at an offset (`{a}[1:]`) shares the storage with a different `data_ptr()` · "
         + advice(a, b),
         witness=comparison_witness(RULE, "data_ptr", [

@@ -8,6 +8,7 @@ import libcst as cst
 
 from aliaslint.analysis import Call, Reference
 from aliaslint.diagnostics import Applicability
+from aliaslint.headline import Code, fit
 from aliaslint.rule import Context, FixPlan, Rule, chain
 from aliaslint.runtime.predicates import STORAGE
 
@@ -39,7 +40,7 @@ def typed_storage_call(event: Call, ctx: Context):
         tensor = ctx.source(event.receiver_node)
         yield RULE.finding(
             event.node, event.stmt,
-            f"`{tensor}.storage()` returns a deprecated `TypedStorage` · use "
+            fit([Code(f"{tensor}.storage()"), " returns a deprecated `TypedStorage`"]) + " · use "
             f"`{tensor}.untyped_storage()` (its sizes and offsets count bytes, not elements)",
             witness=RULE.witness(operands=(ctx.operand(event.receiver_node),)),
             fix=_untyped(event.node, ctx),
@@ -65,7 +66,9 @@ def typed_storage_class(event: Reference, ctx: Context):
         return
     yield RULE.finding(
         event.node, event.stmt,
-        f"`{event.qualname}` is a deprecated typed storage class · use "
+        fit([ctx.quote(event.node), " is a deprecated typed storage class"
+             + ("" if ctx.source(event.node) == event.qualname else f" (`{event.qualname}`)")])
+        + " · use "
         "`torch.UntypedStorage` (or a tensor of the wanted dtype)",
         # An imported name is bound only after its line ran: nothing to read then.
         witness=RULE.witness(target=chain(event.node)),

@@ -10,6 +10,7 @@ from libcst.helpers import get_full_name_for_node
 from aliaslint.analysis import Compare, Kind, SavedWrite, StaleRead, Value, Write
 from aliaslint import ops
 from aliaslint.diagnostics import Applicability, Witness
+from aliaslint.headline import Code, fit
 from aliaslint.rule import Context, FixPlan, Rule
 
 SAME_STORAGE = "{a}.untyped_storage().data_ptr() == {b}.untyped_storage().data_ptr()"
@@ -130,6 +131,39 @@ def outcome(event: SavedWrite, ctx: Context, what: str) -> str:
     return f"{ctx.code(event.consumer)} at line {ctx.line(event.consumer)} {what}"
 
 
+def actor_quote(label: str | None, node: cst.CSTNode, ctx: Context) -> list[str | Code]:
+    """``actor`` for a headline: the call (shortened to fit), or the module it ran."""
+    return [ctx.quote(node)] if label is None else [label, " in ", ctx.quote(node)]
+
+
+def saver(save, ctx: Context) -> Code:
+    """What saved a tensor for backward, for a headline: the call that ran (the module it
+    ran and the line are in the details)."""
+    return ctx.quote(save.node)
+
+
+def when(event: SavedWrite, ctx: Context, what: str, *, named: bool = False
+         ) -> list[str | Code]:
+    """The headline's end: where the pending backward pass ``what`` (will raise ...), the
+    call that runs it ``named`` where there is one (`loss.backward()`)."""
+    checkpoint = event.write.checkpoint
+    if checkpoint is not None:
+        return [f"`checkpoint` (line {ctx.line(checkpoint)}) may give wrong gradients"]
+    if event.returned:
+        return [f"backward of the output (line {ctx.line(event.consumer)}) {what}"]
+    if named:
+        return [ctx.quote(event.consumer), f" at line {ctx.line(event.consumer)} {what}"]
+    return [f"backward at line {ctx.line(event.consumer)} {what}"]
+
+
+def before_backward(event: SavedWrite, ctx: Context, what: str,
+                    *heads: list[str | Code]) -> list[list[str | Code]]:
+    """Headline variants for ``fit``: each head followed by where backward ``what``, first
+    naming the call that runs it, then only its line."""
+    return [[*head, *when(event, ctx, what, named=named)]
+            for named in (True, False) for head in heads]
+
+
 def saved_write_related(event: SavedWrite) -> tuple[tuple[str, cst.CSTNode], ...]:
     write, save = event.write, event.save
     related = [("saved for backward here", save.node)]
@@ -142,6 +176,11 @@ def saved_write_related(event: SavedWrite) -> tuple[tuple[str, cst.CSTNode], ...
 
 def writer(write: Write, ctx: Context) -> str:
     return actor(write.label, write.node, ctx)
+
+
+def writer_quote(write: Write, ctx: Context) -> list[str | Code]:
+    """``writer`` for a headline."""
+    return actor_quote(write.label, write.node, ctx)
 
 
 def sees(event: StaleRead, ctx: Context) -> str:
@@ -165,20 +204,28 @@ def plain_write(event: StaleRead) -> bool:
             and event.value.snapshot is None)
 
 
-def maybe_alias_message(write: Write, origin: cst.CSTNode, ctx: Context, tail: str) -> str:
-    """``origin`` is the call that returns its source only sometimes."""
+def maybe_alias_message(write: Write, origin: cst.CSTNode, ctx: Context, changed: str) -> str:
+    """``origin`` is the call that returns its source only sometimes; the write through its
+    result may change ``changed`` (the caller's tensor, or a name read later)."""
     proven = write.target is not None and write.target.same_as is not None
     how = ("which returns its source itself when no conversion or copy is needed, as here: "
            "the source already has the dtype and layout asked for") if proven else (
         "which returns its source itself (or a view of it) when no conversion or copy is "
         "needed and a new tensor otherwise")
-    if proven:
-        tail = tail.replace("may change", "changes").replace(" for some inputs", "")
-    return (f"{ctx.code(write.target_node) if write.target_node else 'the tensor'} comes from "
-            f"{ctx.code(origin)} (line {ctx.line(origin)}), {how}"
-            f" · the in-place {writer(write, ctx)} at line {ctx.line(write.node)} {tail} · "
+    target = ctx.quote(write.target_node) if write.target_node else "the tensor"
+    head = [*writer_quote(write, ctx), " changes " if proven else " may change ", changed, ": "]
+    if write.target_node is None or ctx.source(write.target_node) != ctx.source(origin):
+        head += [target, " from "]
+    line = f" (line {ctx.line(origin)}) "
+    headline = fit(
+        [*head, ctx.quote(origin), line,
+         "is its source here" if proven else "is its source when no copy is needed"],
+        [*writer_quote(write, ctx), " changes " if proven else " may change ", changed, ": ",
+         ctx.quote(origin), line, "returns its source here" if proven else
+         "can return its source"])
+    return (f"{headline} · {ctx.code(write.target_node) if write.target_node else 'the tensor'} "
+            f"comes from {ctx.code(origin)} (line {ctx.line(origin)}), {how} · "
             "use the out-of-place op, or `.clone()` to always get a copy")
-
 
 
 def out_of_place(call: cst.CSTNode, target: cst.CSTNode | None, ctx: Context, *,
