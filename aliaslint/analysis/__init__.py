@@ -24,6 +24,7 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis.autograd import Autograd
+from aliaslint.analysis.builders import Builders
 from aliaslint.analysis.calls import Calls
 from aliaslint.analysis.events import (
     Call,
@@ -81,7 +82,7 @@ __all__ = [
 ]
 
 
-class Analysis(Statements, Loops, Functions, Expressions, Calls, Modules, Autograd):
+class Analysis(Statements, Loops, Functions, Expressions, Calls, Modules, Builders, Autograd):
     """Runs the interpreter over a module and collects its events."""
 
     def __init__(self, module: cst.Module, source: str | None = None):

@@ -66,6 +66,7 @@ from aliaslint.analysis.values import (
     ArrayValue,
     ClassValue,
     ContainerValue,
+    module_items,
     FunctionValue,
     Keywords,
     Kind,
@@ -140,6 +141,10 @@ class Calls(Interpreter):
                 result = self._apply_function(owner.info, node, args, env)
                 self._emit(Call(node, self._stmt, None, None, None, result))
                 return result
+            elif isinstance(owner, ContainerValue) and attr in ("append", "extend") and \
+                    module_items(owner) is not None:
+                # `layers.append(nn.ReLU())`: a list of modules grows.
+                receiver, receiver_node = owner, func.value
             elif isinstance(owner, (ModuleValue, ParamsValue, ObjectValue)):
                 receiver, receiver_node = owner, func.value
                 key = attr_key(func)
@@ -168,6 +173,11 @@ class Calls(Interpreter):
                               if arg.keyword is not None}
         # A method's name (the receiver is set only for `x.method(...)`).
         attr = node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
+        built = self._named_submodule(node, qualname, attr, receiver, receiver_node, args, env)
+        if built is None and isinstance(receiver, ContainerValue):
+            built = self._grow_module_list(receiver, receiver_node, attr, positional, env)
+        if built is not None:
+            return built
         if isinstance(callee, ModuleValue):
             return self._call_module(callee, node, positional, args, env)
         if isinstance(callee, ClassValue) and callee.module is not None:
@@ -312,7 +322,9 @@ class Calls(Interpreter):
                 return self._rebased(first, node)
         module_spec = ops.module(qualname)
         if module_spec is not None:
-            return self._construct_module(module_spec, qualname, node, positional, keywords)
+            starred = next((value for arg, value in args if arg.star == "*"), None)
+            return self._construct_module(module_spec, qualname, node, positional, keywords,
+                                          starred)
         if qualname.endswith(".from_pretrained"):
             spec = ops.module(qualname.removesuffix(".from_pretrained"))
             if spec is not None:

@@ -326,6 +326,10 @@ class Expressions(Interpreter):
                 if isinstance(container, ContainerValue) and container.each is not None \
                         and isinstance(count, (cst.Name, cst.Integer, cst.Attribute, cst.Call)):
                     return replace(container, replicated=node, origin=node)
+        if isinstance(node.operator, cst.Add):
+            joined = self._concat_modules(left, right, node)  # `trunk + [nn.ReLU()]`
+            if joined is not None:
+                return joined
         if Kind.TENSOR not in (left.kind, right.kind):
             if is_int(left) and is_int(right) and isinstance(node.operator, _INT_OPERATORS):
                 return INT

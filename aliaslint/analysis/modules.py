@@ -34,10 +34,12 @@ from aliaslint.analysis.values import (
     ModuleValue,
     ParamsValue,
     ObjectValue,
+    RefValue,
     TensorValue,
     Value,
     join,
     local_class,
+    module_items,
 )
 
 
@@ -51,13 +53,19 @@ class Modules(Interpreter):
     """Calls modules and the file's own functions through summaries."""
 
     def _construct_module(self, spec: ops.ModuleOp, qualname: str, node: cst.Call,
-                          positional: list[Value], keywords: Keywords) -> Value:
+                          positional: list[Value], keywords: Keywords,
+                          starred: Value | None = None) -> Value:
         short = qualname.removeprefix("torch.nn.modules.").removeprefix("torch.")
         inplace = False
         if spec.inplace_kwarg:
             flag = keywords.get(spec.inplace_kwarg, (None, None))[1]
-            index = getattr(spec, "inplace_index", None)
+            # By position, where the constructor's signature puts it: `nn.ReLU(True)` and
+            # `nn.Dropout(p, True)` are in place; `nn.LeakyReLU(True)` is a slope of True.
+            signature = spec.init_params or ()
+            index = signature.index(spec.inplace_kwarg) \
+                if spec.inplace_kwarg in signature else None
             if flag is None and index is not None and len(node.args) > index \
+                    and not any(arg.star for arg in node.args[:index + 1]) \
                     and node.args[index].keyword is None:
                 flag = node.args[index].value
             inplace = is_literal(flag, TRUE)
@@ -68,8 +76,17 @@ class Modules(Interpreter):
         label = f"`{short}(inplace=True)`" if inplace else f"`{short}()`"
         if spec.container:
             if any(arg.star for arg in node.args):
-                # `nn.Sequential(*layers)`: a stack of modules not known here.
-                return ModuleValue(origin=node, module=ModuleInfo(label=label))
+                built = module_items(starred) if starred is not None and \
+                    len(node.args) == 1 and node.args[0].star == "*" else None
+                if not built or "Sequential" not in qualname:
+                    # `nn.Sequential(*layers)` of a list not known here: a stack of modules
+                    # not known here.
+                    return ModuleValue(origin=node, module=ModuleInfo(label=label))
+                # `nn.Sequential(*layers)` of a list of modules built by code: its layers.
+                for child in built:
+                    params |= child.module.params
+                return ModuleValue(origin=node, module=ModuleInfo(
+                    spec=spec, children=built, params=params, label=label))
             modules = [v for v in positional if isinstance(v, ModuleValue)]
             if len(modules) == len(positional) and "ModuleDict" not in qualname:
                 children = tuple(modules)
@@ -113,10 +130,13 @@ class Modules(Interpreter):
         info = ModuleInfo(cls=cls, params=frozenset({token}), label=f"`{cls.name}`")
         return ModuleValue(origin=node, module=info)
 
-    def _rebased(self, module: ModuleValue, node: cst.Call) -> ModuleValue:
+    def _rebased(self, module: ModuleValue, node: cst.Call,
+                 keep_origin: bool = False) -> ModuleValue:
         """Another instance like ``module``, made at ``node`` with parameters of its own: a
         deep copy, or what a local factory function (`def conv3x3(): return nn.Conv2d(…)`)
-        returns at each call."""
+        returns at each call.  Its children keep their constructors as their origins (where
+        an in-place layer of a built stack is reported); so does the module itself with
+        ``keep_origin``."""
         info = module.module
 
         def token(t: object) -> object:
@@ -126,9 +146,10 @@ class Modules(Interpreter):
             info, params=frozenset(token(t) for t in info.params),
             named={name: token(t) for name, t in info.named.items()},
             children=None if info.children is None else tuple(
-                self._rebased(child, node) for child in info.children),
+                self._rebased(child, node, keep_origin=True) for child in info.children),
             element=None if info.element is None else self._rebased(info.element, node))
-        return replace(module, module=copy, origin=node, snapshot=None)
+        return replace(module, module=copy, origin=module.origin if keep_origin else node,
+                       snapshot=None)
 
     def _construct_object(self, cls: ClassInfo, node: cst.Call, args: Args,
                           env: Env) -> Value:
@@ -188,18 +209,22 @@ class Modules(Interpreter):
         return self._run_module(module, positional, arg_node, node, env)
 
     def _run_module(self, module: ModuleValue, inputs: list[Value],
-                    arg_node: cst.BaseExpression | None, node: cst.Call, env: Env) -> Value:
-        """Call ``module`` on ``inputs``; ``arg_node`` is the first argument's expression."""
+                    arg_node: cst.BaseExpression | None, node: cst.Call, env: Env,
+                    place: tuple[int, ...] = ()) -> Value:
+        """Call ``module`` on ``inputs``; ``arg_node`` is the first argument's expression.
+        ``place`` is where the module sits in the containers the call runs through: a
+        module repeated in a stack makes a new tensor at each place."""
         info = module.module
         x = inputs[0]
         if info.children is not None:
             value = x
-            for child in info.children:
-                value = self._run_module(child, [value], arg_node, node, env)
+            for index, child in enumerate(info.children):
+                value = self._run_module(child, [value], arg_node, node, env, (*place, index))
                 arg_node = None
             return value
         if info.cls is not None:
-            return self._call_local_module(module, info.cls, inputs, arg_node, node, env)
+            return self._call_local_module(module, info.cls, inputs, arg_node, node, env,
+                                           place)
         if not isinstance(x, TensorValue) and self._trainable(module, env):
             # A module with trainable parameters computes a tensor from its input; under
             # grad mode that tensor requires grad whatever the input was (a DataLoader
@@ -209,7 +234,7 @@ class Modules(Interpreter):
         tensors = [v for v in inputs if isinstance(v, TensorValue)]
         graph: frozenset[int] = frozenset().union(*(v.graph for v in tensors))
         spec = info.spec
-        token = ("alloc", id(node), id(module.origin))
+        token = ("alloc", id(node), id(module.origin), *place)
         fresh = TensorValue(origin=node, storage=token, counter=token, graph=graph)
         if spec is None and info.assumed and env.flow.grad is True and not info.frozen \
                 and not info.escaped and not self._freezes:
@@ -290,7 +315,7 @@ class Modules(Interpreter):
 
     def _call_local_module(self, module: ModuleValue, cls: ClassInfo, inputs: list[Value],
                            arg_node: cst.BaseExpression | None, node: cst.Call,
-                           env: Env) -> Value:
+                           env: Env, place: tuple[int, ...] = ()) -> Value:
         forward = cls.method("forward")
         if forward is None:
             return UNKNOWN
@@ -302,7 +327,7 @@ class Modules(Interpreter):
             arg_nodes = [arg_node] + [None] * (len(inputs) - 1)
         return self._apply_summary(summary, list(zip(inputs, arg_nodes)),
                                    self._param_mapping(cls, module.module.params), node,
-                                   None, env, forward)
+                                   None, env, forward, place)
 
     @staticmethod
     def _param_mapping(info: ClassInfo, params: frozenset) -> dict[object, frozenset]:
@@ -338,7 +363,10 @@ class Modules(Interpreter):
                  args: tuple[Value, ...]) -> Summary | None:
         key = (id(function), id(cls), tuple(
             a.requires_grad if isinstance(a, TensorValue) else
-            ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else a.kind
+            ("literal", type(a.literal), a.literal) if isinstance(a, ConstValue) else
+            ("ref", a.qualname) if isinstance(a, RefValue) else
+            ("modules", tuple(id(m.origin) for m in items)) if (items := module_items(a)) else
+            a.kind
             for a in args))
         if key in self._summaries:
             return self._summaries[key]
@@ -373,7 +401,8 @@ class Modules(Interpreter):
                                     requires_grad=value.requires_grad, origin=param)
             env.names[param.name.value] = value
         for param in params[offset + len(args):]:
-            env.names[param.name.value] = constant_of(param.default) or UNKNOWN
+            env.names[param.name.value] = constant_of(param.default) or \
+                self._default_reference(param.default, env)
         outer_log, self._write_log = self._write_log, []
         try:
             returns = self._run_body(function, env)
@@ -398,10 +427,19 @@ class Modules(Interpreter):
             returns_arg = result.storage[1]
         return Summary(result, writes, saves, returns_arg)
 
+    def _default_reference(self, default: cst.BaseExpression | None, env: Env) -> Value:
+        """A default that names a class or function (`act_layer=nn.Tanh`): what it names.
+        Evaluating a dotted name has no effect; anything else is unknown."""
+        if isinstance(default, (cst.Name, cst.Attribute)):
+            value = self._eval(default, env)
+            if isinstance(value, (RefValue, ClassValue, FunctionValue)):
+                return value
+        return UNKNOWN
+
     def _apply_summary(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
                        mapping: dict[object, frozenset], node: cst.Call, label: str | None,
-                       env: Env, function: cst.FunctionDef) -> Value:
+                       env: Env, function: cst.FunctionDef, place: tuple[int, ...] = ()) -> Value:
         for index, write in summary.writes.items():
             if index < len(args) and isinstance(args[index][0], TensorValue):
                 value, arg_node = args[index]
@@ -414,12 +452,18 @@ class Modules(Interpreter):
         if summary.returns_arg is not None and summary.returns_arg < len(args):
             result = args[summary.returns_arg][0]
         elif isinstance(result, TensorValue):
-            token = ("alloc", id(node))
+            alloc = ("alloc", id(node), *place)
             # A leaf made in the callee is still a leaf in the caller.
-            result = TensorValue(origin=node, storage=token, counter=token,
+            result = TensorValue(origin=node, storage=alloc, counter=alloc,
                                  requires_grad=result.requires_grad, leaf=result.leaf)
         elif isinstance(result, ModuleValue):
             return self._rebased(result, node)
+        elif (items := module_items(result)) is not None and isinstance(result, ContainerValue) \
+                and result.items is not None:
+            # A factory's list of layers (`def make_layers(cfg): ... return layers`): new
+            # modules at each call.
+            return replace(result, items=tuple(self._rebased(m, node, keep_origin=True)
+                                               for m in items), origin=node)
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
         new: set[int] = set()

@@ -389,6 +389,10 @@ Written = TypeVar("Written", bound=TensorValue | ArrayValue)
 
 def join(a: Value, b: Value) -> Value:
     """The value a name holds after two paths meet: only what both agree on."""
+    if isinstance(a, ContainerValue) and isinstance(b, ContainerValue):
+        modules = join_module_lists(a, b)
+        if modules is not None:
+            return modules
     if a == b:
         # Equal values of one class, made by two calls: the facts outside
         # equality (which module, which class) come from one path only.
@@ -514,3 +518,46 @@ def local_class(value: Value) -> ClassInfo | None:
     if isinstance(value, ObjectValue):
         return value.cls
     return None
+
+
+def module_items(value: Value) -> tuple[ModuleValue, ...] | None:
+    """The modules of a list of modules, in order: a display or a list grown by appends
+    (possibly empty), or a comprehension's one element, repeated.  None for anything else."""
+    if not isinstance(value, ContainerValue):
+        return None
+    if value.items is not None and all(isinstance(item, ModuleValue) for item in value.items):
+        return tuple(item for item in value.items if isinstance(item, ModuleValue))
+    if isinstance(value.each, ModuleValue) and value.replicated is None:
+        # `[Block() for _ in range(n)]`: a new Block per element, run twice as a loop body.
+        return (value.each, value.each)
+    return None
+
+
+def module_list(items: tuple[ModuleValue, ...], origin: cst.CSTNode | None) -> ContainerValue:
+    return ContainerValue(origin=origin, items=items)
+
+
+def join_module_lists(a: ContainerValue, b: ContainerValue) -> ContainerValue | None:
+    """Two lists of modules where paths meet, as one concrete path's list.  One list that
+    extends the other (a branch that appends, a loop's next iteration) gives the longer; a
+    loop whose body appends the same modules again stops at two copies of them, the point
+    where a save of one iteration meets a write of the next.  None when either is not a
+    displayed list of modules."""
+    first, second = module_items(a), module_items(b)
+    if first is None or second is None or a.items is None or b.items is None:
+        return None
+    short, long = (first, second) if len(first) <= len(second) else (second, first)
+    if not all(_same(x, y) for x, y in zip(short, long)):
+        return a if len(first) >= len(second) else b
+    extra = long[len(short):]
+    if not extra or (len(short) >= 2 * len(extra) and all(
+            _same(x, y) for x, y in zip(short[-2 * len(extra):], extra + extra))):
+        return a if short is first else b
+    return a if long is first else b
+
+
+def _same(a: ModuleValue, b: ModuleValue) -> bool:
+    """Made by the same constructor call with the same facts (a loop's passes build new
+    values for the same modules)."""
+    return a.origin is b.origin and a.module.inplace == b.module.inplace and \
+        a.module.spec == b.module.spec and a.module.cls is b.module.cls

@@ -1,0 +1,96 @@
+"""Modules built by code: lists of modules grown by `append`, `extend`, `+` and `+=` and
+turned into containers (`nn.Sequential(*layers)`), and submodules registered under literal
+names (`add_module`, `register_module`, `setattr(self, "name", m)`, `getattr(self, "name")`).
+
+A list of modules is a `ContainerValue` whose `items` are all `ModuleValue`s, in order.  A
+comprehension (`[Block(d) for _ in range(n)]`) is one element repeated: as children of a
+container it runs twice, the way a loop body runs until a save of one iteration meets a write
+of the next (docs/engine.md, Loops).  What the container does when called is then its
+children's effects composed in order (`Modules._run_module`): no rule needs to know how the
+list was built.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.syntax import NO_LITERAL, literal_constant, name_key
+from aliaslint.analysis.values import (
+    OTHER,
+    Args,
+    ContainerValue,
+    ModuleValue,
+    Value,
+    module_items,
+    module_list,
+)
+
+# Methods of `nn.Module` that register a submodule under a name: `self.<name>` afterwards.
+REGISTER_METHODS = frozenset({"add_module", "register_module"})
+
+
+class Builders(Interpreter):
+    """Lists of modules grown by code, and submodules registered by name."""
+
+    def _concat_modules(self, left: Value, right: Value,
+                        origin: cst.CSTNode) -> ContainerValue | None:
+        """`trunk + [nn.ReLU()]`, `layers += [conv, act]`: the modules of both, in order."""
+        first, second = module_items(left), module_items(right)
+        if first is None or second is None:
+            return None
+        return module_list(first + second, origin)
+
+    def _grow_module_list(self, receiver: Value, receiver_node: cst.BaseExpression | None,
+                          attr: str, positional: list[Value], env: Env) -> Value | None:
+        """`layers.append(m)`, `layers.extend(more)` on a list of modules held by a name:
+        the name holds the longer list.  None when this is no such call."""
+        if attr not in ("append", "extend") or len(positional) != 1:
+            return None
+        items = module_items(receiver)
+        key = name_key(receiver_node)
+        if items is None or key is None or not isinstance(receiver, ContainerValue) or \
+                receiver.items is None:
+            return None
+        added: tuple[ModuleValue, ...] | None = (positional[0],) if attr == "append" and \
+            isinstance(positional[0], ModuleValue) else module_items(positional[0]) \
+            if attr == "extend" else None
+        if added is None:
+            return None
+        self._assign_name(key, module_list(items + added, receiver.origin), env)
+        return OTHER
+
+    def _named_submodule(self, node: cst.Call, qualname: str | None, attr: str,
+                         receiver: Value | None, receiver_node: cst.BaseExpression | None,
+                         args: Args, env: Env) -> Value | None:
+        """`self.add_module("stage1", m)`, `self.register_module(...)`, `setattr(self,
+        "stage1", m)`: `self.stage1` is m; `getattr(self, "stage1")` is what it holds.  Only
+        literal names; None when this is no such call."""
+        if any(arg.keyword is not None or arg.star for arg, _ in args):
+            return None
+        value: Value | None
+        if attr in REGISTER_METHODS and isinstance(receiver, ModuleValue) and \
+                isinstance(receiver_node, cst.Name) and receiver_node.value == "self" and \
+                len(args) == 2:
+            owner, name_arg, value = receiver_node, args[0][0], args[1][1]
+        elif qualname in ("builtins.setattr", "builtins.getattr") and len(args) >= 2 and \
+                isinstance(args[0][0].value, cst.Name) and args[0][0].value.value == "self":
+            owner, name_arg = args[0][0].value, args[1][0]
+            value = args[2][1] if qualname == "builtins.setattr" and len(args) == 3 else None
+            if qualname == "builtins.getattr":
+                name = literal_constant(name_arg.value)
+                if not isinstance(name, str) or not name.isidentifier():
+                    return None
+                held = env.lookup(f"self.{name}")
+                return held if isinstance(held, ModuleValue) else None
+            if value is None:
+                return None
+        else:
+            return None
+        name = literal_constant(name_arg.value)
+        if name is NO_LITERAL or not isinstance(name, str) or not name.isidentifier() or \
+                not isinstance(value, ModuleValue):
+            return None
+        self._assign_name(f"{owner.value}.{name}", value, env)
+        return OTHER if attr in REGISTER_METHODS or qualname == "builtins.setattr" else None
