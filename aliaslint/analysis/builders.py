@@ -19,16 +19,28 @@ from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import NO_LITERAL, literal_constant, name_key
 from aliaslint.analysis.values import (
     OTHER,
+    ModuleInfo,
     Args,
     ContainerValue,
     ModuleValue,
     Value,
+    local_class,
     module_items,
     module_list,
 )
 
 # Methods of `nn.Module` that register a submodule under a name: `self.<name>` afterwards.
 REGISTER_METHODS = frozenset({"add_module", "register_module"})
+
+
+def _literal_int(node: cst.BaseExpression) -> int | None:
+    """A literal integer index (`0`, `-1`), or None."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _literal_int(node.expression)
+        return -inner if inner is not None else None
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    return None
 
 
 class Builders(Interpreter):
@@ -82,7 +94,11 @@ class Builders(Interpreter):
                 name = literal_constant(name_arg.value)
                 if not isinstance(name, str) or not name.isidentifier():
                     return None
-                held = env.lookup(f"self.{name}")
+                # What `self.<name>` holds: bound in this method, or set by `__init__`.
+                key = f"self.{name}"
+                cls = local_class(args[0][1])
+                held = env.lookup(key) if key in env.names else \
+                    cls.attr(key) if cls is not None else None
                 return held if isinstance(held, ModuleValue) else None
             if value is None:
                 return None
@@ -94,3 +110,28 @@ class Builders(Interpreter):
             return None
         self._assign_name(f"{owner.value}.{name}", value, env)
         return OTHER if attr in REGISTER_METHODS or qualname == "builtins.setattr" else None
+
+    def _child_at(self, container: ModuleValue, node: cst.Subscript) -> Value | None:
+        """`self.features[0]`, `self.features[-1]`: that child of a container whose children
+        are known; `self.features[:4]` of a `Sequential`: a `Sequential` of those children
+        (what `Sequential.__getitem__` returns for a slice).  Only literal indexes."""
+        children = container.module.children
+        if children is None or len(node.slice) != 1:
+            return None
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index):
+            at = _literal_int(index.value)
+            return children[at] if at is not None and -len(children) <= at < len(children) \
+                else None
+        spec = container.module.spec
+        if spec is None or "Sequential" not in spec.name or not isinstance(index, cst.Slice):
+            return None
+        parts = (index.lower, index.upper, index.step)
+        bounds = [_literal_int(part) if part is not None else None for part in parts]
+        if any(b is None and part is not None for b, part in zip(bounds, parts)) or \
+                bounds[2] == 0:
+            return None
+        picked = children[slice(*bounds)]
+        params: frozenset = frozenset().union(*(child.module.params for child in picked))
+        return ModuleValue(origin=node, module=ModuleInfo(
+            spec=spec, children=picked, params=params, label=container.module.label))

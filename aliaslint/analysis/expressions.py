@@ -372,6 +372,10 @@ class Expressions(Interpreter):
         if not isinstance(base, TensorValue):
             if isinstance(base, ContainerValue):  # an element of a tuple or list
                 return any_element(base) or UNKNOWN
+            if isinstance(base, ModuleValue) and base.module.children is not None:
+                picked = self._child_at(base, node)  # `self.features[0]`, `self.features[:4]`
+                if picked is not None:
+                    return picked
             if isinstance(base, ModuleValue) and base.module.element is not None:
                 return base.module.element  # `self.blocks[i]`
             if base == SHAPE:

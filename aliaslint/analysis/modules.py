@@ -99,6 +99,12 @@ class Modules(Interpreter):
                 # `nn.ModuleList([Block(d) for _ in range(n)])`: each element is a Block.
                 element = positional[0].each
                 params = element.module.params
+            elif len(positional) == 1 and "List" in qualname and \
+                    isinstance(positional[0], ContainerValue) and positional[0].items and \
+                    (items := module_items(positional[0])):
+                # `nn.ModuleList(layers)` of a list built by code: its modules, by index.
+                children = items
+                params = frozenset().union(*(child.module.params for child in items))
         elif has_params(spec):
             named = self._named_parameters(spec, node)
             params = frozenset(named.values()) or frozenset({("params", id(node))})

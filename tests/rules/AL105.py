@@ -111,3 +111,145 @@ d = nn.RReLU(-0.3, -0.1, inplace=True)(d)
 with torch.no_grad():
     e = torch.randn(3, 6) @ w
     F.leaky_relu(e, -0.1, inplace=True)
+
+
+# case: value mlp built by appends ends with a tanh before an appended in-place relu
+# runs: raises RuntimeError
+import torch
+from torch import nn
+def mlp(sizes, activation=nn.Tanh):
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+        layers.append(activation())
+    return layers
+class Critic(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        body = mlp(sizes)
+        body += [nn.ReLU(True)]  # error: AL105
+        self.v = nn.Sequential(*body)
+    def forward(self, obs):
+        return self.v(obs).sum(-1)
+critic = Critic([4, 8, 8])
+critic(torch.randn(5, 4)).mean().backward()
+
+
+# case: vgg features built in a loop with in-place relus after convolutions
+# runs: ok
+import torch
+from torch import nn
+def make_layers(cfg, batch_norm=False):
+    layers = []
+    in_channels = 3
+    for v in cfg:
+        if v == "M":
+            layers += [nn.MaxPool2d(kernel_size=2, stride=2)]
+        else:
+            conv = nn.Conv2d(in_channels, v, kernel_size=3, padding=1)
+            if batch_norm:
+                layers += [conv, nn.BatchNorm2d(v), nn.ReLU(inplace=True)]
+            else:
+                layers += [conv, nn.ReLU(inplace=True)]
+            in_channels = v
+    return nn.Sequential(*layers)
+class VGG(nn.Module):
+    def __init__(self, features, num_classes=10):
+        super().__init__()
+        self.features = features
+        self.classifier = nn.Sequential(nn.Linear(16 * 4 * 4, 32), nn.ReLU(True), nn.Dropout(0.5),
+                                        nn.Linear(32, num_classes))
+    def forward(self, x):
+        x = self.features(x)
+        return self.classifier(torch.flatten(x, 1))
+model = VGG(make_layers([8, "M", 16, "M"], batch_norm=True))
+model(torch.randn(2, 3, 16, 16)).sum().backward()
+
+
+# case: repeated linear relu blocks from a comprehension
+# runs: ok
+import torch
+from torch import nn
+def block(dim):
+    return nn.Sequential(nn.Linear(dim, dim), nn.ReLU(inplace=True))
+class Tower(nn.Module):
+    def __init__(self, dim, depth):
+        super().__init__()
+        self.blocks = nn.Sequential(*[block(dim) for _ in range(depth)])
+        self.head = nn.Linear(dim, 1)
+    def forward(self, x):
+        return self.head(self.blocks(x))
+Tower(8, 3)(torch.randn(4, 8)).sum().backward()
+
+
+# case: positional arguments bind by each activation's signature
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class Gate(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.slope_true = nn.Sequential(nn.Sigmoid(), nn.LeakyReLU(True))
+        self.alpha_true = nn.Sequential(nn.Sigmoid(), nn.ELU(True))
+        self.in_place = nn.Sequential(nn.Sigmoid(), nn.LeakyReLU(0.2, True))  # error: AL105
+    def forward(self, x):
+        h = self.fc(x)
+        return self.slope_true(h) + self.alpha_true(h) + self.in_place(h)
+Gate(6)(torch.randn(3, 6)).sum().backward()
+
+
+# case: dropout registered by name after a softmax
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class Attention(nn.Module):
+    def __init__(self, dim, p=0.1):
+        super().__init__()
+        self.qk = nn.Linear(dim, 2 * dim)
+        self.add_module("attn_drop", nn.Dropout(p, True))  # error: AL105
+        setattr(self, "out_drop", nn.Dropout(p))
+    def forward(self, x):
+        q, k = self.qk(x).chunk(2, dim=-1)
+        attn = (q @ k.transpose(-2, -1)).softmax(dim=-1)
+        attn = getattr(self, "attn_drop")(attn)
+        return getattr(self, "out_drop")(attn @ x)
+Attention(8)(torch.randn(2, 5, 8)).sum().backward()
+
+
+# case: perceptual slices of one stack share the boundary tensor
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class Slices(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layers = [nn.Linear(6, 6), nn.Sigmoid()]
+        layers.append(nn.ReLU(inplace=True))  # error: AL105
+        layers.append(nn.Linear(6, 2))
+        self.features = nn.Sequential(*layers)
+        self.low = self.features[:2]
+        self.high = self.features[2:]
+    def forward(self, x):
+        h = self.low(x)
+        return self.high(h)
+Slices()(torch.randn(3, 6)).sum().backward()
+
+
+# case: optional in-place dropout appended after a tanh
+# runs: raises RuntimeError
+import torch
+from torch import nn
+def head(dim, drop):
+    layers = [nn.Linear(dim, dim), nn.Tanh()]
+    if drop > 0:
+        layers.append(nn.Dropout(drop, inplace=True))  # error: AL105
+    layers.append(nn.Linear(dim, 1))
+    return nn.Sequential(*layers)
+class Regressor(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.head = head(dim, 0.2)
+    def forward(self, x):
+        return self.head(x)
+Regressor(4)(torch.randn(8, 4)).sum().backward()
