@@ -449,8 +449,12 @@ class Modules(Interpreter):
         for index, write in summary.writes.items():
             if index < len(args) and isinstance(args[index][0], TensorValue):
                 value, arg_node = args[index]
-                self._write(value, arg_node, node, label, env, activation=write.activation,
-                            defined_at=write.node, visible=False,
+                # A module of the callee that writes in place (`nn.ReLU(inplace=True)`) is
+                # reported at its constructor, and named as the writer.
+                self._write(value, arg_node, node,
+                            label if label is not None or write.defined_at is None
+                            else write.label, env, activation=write.activation,
+                            defined_at=write.defined_at or write.node, visible=False,
                             callee=function.name.value, declared=declares_mutation(function))
         graph: frozenset[int] = frozenset().union(
             *(v.graph for v, _ in args if isinstance(v, TensorValue)))
