@@ -48,6 +48,7 @@ from aliaslint.analysis.training import (
     MODULE_WRAPPERS,
 )
 from aliaslint.analysis.syntax import (
+    is_classmethod,
     FALSE,
     TRUE,
     attr_key,
@@ -100,7 +101,7 @@ class Calls(Interpreter):
         receiver: Value | None = None
         receiver_node = None
         qualname = None
-        callee = None
+        callee: Value | None = None
         if isinstance(func, cst.Attribute):
             attr = func.attr.value
             method = ops.method(attr) if attr.endswith("_") else None
@@ -135,6 +136,12 @@ class Calls(Interpreter):
                     attr in ("items", "values") and not node.args:
                 # `state.items()`: the same tensors, to be iterated.
                 return ParamsValue(Kind.OTHER, origin=node, params=owner.params)
+            elif isinstance(owner, ClassValue) and owner.info is not None and \
+                    (factory := owner.info.method(attr)) is not None and \
+                    is_classmethod(factory):
+                # `Stage.from_config(cfg)`: a classmethod of this file, its `cls` the class.
+                receiver, receiver_node = owner, func.value
+                callee = FunctionValue(qualname=attr, origin=factory, definition=factory)
             elif isinstance(owner, ClassValue) and owner.info is not None and \
                     owner.info.autograd_function and attr == "apply":
                 args = [(arg, self._eval(arg.value, env)) for arg in node.args]

@@ -316,6 +316,7 @@ class Functions(Interpreter):
         self._stmt = node
         is_module = lightning = autograd_function = False
         bases: list[ClassInfo] = []
+        torch_base = None
         for base in node.bases:
             value = self._eval(base.value, env)
             if isinstance(value, RefValue) and value.qualname in MODULE_BASES:
@@ -332,9 +333,10 @@ class Functions(Interpreter):
             elif isinstance(value, RefValue) and value.qualname.startswith(
                     "torch.nn.") and ops.module(value.qualname) is not None:
                 is_module = True
+                torch_base = value.qualname
         cls = ClassInfo(node.name.value, node, is_module, self_token=("self", id(node)),
                         bases=tuple(bases), lightning=lightning,
-                        autograd_function=autograd_function)
+                        autograd_function=autograd_function, torch_base=torch_base)
         if lightning and not _MANUAL_OPTIMIZATION.search(cst.Module([]).code_for_node(node)):
             self._lightning_steps.update(
                 id(stmt) for stmt in node.body.body

@@ -17,6 +17,7 @@ from aliaslint.analysis.syntax import (
     NO_LITERAL,
     TRUE,
     declares_mutation,
+    is_classmethod,
     is_literal,
     literal_constant,
 )
@@ -128,6 +129,16 @@ class Modules(Interpreter):
         cls = cls_value.module.cls if cls_value.module is not None else None
         if cls is None:
             return UNKNOWN
+        spec = ops.module(cls.torch_base) if cls.torch_base is not None else None
+        if spec is not None and spec.container and cls.method("__init__") is None and \
+                cls.method("forward") is None and not cls.bases:
+            # `class Stage(nn.Sequential)` adding only methods (a classmethod that builds it,
+            # `cls(*layers)`): its instances are the container.
+            positional = [value for arg, value in args if arg.keyword is None and not arg.star]
+            keywords: Keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
+                                  if arg.keyword is not None}
+            starred = next((value for arg, value in args if arg.star == "*"), None)
+            return self._construct_module(spec, spec.name, node, positional, keywords, starred)
         init = cls.method("__init__")
         if init is not None:
             self._record_call(init, cls, node, args, env)
@@ -397,7 +408,10 @@ class Modules(Interpreter):
         params = list(function.params.params)
         offset = 1 if cls is not None else 0
         if cls is not None and params:
-            env.names[params[0].name.value] = self._self_value(cls)
+            env.names[params[0].name.value] = ClassValue(
+                qualname=cls.name, origin=cls.node, module=ModuleInfo(cls=cls)
+                if cls.is_module else None, info=cls) \
+                if is_classmethod(function) else self._self_value(cls)
         if len(params) - offset < len(args) or any(
                 p.default is None for p in params[offset + len(args):]):
             return None

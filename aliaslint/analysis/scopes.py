@@ -163,6 +163,8 @@ class ClassInfo:
     lightning: bool = False  # a LightningModule (training.py)
     autograd_function: bool = False  # a subclass of torch.autograd.Function
     learned: bool = False  # `attrs` holds what an `__init__` run set
+    # The torch.nn class it subclasses (`class Stage(nn.Sequential)`), if one of the tables.
+    torch_base: str | None = None
 
     def attr(self, key: str) -> Value | None:
         """`self.<attr>` as __init__ (its own or a local base's) left it."""
