@@ -253,3 +253,68 @@ class Regressor(nn.Module):
     def forward(self, x):
         return self.head(x)
 Regressor(4)(torch.randn(8, 4)).sum().backward()
+
+
+# case: stage built by a classmethod of a sequential subclass rewrites features an auxiliary head saved
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class Stage(nn.Sequential):
+    @classmethod
+    def build(cls, c_in, widths):
+        layers = []
+        for c_out in widths:
+            layers += [nn.ReLU(inplace=True), nn.Conv2d(c_in, c_out, 3, padding=1)]  # error: AL105
+            c_in = c_out
+        return cls(*layers)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.aux = nn.Conv2d(8, 2, 1)
+        self.stage = Stage.build(8, [8, 8])
+    def forward(self, x):
+        feats = self.stem(x)
+        aux = self.aux(feats).mean()
+        return self.stage(feats).mean() + aux
+Net()(torch.randn(2, 3, 8, 8)).backward()
+
+
+# case: stage of a sequential subclass after its own convolution
+# runs: ok
+import torch
+from torch import nn
+class Stage(nn.Sequential):
+    @classmethod
+    def build(cls, c_in, widths):
+        layers = []
+        for c_out in widths:
+            layers += [nn.Conv2d(c_in, c_out, 3, padding=1), nn.ReLU(inplace=True)]
+            c_in = c_out
+        return cls(*layers)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.aux = nn.Conv2d(8, 2, 1)
+        self.stage = Stage.build(8, [8, 8])
+    def forward(self, x):
+        feats = self.stem(x)
+        return self.stage(feats).mean() + self.aux(feats).mean()
+Net()(torch.randn(2, 3, 8, 8)).backward()
+
+
+# case: one layer factory called for two stacks
+# runs: ok
+import torch
+from torch import nn
+def conv_bn_act(c_in, c_out):
+    return [nn.Conv2d(c_in, c_out, 3, padding=1), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True)]
+class TwoTower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Sequential(*(conv_bn_act(3, 8) + conv_bn_act(8, 8)))
+        self.b = nn.Sequential(*conv_bn_act(3, 8))
+    def forward(self, x):
+        return self.a(x).mean() + self.b(x).mean()
+TwoTower()(torch.randn(2, 3, 8, 8)).backward()
