@@ -12,6 +12,8 @@ list was built.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from aliaslint.analysis.core import Interpreter
@@ -72,6 +74,27 @@ class Builders(Interpreter):
             return None
         self._assign_name(key, module_list(items + added, receiver.origin), env)
         return OTHER
+
+    def _grow_container(self, container: ModuleValue, receiver_node: cst.BaseExpression | None,
+                        attr: str, positional: list[Value], env: Env) -> Value | None:
+        """`self.layers.append(nn.Linear(d, d))`, `self.layers.extend(more)` on a
+        `ModuleList` or `Sequential` whose layers are known, held by a name: it holds one
+        more.  None when this is no such call."""
+        info = container.module
+        key = name_key(receiver_node)
+        if attr not in ("append", "extend") or len(positional) != 1 or key is None or \
+                info.children is None or info.element is not None or info.spec is None or \
+                not info.spec.container or "Dict" in info.spec.name:
+            return None
+        added: tuple[ModuleValue, ...] | None = (positional[0],) if attr == "append" and \
+            isinstance(positional[0], ModuleValue) else module_items(positional[0]) \
+            if attr == "extend" else None
+        if added is None:
+            return None
+        grown = replace(info, children=info.children + added, params=info.params.union(
+            *(layer.module.params for layer in added)))
+        self._assign_name(key, replace(container, module=grown), env)
+        return container
 
     def _named_submodule(self, node: cst.Call, qualname: str | None, attr: str,
                          receiver: Value | None, receiver_node: cst.BaseExpression | None,

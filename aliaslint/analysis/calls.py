@@ -183,6 +183,8 @@ class Calls(Interpreter):
         built = self._named_submodule(node, qualname, attr, receiver, receiver_node, args, env)
         if built is None and isinstance(receiver, ContainerValue):
             built = self._grow_module_list(receiver, receiver_node, attr, positional, env)
+        if built is None and isinstance(receiver, ModuleValue) and qualname is None:
+            built = self._grow_container(receiver, receiver_node, attr, positional, env)
         if built is not None:
             return built
         if isinstance(callee, ModuleValue):

@@ -157,6 +157,10 @@ class Interpreter:
         env.flow.dead = env.flow.raised = True
         self._raised_in = self._stmt
 
+    # Which iteration of each unrolled loop over a container's layers is running
+    # (`Loops._unroll`): part of the storage token of what a module call makes.
+    _unroll_place: tuple[int, ...] = ()
+
     if TYPE_CHECKING:
         # Implemented by the mixins and called across them; declared here so
         # each part type-checks alone.  Keep in step with the implementations.
@@ -234,6 +238,9 @@ class Interpreter:
                             origin: cst.CSTNode) -> Value | None: ...
         def _grow_module_list(self, receiver: Value, receiver_node: cst.BaseExpression | None,
                               attr: str, positional: list[Value], env: Env) -> Value | None: ...
+        def _grow_container(self, container: ModuleValue,
+                            receiver_node: cst.BaseExpression | None, attr: str,
+                            positional: list[Value], env: Env) -> Value | None: ...
         def _named_submodule(self, node: cst.Call, qualname: str | None, attr: str,
                              receiver: Value | None, receiver_node: cst.BaseExpression | None,
                              args: Args, env: Env) -> Value | None: ...

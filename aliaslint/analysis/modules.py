@@ -223,7 +223,7 @@ class Modules(Interpreter):
         arg_node = args[0][0].value
         if info.cls is None and info.spec is not None and len(positional) != len(info.spec.inputs):
             return UNKNOWN
-        return self._run_module(module, positional, arg_node, node, env)
+        return self._run_module(module, positional, arg_node, node, env, self._unroll_place)
 
     def _run_module(self, module: ModuleValue, inputs: list[Value],
                     arg_node: cst.BaseExpression | None, node: cst.Call, env: Env,

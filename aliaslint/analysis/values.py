@@ -399,6 +399,9 @@ def join(a: Value, b: Value) -> Value:
         if isinstance(a, ModuleValue) and isinstance(b, ModuleValue):
             if a.module is b.module:
                 return a
+            layers = join_module_containers(a, b)
+            if layers is not None:
+                return layers
             # Two modules: a second name kept as a copy on one path is a hazard there.
             return a if a.snapshot is not None else b if b.snapshot is not None else UNKNOWN
         if isinstance(a, ClassValue) and isinstance(b, ClassValue) and a.module is not b.module:
@@ -546,14 +549,31 @@ def join_module_lists(a: ContainerValue, b: ContainerValue) -> ContainerValue | 
     first, second = module_items(a), module_items(b)
     if first is None or second is None or a.items is None or b.items is None:
         return None
+    return a if _first_layers(first, second) else b
+
+
+def join_module_containers(a: ModuleValue, b: ModuleValue) -> ModuleValue | None:
+    """Two containers of known layers where paths meet (`self.layers.append(m)` in a
+    branch or a loop), as `join_module_lists` picks lists.  None for other modules."""
+    first, second = a.module.children, b.module.children
+    if first is None or second is None or a.module.spec is None or \
+            a.module.spec != b.module.spec or not a.module.spec.container or \
+            a.module.element is not None or b.module.element is not None:
+        return None
+    return a if _first_layers(first, second) else b
+
+
+def _first_layers(first: tuple[ModuleValue, ...], second: tuple[ModuleValue, ...]) -> bool:
+    """Which of two paths' layers to keep (True: the first): the longer where one extends
+    the other, stopping at two copies of what a loop's body appends."""
     short, long = (first, second) if len(first) <= len(second) else (second, first)
     if not all(_same(x, y) for x, y in zip(short, long)):
-        return a if len(first) >= len(second) else b
+        return len(first) >= len(second)
     extra = long[len(short):]
     if not extra or (len(short) >= 2 * len(extra) and all(
             _same(x, y) for x, y in zip(short[-2 * len(extra):], extra + extra))):
-        return a if short is first else b
-    return a if long is first else b
+        return short is first
+    return long is first
 
 
 def _same(a: ModuleValue, b: ModuleValue) -> bool:

@@ -318,3 +318,45 @@ class TwoTower(nn.Module):
     def forward(self, x):
         return self.a(x).mean() + self.b(x).mean()
 TwoTower()(torch.randn(2, 3, 8, 8)).backward()
+
+
+# case: module list grown in a loop and iterated ends with a sigmoid before an in-place relu
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class GatedMLP(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for i in range(len(sizes) - 1):
+            self.layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+            self.layers.append(nn.Sigmoid())
+        self.layers.append(nn.ReLU(inplace=True))  # error: AL105
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+GatedMLP([4, 8, 8])(torch.randn(3, 4)).sum().backward()
+
+
+# case: module list of linear and in-place relu layers iterated
+# runs: ok
+import torch
+from torch import nn
+class MLP(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for i in range(len(sizes) - 1):
+            self.layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+            self.layers.append(nn.ReLU(inplace=True))
+        self.layers.append(nn.Linear(sizes[-1], 1))
+    def forward(self, x):
+        features = []
+        for layer in self.layers:
+            x = layer(x)
+            if isinstance(layer, nn.Linear):
+                features.append(x)
+        return x, features
+out, _ = MLP([4, 8, 8])(torch.randn(3, 4))
+out.sum().backward()
