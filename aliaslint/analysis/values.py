@@ -399,7 +399,8 @@ def join(a: Value, b: Value) -> Value:
         if isinstance(a, ModuleValue) and isinstance(b, ModuleValue):
             if a.module is b.module:
                 return a
-            layers = join_module_containers(a, b)
+            layers = join_module_containers(a, b) \
+                if a.snapshot is None and b.snapshot is None else None
             if layers is not None:
                 return layers
             # Two modules: a second name kept as a copy on one path is a hazard there.
@@ -558,7 +559,10 @@ def join_module_containers(a: ModuleValue, b: ModuleValue) -> ModuleValue | None
     first, second = a.module.children, b.module.children
     if first is None or second is None or a.module.spec is None or \
             a.module.spec != b.module.spec or not a.module.spec.container or \
-            a.module.element is not None or b.module.element is not None:
+            a.module.element is not None or b.module.element is not None or \
+            not all(x is y for x, y in zip(first, second)):
+        # Only one container grown along two paths shares its earlier layers (a copy made
+        # by `copy.deepcopy` has layers of its own).
         return None
     return a if _first_layers(first, second) else b
 
