@@ -148,6 +148,16 @@ def test_modules():
     assert ops.module("torch.nn.Identity").identity
     assert ops.module("torch.nn.Sigmoid").saves == {"result"}
     assert ops.module("torch.nn.Conv2d").saves >= {"input", "weight"}
+
+
+def test_module_constructor_positions():
+    """Where `inplace` sits among a constructor's positional parameters, per class."""
+    assert ops.module("torch.nn.ReLU").init_params == ("inplace",)
+    assert ops.module("torch.nn.Dropout").init_params == ("p", "inplace")
+    assert ops.module("torch.nn.LeakyReLU").init_params == ("negative_slope", "inplace")
+    assert ops.module("torch.nn.ELU").init_params == ("alpha", "inplace")
+    assert ops.module("torch.nn.Hardtanh").init_params[:3] == ("min_val", "max_val", "inplace")
+    assert ops.module("torch.nn.Sequential").init_params is None  # `*args`
     assert ops.module("torch.nn.BatchNorm2d").writes == ("running_mean", "running_var")
     assert ops.module("torch.nn.Linear").has_params and ops.module("torch.nn.LSTM").has_params
     assert ops.module("torch.nn.ReLU").has_params is False

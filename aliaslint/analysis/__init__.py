@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from aliaslint.analysis.autograd import Autograd
+from aliaslint.analysis.builders import Builders
 from aliaslint.analysis.calls import Calls
 from aliaslint.analysis.dispatch import Dispatch
 from aliaslint.analysis.events import (
@@ -90,7 +91,7 @@ __all__ = [
 
 
 class Analysis(Statements, Loops, Functions, Imports, Expressions, Calls, Dispatch, Protocol,
-               Modules, Autograd):
+               Modules, Builders, Autograd):
     """Runs the interpreter over a module and collects its events."""
 
     def __init__(self, module: cst.Module, source: str | None = None,

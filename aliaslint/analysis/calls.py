@@ -50,6 +50,7 @@ from aliaslint.analysis.training import (
     MODULE_WRAPPERS,
 )
 from aliaslint.analysis.syntax import (
+    is_classmethod,
     FALSE,
     TRUE,
     attr_key,
@@ -68,6 +69,7 @@ from aliaslint.analysis.values import (
     ArrayValue,
     ClassValue,
     ContainerValue,
+    module_items,
     FunctionValue,
     Keywords,
     Kind,
@@ -105,7 +107,7 @@ class Calls(ContainerCalls):
         receiver: Value | None = None
         receiver_node = None
         qualname = None
-        callee = None
+        callee: Value | None = None
         dispatched = False  # `obj.f(...)` runs a method of the file's classes
         if isinstance(func, cst.Attribute):
             attr = func.attr.value
@@ -154,11 +156,21 @@ class Calls(ContainerCalls):
                 self._emit(Call(node, self._stmt, None, None, None, result))
                 return result
             elif isinstance(owner, ClassValue) and owner.info is not None and \
+                    (factory := owner.info.method(attr)) is not None and \
+                    is_classmethod(factory):
+                # `Stage.from_config(cfg)`: a classmethod of this file, its `cls` the class.
+                receiver, receiver_node = owner, func.value
+                callee = FunctionValue(qualname=attr, origin=factory, definition=factory)
+            elif isinstance(owner, ClassValue) and owner.info is not None and \
                     owner.info.autograd_function and attr == "apply":
                 args = [(arg, self._eval(arg.value, env)) for arg in node.args]
                 result = self._apply_function(owner.info, node, args, env)
                 self._emit(Call(node, self._stmt, None, None, None, result))
                 return result
+            elif isinstance(owner, ContainerValue) and attr in ("append", "extend") and \
+                    module_items(owner) is not None:
+                # `layers.append(nn.ReLU())`: a list of modules grows.
+                receiver, receiver_node = owner, func.value
             elif isinstance(owner, (ClassValue, SuperValue)):
                 # `Base.forward(self, x)`, `Cls.make(…)`, `super().forward(x)`.
                 args = [(arg, self._eval(arg.value, env)) for arg in node.args]
@@ -220,6 +232,13 @@ class Calls(ContainerCalls):
                               if arg.keyword is not None}
         # A method's name (the receiver is set only for `x.method(...)`).
         attr = node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
+        built = self._named_submodule(node, qualname, attr, receiver, receiver_node, args, env)
+        if built is None and isinstance(receiver, ContainerValue):
+            built = self._grow_module_list(receiver, receiver_node, attr, positional, env)
+        if built is None and isinstance(receiver, ModuleValue) and qualname is None:
+            built = self._grow_container(receiver, receiver_node, attr, positional, env)
+        if built is not None:
+            return built
         if isinstance(callee, ModuleValue):
             return self._call_module(callee, node, positional, args, env)
         if isinstance(callee, ClassValue) and callee.module is not None:
@@ -385,7 +404,9 @@ class Calls(ContainerCalls):
                 return self._rebased(first, node)
         module_spec = ops.module(qualname)
         if module_spec is not None:
-            return self._construct_module(module_spec, qualname, node, positional, keywords)
+            starred = next((value for arg, value in args if arg.star == "*"), None)
+            return self._construct_module(module_spec, qualname, node, positional, keywords,
+                                          starred)
         if qualname.endswith(".from_pretrained"):
             spec = ops.module(qualname.removesuffix(".from_pretrained"))
             if spec is not None:

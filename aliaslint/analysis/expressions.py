@@ -377,6 +377,10 @@ class Expressions(Interpreter):
                 if isinstance(container, ContainerValue) and container.each is not None \
                         and isinstance(count, (cst.Name, cst.Integer, cst.Attribute, cst.Call)):
                     return replace(container, replicated=node, origin=node, items=None)
+        if isinstance(node.operator, cst.Add):
+            joined = self._concat_modules(left, right, node)  # `trunk + [nn.ReLU()]`
+            if joined is not None:
+                return joined
         if Kind.TENSOR not in (left.kind, right.kind):
             if is_int(left) and is_int(right) and isinstance(node.operator, _INT_OPERATORS):
                 return INT
@@ -419,6 +423,10 @@ class Expressions(Interpreter):
         if not isinstance(base, TensorValue):
             if isinstance(base, ContainerValue):  # an element of a tuple, list or dict
                 return self._element_at(base, node)
+            if isinstance(base, ModuleValue) and base.module.children is not None:
+                picked = self._child_at(base, node)  # `self.features[0]`, `self.features[:4]`
+                if picked is not None:
+                    return picked
             if isinstance(base, ModuleValue) and base.module.element is not None:
                 return base.module.element  # `self.blocks[i]`
             children = base.module.children if isinstance(base, ModuleValue) else None

@@ -341,6 +341,7 @@ class Functions(Interpreter):
         is_module = lightning = autograd_function = False
         bases: list[ClassInfo] = []
         entries: list[ClassInfo | str] = []  # the bases, for the MRO
+        torch_base = None
         for base in node.bases:
             if base.keyword is not None or base.star:
                 continue  # `metaclass=…`
@@ -370,9 +371,10 @@ class Functions(Interpreter):
             elif isinstance(value, RefValue) and value.qualname.startswith(
                     "torch.nn.") and ops.module(value.qualname) is not None:
                 is_module = True
+                torch_base = value.qualname
         cls = ClassInfo(node.name.value, node, is_module, self_token=("self", id(node)),
                         bases=tuple(bases), lightning=lightning,
-                        autograd_function=autograd_function)
+                        autograd_function=autograd_function, torch_base=torch_base)
         cls.mro = c3(cls, entries) or (cls, *bases)
         self._classes_by_node[id(node)] = cls
         if lightning and not _MANUAL_OPTIMIZATION.search(cst.Module([]).code_for_node(node)):

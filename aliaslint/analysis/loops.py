@@ -56,6 +56,21 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Converged, Env, LoopFrame
 from aliaslint.analysis.values import UNKNOWN, ContainerValue, ModuleValue, Value
 
+# A container of at most this many known layers is iterated layer by layer.
+UNROLL_LAYERS = 32
+
+
+def unrolled_layers(iterable: Value, node: cst.For) -> tuple[ModuleValue, ...] | None:
+    """The layers `for layer in container:` visits one by one: a `ModuleList` or
+    `Sequential` whose children are known, bound to a plain name.  A container of one
+    repeated element (`[Block() for _ in range(n)]`) runs as a loop instead."""
+    if not isinstance(iterable, ModuleValue) or not isinstance(node.target, cst.Name):
+        return None
+    children = iterable.module.children
+    if not children or len(children) > UNROLL_LAYERS or iterable.module.element is not None:
+        return None
+    return children
+
 WIDEN_AFTER = 8  # passes before names that still change are widened to unknown
 MAX_PASSES = 32  # a bound on passes should widening not settle a loop
 
@@ -68,7 +83,12 @@ class Loops(Interpreter):
         element = None
         if isinstance(node, cst.For):
             # The iterable is evaluated once, before the first iteration.
-            element = self._element_of(self._eval(node.iter, env), node, env)
+            iterable = self._eval(node.iter, env)
+            layers = unrolled_layers(iterable, node)
+            if layers is not None:
+                self._unroll(node, env, layers)
+                return
+            element = self._element_of(iterable, node, env)
         outermost = self._loop_cache is None
         if outermost:
             self._loop_cache, self._loop_events = {}, set()
@@ -135,6 +155,37 @@ class Loops(Interpreter):
         exit_state.flow.done = end.flow.done
         self._loop_cache[id(node)] = Converged(env, element, head, breaks, exit_state)
         return exit_state, breaks
+
+    def _unroll(self, node: cst.For, env: Env, layers: tuple[ModuleValue, ...]) -> None:
+        """`for layer in self.layers: x = layer(x)` over a container whose layers are known
+        and different: one iteration per layer, in order, as Python runs it (no fixed point
+        is needed, each iteration sees exactly what the one before left)."""
+        breaks: list[Env] = []
+        outer_place = self._unroll_place
+        for index, layer in enumerate(layers):
+            frame = LoopFrame()
+            self._loops.append(frame)
+            # A module called in this iteration makes a tensor of its own: the same layer
+            # object may sit at several places (`layers.append(nn.ReLU(inplace=True))` in a
+            # loop), and each place's output is another tensor.
+            self._unroll_place = (*outer_place, index)
+            try:
+                self._stmt = node
+                self._bind(node.target, layer, env)
+                self._block(node.body.body, env)
+            finally:
+                self._loops.pop()
+                self._unroll_place = outer_place
+            for state in frame.continues:
+                env.merge(state)
+            breaks.extend(frame.breaks)
+            if self._loops:  # the enclosing loop's pass made these saves too
+                self._loops[-1].made |= frame.made
+        if node.orelse is not None:
+            self._block(node.orelse.body.body, env)
+        joined = _join(breaks)
+        if joined is not None:
+            env.merge(joined)
 
     def _pass(self, node: cst.For | cst.While, env: Env, head: Env,
               element: Value | None) -> LoopFrame:

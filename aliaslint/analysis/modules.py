@@ -29,6 +29,7 @@ from aliaslint.analysis.syntax import (
     NO_LITERAL,
     TRUE,
     declares_mutation,
+    is_classmethod,
     is_literal,
     literal_constant,
     name_key,
@@ -51,11 +52,13 @@ from aliaslint.analysis.values import (
     PartialValue,
     RefValue,
     ObjectValue,
+    RefValue,
     TensorValue,
     Value,
     is_true,
     join,
     local_class,
+    module_items,
 )
 
 
@@ -69,13 +72,19 @@ class Modules(Interpreter):
     """Calls modules and the file's own functions through summaries."""
 
     def _construct_module(self, spec: ops.ModuleOp, qualname: str, node: cst.Call,
-                          positional: list[Value], keywords: Keywords) -> Value:
+                          positional: list[Value], keywords: Keywords,
+                          starred: Value | None = None) -> Value:
         short = qualname.removeprefix("torch.nn.modules.").removeprefix("torch.")
         inplace = False
         if spec.inplace_kwarg:
             given, flag = keywords.get(spec.inplace_kwarg, (None, None))
-            index = getattr(spec, "inplace_index", None)
+            # By position, where the constructor's signature puts it: `nn.ReLU(True)` and
+            # `nn.Dropout(p, True)` are in place; `nn.LeakyReLU(True)` is a slope of True.
+            signature = spec.init_params or ()
+            index = signature.index(spec.inplace_kwarg) \
+                if spec.inplace_kwarg in signature else getattr(spec, "inplace_index", None)
             if flag is None and index is not None and len(node.args) > index \
+                    and not any(arg.star for arg in node.args[:index + 1]) \
                     and node.args[index].keyword is None:
                 flag = node.args[index].value
             # `inplace=True`, or `inplace=inplace` where the call site passed True.
@@ -87,8 +96,17 @@ class Modules(Interpreter):
         label = f"`{short}(inplace=True)`" if inplace else f"`{short}()`"
         if spec.container:
             if any(arg.star for arg in node.args):
-                # `nn.Sequential(*layers)`: a stack of modules not known here.
-                return ModuleValue(origin=node, module=ModuleInfo(label=label))
+                built = module_items(starred) if starred is not None and \
+                    len(node.args) == 1 and node.args[0].star == "*" else None
+                if not built or "Sequential" not in qualname:
+                    # `nn.Sequential(*layers)` of a list not known here: a stack of modules
+                    # not known here.
+                    return ModuleValue(origin=node, module=ModuleInfo(label=label))
+                # `nn.Sequential(*layers)` of a list of modules built by code: its layers.
+                for child in built:
+                    params |= child.module.params
+                return ModuleValue(origin=node, module=ModuleInfo(
+                    spec=spec, children=built, params=params, label=label))
             modules = [v for v in positional if isinstance(v, ModuleValue)]
             if len(modules) == len(positional) and "ModuleDict" not in qualname:
                 children = tuple(modules)
@@ -101,6 +119,12 @@ class Modules(Interpreter):
                 # `nn.ModuleList([Block(d) for _ in range(n)])`: each element is a Block.
                 element = positional[0].each
                 params = element.module.params
+            elif len(positional) == 1 and "List" in qualname and \
+                    isinstance(positional[0], ContainerValue) and positional[0].items and \
+                    (items := module_items(positional[0])):
+                # `nn.ModuleList(layers)` of a list built by code: its modules, by index.
+                children = items
+                params = frozenset().union(*(child.module.params for child in items))
         elif has_params(spec):
             named = self._named_parameters(spec, node)
             params = frozenset(named.values()) or frozenset({("params", id(node))})
@@ -124,6 +148,16 @@ class Modules(Interpreter):
         cls = cls_value.module.cls if cls_value.module is not None else None
         if cls is None:
             return UNKNOWN
+        spec = ops.module(cls.torch_base) if cls.torch_base is not None else None
+        if spec is not None and spec.container and cls.method("__init__") is None and \
+                cls.method("forward") is None and not cls.bases:
+            # `class Stage(nn.Sequential)` adding only methods (a classmethod that builds it,
+            # `cls(*layers)`): its instances are the container.
+            positional = [value for arg, value in args if arg.keyword is None and not arg.star]
+            keywords: Keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
+                                  if arg.keyword is not None}
+            starred = next((value for arg, value in args if arg.star == "*"), None)
+            return self._construct_module(spec, spec.name, node, positional, keywords, starred)
         init = cls.method("__init__")
         if init is not None:
             self._record_call(init, cls, node, args, env)
@@ -132,10 +166,13 @@ class Modules(Interpreter):
         info = ModuleInfo(cls=cls, params=frozenset({token}), label=f"`{cls.name}`")
         return ModuleValue(origin=node, module=info)
 
-    def _rebased(self, module: ModuleValue, node: cst.Call) -> ModuleValue:
+    def _rebased(self, module: ModuleValue, node: cst.Call,
+                 keep_origin: bool = False) -> ModuleValue:
         """Another instance like ``module``, made at ``node`` with parameters of its own: a
         deep copy, or what a local factory function (`def conv3x3(): return nn.Conv2d(…)`)
-        returns at each call."""
+        returns at each call.  Its children keep their constructors as their origins (where
+        an in-place layer of a built stack is reported); so does the module itself with
+        ``keep_origin``."""
         info = module.module
 
         def token(t: object) -> object:
@@ -145,9 +182,10 @@ class Modules(Interpreter):
             info, params=frozenset(token(t) for t in info.params), hooks=list(info.hooks),
             named={name: token(t) for name, t in info.named.items()},
             children=None if info.children is None else tuple(
-                self._rebased(child, node) for child in info.children),
+                self._rebased(child, node, keep_origin=True) for child in info.children),
             element=None if info.element is None else self._rebased(info.element, node))
-        return replace(module, module=copy, origin=node, snapshot=None)
+        return replace(module, module=copy, origin=module.origin if keep_origin else node,
+                       snapshot=None)
 
     def _construct_object(self, cls: ClassInfo, node: cst.Call, args: Args,
                           env: Env) -> Value:
@@ -223,31 +261,34 @@ class Modules(Interpreter):
         if info.cls is None and (len(positional) != len(given) or info.spec is not None and
                                  len(positional) != len(info.spec.inputs)):
             return UNKNOWN
-        return self._run_module(module, given, node, env)
+        return self._run_module(module, given, node, env, self._unroll_place)
 
     def _run_module(self, module: ModuleValue, given: list[Given], node: cst.Call,
-                    env: Env) -> Value:
+                    env: Env, place: tuple[int, ...] = ()) -> Value:
         """Call ``module`` on the arguments ``given`` (see protocol.Given): its forward
-        pre-hooks, its forward, then its forward hooks."""
+        pre-hooks, its forward, then its forward hooks.  ``place`` is where the module sits
+        in the containers the call runs through: a module repeated in a stack makes a new
+        tensor at each place."""
         if module.module.members is not None:
             return UNKNOWN  # which of several modules runs is not known
         if self._hooks_of(module):
             return self._run_hooked(module, given, node, env)
-        return self._run_forward(module, given, node, env)
+        return self._run_forward(module, given, node, env, place)
 
     def _run_forward(self, module: ModuleValue, given: list[Given], node: cst.Call,
-                     env: Env) -> Value:
+                     env: Env, place: tuple[int, ...] = ()) -> Value:
         """``module``'s forward on the arguments ``given``."""
         info = module.module
         if info.cls is not None and info.children is None:
-            return self._call_local_module(module, info.cls, given, node, env)
+            return self._call_local_module(module, info.cls, given, node, env, place)
         inputs = [value for _, value, _ in given]
         arg_node = given[0][2] if given else None
         x = inputs[0]
         if info.children is not None:
             value = x
-            for child in info.children:
-                value = self._run_module(child, [(None, value, arg_node)], node, env)
+            for index, child in enumerate(info.children):
+                value = self._run_module(child, [(None, value, arg_node)], node, env,
+                                         (*place, index))
                 arg_node = None
             return value
         if not isinstance(x, TensorValue) and self._trainable(module, env):
@@ -259,7 +300,7 @@ class Modules(Interpreter):
         tensors = [v for v in inputs if isinstance(v, TensorValue)]
         graph: frozenset[int] = frozenset().union(*(v.graph for v in tensors))
         spec = info.spec
-        token = ("alloc", id(node), id(module.origin))
+        token = ("alloc", id(node), id(module.origin), *place)
         fresh = TensorValue(origin=node, storage=token, counter=token, graph=graph)
         if spec is None and info.assumed and env.flow.grad is True and not info.frozen \
                 and not info.escaped and not self._freezes:
@@ -339,7 +380,7 @@ class Modules(Interpreter):
             and not info.frozen and not info.escaped and not self._freezes
 
     def _call_local_module(self, module: ModuleValue, cls: ClassInfo, given: list[Given],
-                           node: cst.Call, env: Env) -> Value:
+                           node: cst.Call, env: Env, place: tuple[int, ...] = ()) -> Value:
         forward = cls.method("forward")
         bound = bind(forward, 1, given) if forward is not None else None
         if forward is None or bound is None:
@@ -349,7 +390,7 @@ class Modules(Interpreter):
             return UNKNOWN
         return self._apply_summary(summary, bound.slots,
                                    self._param_mapping(cls, module.module.params), node,
-                                   None, env, forward, receiver=module)
+                                   None, env, forward, receiver=module, place=place)
 
     @staticmethod
     def _param_mapping(info: ClassInfo, params: frozenset) -> dict[object, frozenset]:
@@ -461,11 +502,21 @@ class Modules(Interpreter):
                        backward=bool(consumed), consumed=frozenset(
                            index for index in range(len(args)) if arg_mark(index) in marks))
 
+    def _default_reference(self, default: cst.BaseExpression | None, env: Env) -> Value:
+        """A default that names a class or function (`act_layer=nn.Tanh`): what it names.
+        Evaluating a dotted name has no effect; anything else is unknown."""
+        if isinstance(default, (cst.Name, cst.Attribute)):
+            value = self._eval(default, env)
+            if isinstance(value, (RefValue, ClassValue, FunctionValue)):
+                return value
+        return UNKNOWN
+
     def _apply_summary(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
                        mapping: dict[object, frozenset], node: cst.CSTNode, label: str | None,
                        env: Env, function: cst.FunctionDef, *,
-                       receiver: Value | None = None, may: bool = False) -> Value:
+                       receiver: Value | None = None, may: bool = False,
+                       place: tuple[int, ...] = ()) -> Value:
         """What the call at ``node`` does, from the callee's summary: its writes to the
         arguments, to their elements, to its object's state and to memory the caller holds,
         the saves it left pending (moved onto the caller's storages), the saves it wrote
@@ -482,7 +533,11 @@ class Modules(Interpreter):
                 value, arg_node = args[index]
                 inner, callee, declared = self._innermost(write, function)
                 with self._grad_of(write, env), self._may(write, summary):
-                    self._write(value, arg_node, node, label, env, activation=write.activation,
+                    # A module of the callee that writes in place (`nn.ReLU(inplace=True)`)
+                    # is reported at its constructor, and named as the writer.
+                    self._write(value, arg_node, node,
+                                label if label is not None or write.defined_at is None
+                                else write.label, env, activation=write.activation,
                                 defined_at=inner, visible=False, callee=callee,
                                 declared=declared, may=may, assumed=write.assumed)
         for token, write in summary.element_writes.items():
@@ -536,12 +591,19 @@ class Modules(Interpreter):
             # The object's own tensor or a view of it (a property's `self.w[:, :1]`).
             kept_result = True
         elif isinstance(result, TensorValue):
-            token = ("alloc", id(node))
+            alloc = ("alloc", id(node), *place)
             # A leaf made in the callee is still a leaf in the caller.
-            result = TensorValue(origin=node, storage=token, counter=token,
+            result = TensorValue(origin=node, storage=alloc, counter=alloc,
                                  requires_grad=result.requires_grad, leaf=result.leaf)
         elif isinstance(result, ModuleValue):
             return self._rebased(result, node) if isinstance(node, cst.Call) else UNKNOWN
+        elif (layers := module_items(result)) is not None and \
+                isinstance(result, ContainerValue) and result.items is not None and \
+                isinstance(node, cst.Call):
+            # A factory's list of layers (`def make_layers(cfg): ... return layers`): new
+            # modules at each call.
+            return replace(result, items=tuple(self._rebased(m, node, keep_origin=True)
+                                               for m in layers), origin=node)
         elif isinstance(result, ContainerValue) and result.replicated is None:
             return self._returned_container(summary, result, args, node, label, env, graph,
                                             function)

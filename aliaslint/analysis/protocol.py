@@ -14,6 +14,7 @@ from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.dispatch import class_of
+from aliaslint.analysis.syntax import is_classmethod
 from aliaslint.analysis.opfacts import MODULE_BASES
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary, arg_mark
 from aliaslint.analysis.syntax import FALSE, NO_LITERAL, TRUE, is_literal, literal_constant
@@ -31,6 +32,7 @@ from aliaslint.analysis.values import (
     Kind,
     ModuleInfo,
     ModuleValue,
+    module_items,
     ParamsValue,
     ObjectValue,
     RefValue,
@@ -142,7 +144,10 @@ class Protocol(Interpreter):
         params = list(function.params.params)
         offset = 1 if cls is not None else 0
         if cls is not None and params:
-            env.names[params[0].name.value] = self._self_value(cls, exact=exact)
+            env.names[params[0].name.value] = ClassValue(
+                qualname=cls.name, origin=cls.node, module=ModuleInfo(cls=cls)
+                if cls.is_module else None, info=cls) \
+                if is_classmethod(function) else self._self_value(cls, exact=exact)
 
         def slot(index: int, param: cst.CSTNode | None) -> Value:
             value = args[index]
@@ -474,6 +479,11 @@ def _summary_key(value: Value) -> object:
         return ("module", value.module, value.module.params)
     if isinstance(value, ClassValue):
         return ("class", id(class_of(value)))
+    if isinstance(value, RefValue):
+        return ("ref", value.qualname)
+    items = module_items(value)
+    if items:
+        return ("modules", tuple(id(m.origin) for m in items))
     if isinstance(value, ParamsValue):
         return ("params", value.kind, value.params)
     return containers.signature(value)

@@ -176,6 +176,8 @@ class ClassInfo:
     lightning: bool = False  # a LightningModule (training.py)
     autograd_function: bool = False  # a subclass of torch.autograd.Function
     learned: bool = False  # `attrs` holds what an `__init__` run set
+    # The torch.nn class it subclasses (`class Stage(nn.Sequential)`), if one of the tables.
+    torch_base: str | None = None
     # Hooks its methods register on `self` (see protocol.Hook): every instance has them.
     hooks: list = field(default_factory=list)
 

@@ -271,6 +271,12 @@ class Statements(Interpreter):
     def _aug_assign(self, node: cst.AugAssign, env: Env) -> None:
         target = self._eval_target(node.target, env)
         other = self._eval(node.value, env)
+        joined = self._concat_modules(target, other, node) if isinstance(
+            node.operator, cst.AddAssign) else None
+        if joined is not None:
+            # `layers += [conv, nn.ReLU(inplace=True)]`: the list grows (same object).
+            self._bind(node.target, joined, env, evaluate_base=False)
+            return
         base = self._subscript_bases.get(id(node.target)) if isinstance(
             node.target, cst.Subscript) else None
         if isinstance(base, TensorValue) and isinstance(node.target, cst.Subscript) and \

@@ -28,6 +28,12 @@ def attr_key(node: cst.CSTNode | None) -> str | None:
     return None
 
 
+def is_classmethod(function: cst.FunctionDef) -> bool:
+    """Decorated `@classmethod`: its first parameter is the class."""
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod"
+               for d in function.decorators)
+
+
 def name_key(node: cst.CSTNode | None) -> str | None:
     """The key a name or `self.<attr>` is tracked under."""
     return node.value if isinstance(node, cst.Name) else attr_key(node)

@@ -451,6 +451,10 @@ Written = TypeVar("Written", bound=TensorValue | ArrayValue)
 
 def join(a: Value, b: Value) -> Value:
     """The value a name holds after two paths meet: only what both agree on."""
+    if isinstance(a, ContainerValue) and isinstance(b, ContainerValue):
+        modules = join_module_lists(a, b)
+        if modules is not None:
+            return modules
     if isinstance(a, ContainerValue) and isinstance(b, ContainerValue) and \
             a.replicated is None and b.replicated is None:
         from aliaslint.analysis.containers import join_containers
@@ -461,6 +465,10 @@ def join(a: Value, b: Value) -> Value:
         if isinstance(a, ModuleValue) and isinstance(b, ModuleValue):
             if a.module is b.module:
                 return a
+            layers = join_module_containers(a, b) \
+                if a.snapshot is None and b.snapshot is None else None
+            if layers is not None:
+                return layers
             # Two modules: a second name kept as a copy on one path is a hazard there.
             return a if a.snapshot is not None else b if b.snapshot is not None else UNKNOWN
         if isinstance(a, ClassValue) and isinstance(b, ClassValue) and a.module is not b.module:
@@ -586,3 +594,66 @@ def local_class(value: Value) -> ClassInfo | None:
 def is_true(value: Value | None) -> bool:
     """A value known to be the literal True (`True` here, or a parameter a call set to it)."""
     return value == TRUE_VALUE or isinstance(value, ConstValue) and value.literal is True
+
+
+def module_items(value: Value) -> tuple[ModuleValue, ...] | None:
+    """The modules of a list of modules, in order: a display or a list grown by appends
+    (possibly empty), or a comprehension's one element, repeated.  None for anything else."""
+    if not isinstance(value, ContainerValue):
+        return None
+    if value.items is not None and all(isinstance(item, ModuleValue) for item in value.items):
+        return tuple(item for item in value.items if isinstance(item, ModuleValue))
+    if isinstance(value.each, ModuleValue) and value.replicated is None:
+        # `[Block() for _ in range(n)]`: a new Block per element, run twice as a loop body.
+        return (value.each, value.each)
+    return None
+
+
+def module_list(items: tuple[ModuleValue, ...], origin: cst.CSTNode | None) -> ContainerValue:
+    return ContainerValue(origin=origin, items=items)
+
+
+def join_module_lists(a: ContainerValue, b: ContainerValue) -> ContainerValue | None:
+    """Two lists of modules where paths meet, as one concrete path's list.  One list that
+    extends the other (a branch that appends, a loop's next iteration) gives the longer; a
+    loop whose body appends the same modules again stops at two copies of them, the point
+    where a save of one iteration meets a write of the next.  None when either is not a
+    displayed list of modules."""
+    first, second = module_items(a), module_items(b)
+    if first is None or second is None or a.items is None or b.items is None:
+        return None
+    return a if _first_layers(first, second) else b
+
+
+def join_module_containers(a: ModuleValue, b: ModuleValue) -> ModuleValue | None:
+    """Two containers of known layers where paths meet (`self.layers.append(m)` in a
+    branch or a loop), as `join_module_lists` picks lists.  None for other modules."""
+    first, second = a.module.children, b.module.children
+    if first is None or second is None or a.module.spec is None or \
+            a.module.spec != b.module.spec or not a.module.spec.container or \
+            a.module.element is not None or b.module.element is not None or \
+            not all(x is y for x, y in zip(first, second)):
+        # Only one container grown along two paths shares its earlier layers (a copy made
+        # by `copy.deepcopy` has layers of its own).
+        return None
+    return a if _first_layers(first, second) else b
+
+
+def _first_layers(first: tuple[ModuleValue, ...], second: tuple[ModuleValue, ...]) -> bool:
+    """Which of two paths' layers to keep (True: the first): the longer where one extends
+    the other, stopping at two copies of what a loop's body appends."""
+    short, long = (first, second) if len(first) <= len(second) else (second, first)
+    if not all(_same(x, y) for x, y in zip(short, long)):
+        return len(first) >= len(second)
+    extra = long[len(short):]
+    if not extra or (len(short) >= 2 * len(extra) and all(
+            _same(x, y) for x, y in zip(short[-2 * len(extra):], extra + extra))):
+        return short is first
+    return long is first
+
+
+def _same(a: ModuleValue, b: ModuleValue) -> bool:
+    """Made by the same constructor call with the same facts (a loop's passes build new
+    values for the same modules)."""
+    return a.origin is b.origin and a.module.inplace == b.module.inplace and \
+        a.module.spec == b.module.spec and a.module.cls is b.module.cls

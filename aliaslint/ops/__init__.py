@@ -228,6 +228,8 @@ class ModuleOp:
             None for containers / Identity.
         inputs: forward's tensor arguments in order, by the op's names (``("input",)``; a
             loss: ``("input", "target")``); ``saves`` may name them.
+        init_params: the constructor's parameters an argument binds by position, in order
+            (``("negative_slope", "inplace")``); None when its signature does not say.
     """
 
     name: str
@@ -243,6 +245,7 @@ class ModuleOp:
     has_params: bool | None = None
     note: str | None = None
     inputs: tuple[str, ...] = ("input",)
+    init_params: tuple[str, ...] | None = None
     # As Op.saved_when, for opaque kernels (hand facts); else the op's.
     saved_when: Mapping[str, frozenset[str]] = field(default_factory=dict, hash=False,
                                                      compare=False)
@@ -393,6 +396,7 @@ def module(qualname: str) -> ModuleOp | None:
             writes=tuple(d.get("writes") or ()),
             returns=d.get("returns", "other"),
             inputs=tuple(d.get("inputs") or ("input",)),
+            init_params=tuple(d["init_params"]) if d.get("init_params") is not None else None,
             saved_when=MappingProxyType({k: frozenset(v) for k, v in
                                          (d.get("saved_when") or {}).items()}),
             container=bool(d.get("container")),

@@ -123,3 +123,302 @@ act = getattr(torch, "relu_")
 g = torch.tanh(torch.randn(2, 4) @ w)
 act(g)  # error: AL105
 (h.sum() + g.sum()).backward()
+
+
+# case: value mlp built by appends ends with a tanh before an appended in-place relu
+# runs: raises RuntimeError
+import torch
+from torch import nn
+def mlp(sizes, activation=nn.Tanh):
+    layers = []
+    for i in range(len(sizes) - 1):
+        layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+        layers.append(activation())
+    return layers
+class Critic(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        body = mlp(sizes)
+        body += [nn.ReLU(True)]  # error: AL105
+        self.v = nn.Sequential(*body)
+    def forward(self, obs):
+        return self.v(obs).sum(-1)
+critic = Critic([4, 8, 8])
+critic(torch.randn(5, 4)).mean().backward()
+
+
+# case: vgg features built in a loop with in-place relus after convolutions
+# runs: ok
+import torch
+from torch import nn
+def make_layers(cfg, batch_norm=False):
+    layers = []
+    in_channels = 3
+    for v in cfg:
+        if v == "M":
+            layers += [nn.MaxPool2d(kernel_size=2, stride=2)]
+        else:
+            conv = nn.Conv2d(in_channels, v, kernel_size=3, padding=1)
+            if batch_norm:
+                layers += [conv, nn.BatchNorm2d(v), nn.ReLU(inplace=True)]
+            else:
+                layers += [conv, nn.ReLU(inplace=True)]
+            in_channels = v
+    return nn.Sequential(*layers)
+class VGG(nn.Module):
+    def __init__(self, features, num_classes=10):
+        super().__init__()
+        self.features = features
+        self.classifier = nn.Sequential(nn.Linear(16 * 4 * 4, 32), nn.ReLU(True), nn.Dropout(0.5),
+                                        nn.Linear(32, num_classes))
+    def forward(self, x):
+        x = self.features(x)
+        return self.classifier(torch.flatten(x, 1))
+model = VGG(make_layers([8, "M", 16, "M"], batch_norm=True))
+model(torch.randn(2, 3, 16, 16)).sum().backward()
+
+
+# case: repeated linear relu blocks from a comprehension
+# runs: ok
+import torch
+from torch import nn
+def block(dim):
+    return nn.Sequential(nn.Linear(dim, dim), nn.ReLU(inplace=True))
+class Tower(nn.Module):
+    def __init__(self, dim, depth):
+        super().__init__()
+        self.blocks = nn.Sequential(*[block(dim) for _ in range(depth)])
+        self.head = nn.Linear(dim, 1)
+    def forward(self, x):
+        return self.head(self.blocks(x))
+Tower(8, 3)(torch.randn(4, 8)).sum().backward()
+
+
+# case: positional arguments bind by each activation's signature
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class Gate(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.slope_true = nn.Sequential(nn.Sigmoid(), nn.LeakyReLU(True))
+        self.alpha_true = nn.Sequential(nn.Sigmoid(), nn.ELU(True))
+        self.in_place = nn.Sequential(nn.Sigmoid(), nn.LeakyReLU(0.2, True))  # error: AL105
+    def forward(self, x):
+        h = self.fc(x)
+        return self.slope_true(h) + self.alpha_true(h) + self.in_place(h)
+Gate(6)(torch.randn(3, 6)).sum().backward()
+
+
+# case: dropout registered by name after a softmax
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class Attention(nn.Module):
+    def __init__(self, dim, p=0.1):
+        super().__init__()
+        self.qk = nn.Linear(dim, 2 * dim)
+        self.add_module("attn_drop", nn.Dropout(p, True))  # error: AL105
+        setattr(self, "out_drop", nn.Dropout(p))
+    def forward(self, x):
+        q, k = self.qk(x).chunk(2, dim=-1)
+        attn = (q @ k.transpose(-2, -1)).softmax(dim=-1)
+        attn = getattr(self, "attn_drop")(attn)
+        return getattr(self, "out_drop")(attn @ x)
+Attention(8)(torch.randn(2, 5, 8)).sum().backward()
+
+
+# case: perceptual slices of one stack share the boundary tensor
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class Slices(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layers = [nn.Linear(6, 6), nn.Sigmoid()]
+        layers.append(nn.ReLU(inplace=True))  # error: AL105
+        layers.append(nn.Linear(6, 2))
+        self.features = nn.Sequential(*layers)
+        self.low = self.features[:2]
+        self.high = self.features[2:]
+    def forward(self, x):
+        h = self.low(x)
+        return self.high(h)
+Slices()(torch.randn(3, 6)).sum().backward()
+
+
+# case: optional in-place dropout appended after a tanh
+# runs: raises RuntimeError
+import torch
+from torch import nn
+def head(dim, drop):
+    layers = [nn.Linear(dim, dim), nn.Tanh()]
+    if drop > 0:
+        layers.append(nn.Dropout(drop, inplace=True))  # error: AL105
+    layers.append(nn.Linear(dim, 1))
+    return nn.Sequential(*layers)
+class Regressor(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.head = head(dim, 0.2)
+    def forward(self, x):
+        return self.head(x)
+Regressor(4)(torch.randn(8, 4)).sum().backward()
+
+
+# case: stage built by a classmethod of a sequential subclass rewrites features an auxiliary head saved
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class Stage(nn.Sequential):
+    @classmethod
+    def build(cls, c_in, widths):
+        layers = []
+        for c_out in widths:
+            layers += [nn.ReLU(inplace=True), nn.Conv2d(c_in, c_out, 3, padding=1)]  # error: AL105
+            c_in = c_out
+        return cls(*layers)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.aux = nn.Conv2d(8, 2, 1)
+        self.stage = Stage.build(8, [8, 8])
+    def forward(self, x):
+        feats = self.stem(x)
+        aux = self.aux(feats).mean()
+        return self.stage(feats).mean() + aux
+Net()(torch.randn(2, 3, 8, 8)).backward()
+
+
+# case: stage of a sequential subclass after its own convolution
+# runs: ok
+import torch
+from torch import nn
+class Stage(nn.Sequential):
+    @classmethod
+    def build(cls, c_in, widths):
+        layers = []
+        for c_out in widths:
+            layers += [nn.Conv2d(c_in, c_out, 3, padding=1), nn.ReLU(inplace=True)]
+            c_in = c_out
+        return cls(*layers)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.aux = nn.Conv2d(8, 2, 1)
+        self.stage = Stage.build(8, [8, 8])
+    def forward(self, x):
+        feats = self.stem(x)
+        return self.stage(feats).mean() + self.aux(feats).mean()
+Net()(torch.randn(2, 3, 8, 8)).backward()
+
+
+# case: one layer factory called for two stacks
+# runs: ok
+import torch
+from torch import nn
+def conv_bn_act(c_in, c_out):
+    return [nn.Conv2d(c_in, c_out, 3, padding=1), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True)]
+class TwoTower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Sequential(*(conv_bn_act(3, 8) + conv_bn_act(8, 8)))
+        self.b = nn.Sequential(*conv_bn_act(3, 8))
+    def forward(self, x):
+        return self.a(x).mean() + self.b(x).mean()
+TwoTower()(torch.randn(2, 3, 8, 8)).backward()
+
+
+# case: module list grown in a loop and iterated ends with a sigmoid before an in-place relu
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class GatedMLP(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for i in range(len(sizes) - 1):
+            self.layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+            self.layers.append(nn.Sigmoid())
+        self.layers.append(nn.ReLU(inplace=True))  # error: AL105
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+GatedMLP([4, 8, 8])(torch.randn(3, 4)).sum().backward()
+
+
+# case: module list of linear and in-place relu layers iterated
+# runs: ok
+import torch
+from torch import nn
+class MLP(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = nn.ModuleList()
+        for i in range(len(sizes) - 1):
+            self.layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+            self.layers.append(nn.ReLU(inplace=True))
+        self.layers.append(nn.Linear(sizes[-1], 1))
+    def forward(self, x):
+        features = []
+        for layer in self.layers:
+            x = layer(x)
+            if isinstance(layer, nn.Linear):
+                features.append(x)
+        return x, features
+out, _ = MLP([4, 8, 8])(torch.randn(3, 4))
+out.sum().backward()
+
+
+# case: resnet stages built by a make-layer method from residual blocks
+# runs: ok
+import torch
+from torch import nn
+class BasicBlock(nn.Module):
+    expansion = 1
+    def __init__(self, inplanes, planes, stride=1, downsample=None):
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.relu = nn.ReLU(inplace=True)
+        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.downsample = downsample
+    def forward(self, x):
+        identity = x
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        if self.downsample is not None:
+            identity = self.downsample(x)
+        out += identity
+        return self.relu(out)
+class ResNet(nn.Module):
+    def __init__(self, block, layers, num_classes=10):
+        super().__init__()
+        self.inplanes = 8
+        self.conv1 = nn.Conv2d(3, 8, 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(8)
+        self.relu = nn.ReLU(inplace=True)
+        self.layer1 = self._make_layer(block, 8, layers[0])
+        self.layer2 = self._make_layer(block, 16, layers[1], stride=2)
+        self.fc = nn.Linear(16, num_classes)
+    def _make_layer(self, block, planes, blocks, stride=1):
+        downsample = None
+        if stride != 1 or self.inplanes != planes:
+            downsample = nn.Sequential(nn.Conv2d(self.inplanes, planes, 1, stride, bias=False), nn.BatchNorm2d(planes))
+        layers = []
+        layers.append(block(self.inplanes, planes, stride, downsample))
+        self.inplanes = planes
+        for _ in range(1, blocks):
+            layers.append(block(self.inplanes, planes))
+        return nn.Sequential(*layers)
+    def forward(self, x):
+        x = self.relu(self.bn1(self.conv1(x)))
+        x = self.layer2(self.layer1(x))
+        return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+model = ResNet(BasicBlock, [2, 2])
+model(torch.randn(2, 3, 8, 8)).sum().backward()

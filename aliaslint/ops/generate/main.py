@@ -48,7 +48,7 @@ def generate(probe: bool = True) -> dict[str, Any]:
     visible = visible_bases(torch, F, by_base, manual)
     facts, probe_notes = probe_overloads(torch, ovs, by_aten, visible, probe)
     entries = op_entries(torch, F, by_base, facts, probe_notes, manual, visible, probe)
-    modules = module_entries(manual, by_base)
+    modules = module_entries(manual, by_base, torch)
     non_tensor = non_tensor_method_entries(torch, by_base, entries, manual, probe)
 
     return {

@@ -302,7 +302,8 @@ def non_tensor_method_entries(
     return out
 
 
-def module_entries(manual: dict[str, Any], by_base: dict[str, list[Overload]]) -> dict[str, dict[str, Any]]:
+def module_entries(manual: dict[str, Any], by_base: dict[str, list[Overload]],
+                   torch: Any) -> dict[str, dict[str, Any]]:
     """The ``modules`` section: ``[module."torch.nn.X"]`` of the hand table with the op's generated saves."""
     modules: dict[str, dict[str, Any]] = {}
     for qn, m in manual.get("module", {}).items():
@@ -320,6 +321,9 @@ def module_entries(manual: dict[str, Any], by_base: dict[str, list[Overload]]) -
             "inputs": m.get("inputs", ["input"]),
             **({"saved_when": m["saved_when"]} if "saved_when" in m else {}),
         }
+        init = _init_params(torch, qn)
+        if init is not None:
+            me["init_params"] = init
         me["has_params"] = None if me["container"] or me["identity"] else bool(me["opaque"])
         if me["op"]:
             group = [o for o in by_base.get(me["op"], []) if not o.is_out]
@@ -349,6 +353,25 @@ def module_entries(manual: dict[str, Any], by_base: dict[str, list[Overload]]) -
             me["note"] = m["note"]
         modules[qn] = me
     return modules
+
+
+def _init_params(torch: Any, qualname: str) -> list[str] | None:
+    """The constructor's parameters that an argument can bind by position, in order
+    (``nn.Dropout(p, inplace)``, ``nn.LeakyReLU(negative_slope, inplace)``): which
+    positional argument is ``inplace`` differs per class.  None when the signature does
+    not say (``*args``) or the class is not found."""
+    obj: Any = torch
+    for part in qualname.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    try:
+        params = list(inspect.signature(obj.__init__).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
 def _rename_functional_args(e: dict[str, Any], params: list[str], mapping: dict[str, str]) -> None:

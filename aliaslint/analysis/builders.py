@@ -1,0 +1,160 @@
+"""Modules built by code: lists of modules grown by `append`, `extend`, `+` and `+=` and
+turned into containers (`nn.Sequential(*layers)`), and submodules registered under literal
+names (`add_module`, `register_module`, `setattr(self, "name", m)`, `getattr(self, "name")`).
+
+A list of modules is a `ContainerValue` whose `items` are all `ModuleValue`s, in order.  A
+comprehension (`[Block(d) for _ in range(n)]`) is one element repeated: as children of a
+container it runs twice, the way a loop body runs until a save of one iteration meets a write
+of the next (docs/engine.md, Loops).  What the container does when called is then its
+children's effects composed in order (`Modules._run_module`): no rule needs to know how the
+list was built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.syntax import NO_LITERAL, literal_constant, name_key
+from aliaslint.analysis.values import (
+    OTHER,
+    ModuleInfo,
+    Args,
+    ContainerValue,
+    ModuleValue,
+    Value,
+    local_class,
+    module_items,
+    module_list,
+)
+
+# Methods of `nn.Module` that register a submodule under a name: `self.<name>` afterwards.
+REGISTER_METHODS = frozenset({"add_module", "register_module"})
+
+
+def _literal_int(node: cst.BaseExpression) -> int | None:
+    """A literal integer index (`0`, `-1`), or None."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _literal_int(node.expression)
+        return -inner if inner is not None else None
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    return None
+
+
+class Builders(Interpreter):
+    """Lists of modules grown by code, and submodules registered by name."""
+
+    def _concat_modules(self, left: Value, right: Value,
+                        origin: cst.CSTNode) -> ContainerValue | None:
+        """`trunk + [nn.ReLU()]`, `layers += [conv, act]`: the modules of both, in order."""
+        first, second = module_items(left), module_items(right)
+        if first is None or second is None:
+            return None
+        return module_list(first + second, origin)
+
+    def _grow_module_list(self, receiver: Value, receiver_node: cst.BaseExpression | None,
+                          attr: str, positional: list[Value], env: Env) -> Value | None:
+        """`layers.append(m)`, `layers.extend(more)` on a list of modules held by a name:
+        the name holds the longer list.  None when this is no such call."""
+        if attr not in ("append", "extend") or len(positional) != 1:
+            return None
+        items = module_items(receiver)
+        key = name_key(receiver_node)
+        if items is None or key is None or not isinstance(receiver, ContainerValue) or \
+                receiver.items is None:
+            return None
+        added: tuple[ModuleValue, ...] | None = (positional[0],) if attr == "append" and \
+            isinstance(positional[0], ModuleValue) else module_items(positional[0]) \
+            if attr == "extend" else None
+        if added is None:
+            return None
+        self._assign_name(key, module_list(items + added, receiver.origin), env)
+        return OTHER
+
+    def _grow_container(self, container: ModuleValue, receiver_node: cst.BaseExpression | None,
+                        attr: str, positional: list[Value], env: Env) -> Value | None:
+        """`self.layers.append(nn.Linear(d, d))`, `self.layers.extend(more)` on a
+        `ModuleList` or `Sequential` whose layers are known, held by a name: it holds one
+        more.  None when this is no such call."""
+        info = container.module
+        key = name_key(receiver_node)
+        if attr not in ("append", "extend") or len(positional) != 1 or key is None or \
+                info.children is None or info.element is not None or info.spec is None or \
+                not info.spec.container or "Dict" in info.spec.name:
+            return None
+        added: tuple[ModuleValue, ...] | None = (positional[0],) if attr == "append" and \
+            isinstance(positional[0], ModuleValue) else module_items(positional[0]) \
+            if attr == "extend" else None
+        if added is None:
+            return None
+        grown = replace(info, children=info.children + added, params=info.params.union(
+            *(layer.module.params for layer in added)))
+        self._assign_name(key, replace(container, module=grown), env)
+        return container
+
+    def _named_submodule(self, node: cst.Call, qualname: str | None, attr: str,
+                         receiver: Value | None, receiver_node: cst.BaseExpression | None,
+                         args: Args, env: Env) -> Value | None:
+        """`self.add_module("stage1", m)`, `self.register_module(...)`, `setattr(self,
+        "stage1", m)`: `self.stage1` is m; `getattr(self, "stage1")` is what it holds.  Only
+        literal names; None when this is no such call."""
+        if any(arg.keyword is not None or arg.star for arg, _ in args):
+            return None
+        value: Value | None
+        if attr in REGISTER_METHODS and isinstance(receiver, ModuleValue) and \
+                isinstance(receiver_node, cst.Name) and receiver_node.value == "self" and \
+                len(args) == 2:
+            owner, name_arg, value = receiver_node, args[0][0], args[1][1]
+        elif qualname in ("builtins.setattr", "builtins.getattr") and len(args) >= 2 and \
+                isinstance(args[0][0].value, cst.Name) and args[0][0].value.value == "self":
+            owner, name_arg = args[0][0].value, args[1][0]
+            value = args[2][1] if qualname == "builtins.setattr" and len(args) == 3 else None
+            if qualname == "builtins.getattr":
+                name = literal_constant(name_arg.value)
+                if not isinstance(name, str) or not name.isidentifier():
+                    return None
+                # What `self.<name>` holds: bound in this method, or set by `__init__`.
+                key = f"self.{name}"
+                cls = local_class(args[0][1])
+                held = env.lookup(key) if key in env.names else \
+                    cls.attr(key) if cls is not None else None
+                return held if isinstance(held, ModuleValue) else None
+            if value is None:
+                return None
+        else:
+            return None
+        name = literal_constant(name_arg.value)
+        if name is NO_LITERAL or not isinstance(name, str) or not name.isidentifier() or \
+                not isinstance(value, ModuleValue):
+            return None
+        self._assign_name(f"{owner.value}.{name}", value, env)
+        return OTHER if attr in REGISTER_METHODS or qualname == "builtins.setattr" else None
+
+    def _child_at(self, container: ModuleValue, node: cst.Subscript) -> Value | None:
+        """`self.features[0]`, `self.features[-1]`: that child of a container whose children
+        are known; `self.features[:4]` of a `Sequential`: a `Sequential` of those children
+        (what `Sequential.__getitem__` returns for a slice).  Only literal indexes."""
+        children = container.module.children
+        if children is None or len(node.slice) != 1:
+            return None
+        index = node.slice[0].slice
+        if isinstance(index, cst.Index):
+            at = _literal_int(index.value)
+            return children[at] if at is not None and -len(children) <= at < len(children) \
+                else None
+        spec = container.module.spec
+        if spec is None or "Sequential" not in spec.name or not isinstance(index, cst.Slice):
+            return None
+        parts = (index.lower, index.upper, index.step)
+        bounds = [_literal_int(part) if part is not None else None for part in parts]
+        if any(b is None and part is not None for b, part in zip(bounds, parts)) or \
+                bounds[2] == 0:
+            return None
+        picked = children[slice(*bounds)]
+        params: frozenset = frozenset().union(*(child.module.params for child in picked))
+        return ModuleValue(origin=node, module=ModuleInfo(
+            spec=spec, children=picked, params=params, label=container.module.label))
