@@ -255,3 +255,17 @@ class Diagnostic:
             status=data.get("status"), cell=data.get("cell"),
             processes=tuple(map(str, data.get("processes", ()))),
         )
+
+
+def distinct(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Sorted, each finding once: a write in a helper that two checked files call is found
+    by both analyses, at the same place."""
+    diagnostics.sort(key=lambda d: d.sort_key)
+    seen: set[tuple] = set()
+    kept = []
+    for d in diagnostics:
+        key = (d.code, d.filename, d.cell, d.location, d.end_location)
+        if key not in seen:
+            seen.add(key)
+            kept.append(d)
+    return kept

@@ -55,6 +55,7 @@ from aliaslint.diagnostics import (
     Position,
     Related,
     display_path,
+    distinct,
 )
 from aliaslint.incremental import ChunkPositions, StatementCache
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
@@ -749,21 +750,7 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
         verbose.note(f"{len(files) - hits} analysed, {hits} from cache")
     if store is not None:
         store.save_index()
-    return Result(_distinct(diagnostics), files)
-
-
-def _distinct(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """Sorted, each finding once: a write in a helper that two checked files call is found
-    by both analyses, at the same place."""
-    diagnostics.sort(key=lambda d: d.sort_key)
-    seen: set[tuple] = set()
-    kept = []
-    for d in diagnostics:
-        key = (d.code, d.filename, d.cell, d.location, d.end_location)
-        if key not in seen:
-            seen.add(key)
-            kept.append(d)
-    return kept
+    return Result(distinct(diagnostics), files)
 
 
 def source_roots(resolver: Resolver) -> tuple[Path, ...]:

@@ -9,6 +9,7 @@ import libcst as cst
 
 from aliaslint import ops
 from aliaslint.analysis import containers
+from aliaslint.analysis.factories import Factories, dtype_named
 from aliaslint.analysis.container_calls import CONTAINER_METHODS, ContainerCalls
 from aliaslint.analysis.events import Call, NonContiguousView, Reference, Write
 from aliaslint.analysis.geometry import (
@@ -99,7 +100,7 @@ from aliaslint.analysis.values import (
 # is the alias.
 LAYOUT_DECIDES = frozenset({"contiguous", "flatten", "ravel", "reshape", "reshape_as"})
 
-class Calls(ContainerCalls):
+class Calls(Factories):
     """Evaluates calls."""
 
     def _call(self, node: cst.Call, env: Env) -> Value:
@@ -274,7 +275,7 @@ class Calls(ContainerCalls):
                 # A new array (NumPy's default `copy=True`) of the named dtype.
                 token = ("alloc", id(node))
                 named = positional[0] if positional else keywords.get("dtype", (UNKNOWN,))[0]
-                return ArrayValue(origin=node, storage=token, dtype=_dtype_named(named))
+                return ArrayValue(origin=node, storage=token, dtype=dtype_named(named))
             writes_out = "out" in keywords and keywords["out"][0] is receiver
             if method in ops.ndarray_writers() or writes_out:
                 self._write(receiver, receiver_node, node, None, env)
@@ -616,70 +617,6 @@ class Calls(ContainerCalls):
         # Indexing and the rest: a tensor, its storage not proven.
         return TensorValue(origin=node, requires_grad=requires, graph=graph, pending=pending)
 
-    def _legacy_new(self, node: cst.Call, dtype: str | None) -> TensorValue:
-        """A legacy constructor given data or sizes: a new tensor."""
-        token = ("alloc", id(node))
-        values = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
-        shape = nested_shape(values[0]) if len(values) == 1 and isinstance(
-            values[0], (cst.List, cst.Tuple)) else literal_shape(values) if values and \
-            len(values) == len(node.args) else None
-        return TensorValue(origin=node, storage=token, counter=token, requires_grad=False,
-                           contiguous=True, dtype=dtype,
-                           layout=dense(shape) if shape is not None else None)
-
-    def _view_fails(self, base: TensorValue, args: Args) -> bool:
-        """Does `.view(*args)` certainly raise?  Exact when the layout and the sizes are
-        literals; else the layout op that made the base non-contiguous decides."""
-        sizes = literal_ints(args)
-        if base.layout is not None and sizes is not None:
-            return view(base.layout, sizes) is False
-        return base.contiguous is False and view_fails(base.layout_op, args)
-
-    def _dtype_argument(self, keywords: Keywords) -> str | None:
-        """The dtype a `dtype=torch.float16` / `np.uint8` argument names."""
-        value = keywords.get("dtype", (None, None))[0]
-        return _dtype_named(value) if value is not None else None
-
-    def _scalar_dtype(self, kind: str | None) -> str | None:
-        """The dtype torch gives a Python scalar of this kind (a float: the default)."""
-        if kind is None or kind == "float" and self._default_float is None:
-            return None
-        table = ops.dtype_fact("python scalar") or {}
-        return self._default_float if kind == "float" else table.get(kind)
-
-    def _factory_facts(self, op: ops.Op, args: Args,
-                       keywords: Keywords) -> tuple[Shape | None, str | None]:
-        """The literal shape and the dtype of a factory's result (`zeros(3, 4)`,
-        `full((2, 2), 7)`, `arange(12.0)`)."""
-        positional = [arg.value for arg, _ in args if arg.keyword is None and not arg.star]
-        if any(arg.star for arg, _ in args):
-            return None, None
-        shape: Shape | None = None
-        if op.params[:1] == ("size",) and positional:
-            first = positional[0]
-            shape = literal_shape([first]) if isinstance(first, (cst.Tuple, cst.List)) \
-                else literal_shape(positional) if len(op.params) == 1 else None
-        how = op.extra.get("dtype_from")
-        if how == "args" and positional:
-            ends = [literal_int(p) for p in positional]
-            if len(positional) <= 3 and None not in ends:
-                shape = (len(range(*[e for e in ends if e is not None])),)
-            elif len(positional) == 1 and isinstance(positional[0], cst.Float):
-                shape = (max(0, ceil(float(positional[0].value))),)
-        if "dtype" in keywords:
-            return shape, self._dtype_argument(keywords)
-        factory = op.extra.get("factory_dtype")
-        if factory is not None:
-            return shape, self._default_float if factory == "default" else factory
-        if how == "args":
-            kinds = {scalar_kind(p) for p in positional}
-            kind = None if None in kinds or not kinds else "float" if "float" in kinds \
-                else "int" if "int" in kinds else None
-            return shape, self._scalar_dtype(kind)
-        if how == "fill" and len(positional) > 1:
-            return shape, self._scalar_dtype(scalar_kind(positional[1]))
-        return shape, None
-
     def _resolve_alias(self, op: ops.Op, source: TensorValue, args: Args, keywords: Keywords,
                        node: cst.Call, env: Env) -> TensorValue | None:
         """A sometimes-alias op whose outcome the facts prove: the source itself
@@ -693,7 +630,7 @@ class Calls(ContainerCalls):
             wanted = converts_to
         elif name in ("to", "type") and len(args) == 1 and (
                 args[0][0].keyword is None or name == "to" and "dtype" in keywords):
-            wanted = _dtype_named(args[0][1])
+            wanted = dtype_named(args[0][1])
             if wanted is None:
                 return None
         elif name == "type_as" and len(args) == 1 and isinstance(args[0][1], TensorValue):
@@ -837,7 +774,7 @@ class Calls(ContainerCalls):
         converts = any(key in nodes for key in ("dtype", "device"))
         if set(nodes) & {"dtype", "device"} == {"dtype"} and isinstance(source, (
                 TensorValue, ArrayValue)) and source.dtype is not None and \
-                _dtype_named(bound["dtype"]) == source.dtype:
+                dtype_named(bound["dtype"]) == source.dtype:
             converts = False  # `as_tensor(a, dtype=<a's own dtype>)` still shares
         copy_kwarg = op.extra.get("copy_kwarg")
         if copy_kwarg and not is_literal(nodes.get(copy_kwarg), FALSE):
@@ -847,7 +784,7 @@ class Calls(ContainerCalls):
             # `np.array([0.2, -1.7])`: a new array made from Python data.
             token = ("alloc", id(node))
             return ArrayValue(origin=node, storage=token,
-                              dtype=_dtype_named(bound["dtype"]) if "dtype" in bound else None)
+                              dtype=dtype_named(bound["dtype"]) if "dtype" in bound else None)
         if converts:
             return UNKNOWN
         if to_numpy:
@@ -912,11 +849,6 @@ VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variab
 # Tensor methods that return an int (`size` only when given a dim).
 _INT_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "element_size",
                           "get_device", "stride"})
-
-
-def _dtype_named(value: Value) -> str | None:
-    """The dtype a reference such as `torch.float16` or `np.uint8` names."""
-    return ops.dtype(value.qualname) if isinstance(value, RefValue) else None
 
 
 def _sole_handle(view: TensorValue, base: TensorValue,

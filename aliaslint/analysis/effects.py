@@ -1,0 +1,265 @@
+"""How a callee's effects land in the caller, beyond its writes to tensor arguments: the
+values it returns (an argument, a view of one, a tensor it made, memory one object holds,
+a container of them), its writes to elements of container arguments and to memory the
+caller holds by identity (parameters of a module it was given, an optimizer it steps), the
+grad mode and must/may status those writes keep.  Used by the summaries of modules.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+import libcst as cst
+from aliaslint.analysis import containers
+from aliaslint.analysis.events import Write
+from aliaslint.analysis.instances import Instances
+from aliaslint.analysis.scopes import ClassInfo, Env, Summary
+from aliaslint.analysis.syntax import declares_mutation
+from aliaslint.analysis.values import OTHER, UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, join
+from aliaslint.analysis.core import Interpreter
+
+
+class Effects(Interpreter):
+    """Maps a summary's effects onto the caller's values."""
+
+    @staticmethod
+    def _param_mapping(info: ClassInfo, params: frozenset) -> dict[object, frozenset]:
+        """Parameter tokens seen inside a class's methods → the instance's tokens."""
+        mapping: dict[object, frozenset] = {info.self_token: params}
+        for token in info.all_params():
+            mapping[token] = params
+        for base in info.bases:
+            mapping[base.self_token] = params
+        return mapping
+
+    def _outer_item(self, item: Value, position: object,
+                    args: Sequence[tuple[Value, cst.BaseExpression | None]], node: cst.CSTNode,
+                    env: Env, function: cst.FunctionDef) -> Value:
+        """An element of a tuple a callee returns, as the caller sees it: an argument it
+        returned (itself, or a view of it), a tensor it made (new at each call), a module
+        or an optimizer; anything else is not known."""
+        if isinstance(item, (ModuleValue, ParamsValue)):
+            return item
+        if not isinstance(item, TensorValue):
+            return UNKNOWN
+        if _of_argument(item) and isinstance(item.storage, tuple):
+            index = item.storage[1]
+            value = args[index][0] if index < len(args) else UNKNOWN
+            if not isinstance(value, TensorValue):
+                return UNKNOWN
+            if item.via is None:
+                return value
+            return self._view(value, node, None) if item.via == "view" and \
+                value.storage is not None else UNKNOWN
+        if not _allocated(item.storage):
+            return UNKNOWN  # a parameter: kept by identity elsewhere
+        if not self._in(item.storage, function):
+            # Memory one object holds (a cache on `self`, a global) is the same memory for
+            # the caller; a token of a class built several times stands for no one object.
+            return item if self._single(item.storage) else UNKNOWN
+        token = ("alloc", id(node), position)
+        if self._loops:
+            self._renew(token, env)  # the call runs again: a new tensor each time
+        return TensorValue(origin=node, storage=token, counter=token,
+                           requires_grad=item.requires_grad, leaf=item.leaf)
+
+    def _made_inside(self, function: cst.FunctionDef) -> frozenset[int]:
+        """The ids of the nodes of ``function``: a storage token made at one of them is the
+        callee's own (a tensor or module it built), not the caller's."""
+        found = self._inside.get(id(function))
+        if found is None:
+            ids: set[int] = set()
+
+            class Collect(cst.CSTVisitor):
+                def on_visit(self, node: cst.CSTNode) -> bool:
+                    ids.add(id(node))
+                    return True
+
+            function.visit(Collect())
+            found = self._inside[id(function)] = frozenset(ids)
+        return found
+
+    def _in(self, token: object, function: cst.FunctionDef) -> bool:
+        """Was ``token`` made by code of ``function``?"""
+        return isinstance(token, tuple) and len(token) >= 2 and \
+            token[1] in self._made_inside(function)
+
+    def _single(self, token: object) -> bool:
+        if self._instance_sites is None:
+            self._instance_sites = Instances(self.module)
+        return self._instance_sites.single(token)
+
+    def _held_by_caller(self, token: object, inside: frozenset[int]) -> bool:
+        """Memory made outside the callee that the caller reaches by identity: a parameter
+        of a module (built by the caller, or by the class: `self.fc`), or a tensor one
+        object holds (a cache on `self`, a global; see instances.py)."""
+        if not (isinstance(token, tuple) and len(token) >= 2 and isinstance(token[1], int)) \
+                or token[1] in inside:
+            return False
+        return token[0] in ("params", "instance") or _allocated(token) and self._single(token)
+
+    @staticmethod
+    def _innermost(write: Write, function: cst.FunctionDef) -> tuple[cst.CSTNode, str, bool]:
+        """Where a called function's write to its argument is written, which function
+        writes there, and whether that function says it writes: a helper that passes its
+        argument on to another that writes it silently names the inner write; one that
+        hands it to a function that says so (`normalize_`) is itself the silent writer."""
+        if write.callee is not None and write.defined_at is not None and not write.declared:
+            return write.defined_at, write.callee, False
+        return write.node, function.name.value, declares_mutation(function)
+
+    @contextmanager
+    def _grad_of(self, write: Write, env: Env) -> Iterator[None]:
+        """A write the callee made with grad mode off (`@torch.no_grad()` on it, a `with`
+        block in it) is made with grad mode off wherever it is called."""
+        grad = env.flow.grad
+        if write.grad_enabled is False:
+            env.flow.grad = False
+        try:
+            yield
+        finally:
+            env.flow.grad = grad
+
+    @contextmanager
+    def _may(self, write: Write, summary: Summary) -> Iterator[None]:
+        """A write the callee makes on some of its paths only: what follows is `low`."""
+        may, self._may_write = self._may_write, self._may_write or write.may or \
+            write not in summary.must
+        try:
+            yield
+        finally:
+            self._may_write = may
+
+    @staticmethod
+    def _reaches(summary: Summary, args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                 receiver: Value | None) -> bool:
+        """Are the callee's writes to memory the caller holds by identity known to come
+        after any backward pass it runs through the caller's graphs?  Only when every
+        graph it was given is one of its tensor arguments' (a torch.nn module or an
+        optimizer holds none): a list, a dict, an object, a module of this file or the
+        receiver (`self.loss`) may hold the loss whose backward it runs before stepping."""
+        if not summary.backward:
+            return True
+        return receiver is None and all(
+            isinstance(value, (TensorValue, ParamsValue, ConstValue, FunctionValue,
+                               ClassValue))
+            or isinstance(value, ModuleValue) and value.module.cls is None
+            for value, _ in args)
+
+    def _apply_reached(self, summary: Summary,
+                       args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                       mapping: dict[object, frozenset], node: cst.CSTNode, env: Env,
+                       function: cst.FunctionDef) -> None:
+        """The callee wrote parameters of a module it was given, or stepped an optimizer it
+        was given: those storages, by the caller's tokens, are written at the call.  Only
+        the saves of them are dirtied (AL101): what the caller's names see is left to the
+        body's own run, which reports the write itself."""
+        mappings = [mapping] + [
+            self._param_mapping(value.module.cls, value.module.params)
+            for value, _ in args if isinstance(value, ModuleValue)
+            and value.module.cls is not None]
+        for write in summary.reached:
+            tokens = write.params if write.target is None else frozenset(
+                {write.target.storage})
+            outer: set[object] = set()
+            for token in tokens:
+                # Two instances of one class given (`update_ema(model, ema)`): the class's
+                # token names either one's parameters, so neither is claimed.
+                mapped = {m[token] for m in mappings if token in m}
+                if len(mapped) > 1:
+                    continue
+                outer.update(next(iter(mapped)) if mapped else (token,))
+            applied = replace(
+                write, node=node, stmt=self._stmt, defined_at=write.defined_at or write.node,
+                callee=write.callee or function.name.value, label=None,
+                grad_enabled=False if write.grad_enabled is False else env.flow.grad,
+                may=write.may or write not in summary.must, params=frozenset(outer))
+            self._log_write(applied, env)
+            for token in outer:
+                self._dirty(token, applied, env)
+
+
+    def _caller_elements(self, token: object, args: Sequence[
+            tuple[Value, cst.BaseExpression | None]]) -> list[Value]:
+        """The caller's elements an element token of the callee stands for."""
+        found = containers.element_token(token)
+        if found is None or found[0] >= len(args):
+            return []
+        return containers.at_path(args[found[0]][0], found[1])
+
+    def _write_elements(self, token: object, write: Write,
+                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                        node: cst.CSTNode, label: str | None, env: Env,
+                        function: cst.FunctionDef) -> None:
+        """A callee's write to elements of a container argument, on the caller's tensors."""
+        found = containers.element_token(token)
+        assert found is not None
+        elements = self._caller_elements(token, args)
+        for element in elements:
+            if not isinstance(element, TensorValue):
+                continue
+            if write.guessed:  # which element is not known, here or in the caller
+                element = replace(element, guessed=True)
+            self._write(element, args[found[0]][1], node, label, env,
+                        activation=write.activation, defined_at=write.node, visible=False,
+                        callee=function.name.value, declared=declares_mutation(function))
+
+    def _returned_container(self, summary: Summary, result: ContainerValue,
+                            args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                            node: cst.CSTNode, label: str | None, env: Env,
+                            graph: frozenset[int], function: cst.FunctionDef) -> Value:
+        """A container the callee returns, in the caller's terms: its argument's elements
+        are the caller's; a tensor it made is a new tensor per path, holding the saves the
+        callee left on it."""
+        def moved(value: Value, path: tuple) -> Value:
+            if isinstance(value, ContainerValue):
+                items = None if value.items is None else tuple(
+                    moved(v, (*path, k)) for k, v in enumerate(value.items))
+                each = None if value.each is None else moved(value.each, (*path, "each"))
+                return replace(value, items=items, each=each, origin=node)
+            if isinstance(value, (ModuleValue, ParamsValue)):
+                return value  # a factory's model and its optimizer keep their identity
+            if not isinstance(value, TensorValue):
+                return value if value.kind is Kind.OTHER else UNKNOWN
+            if containers.element_token(value.storage) is not None:
+                found = self._caller_elements(value.storage, args)
+                if not found:
+                    return UNKNOWN
+                result = found[0]
+                for other in found[1:]:
+                    result = join(result, other)
+                return result
+            # An argument (itself or a view of it), memory one object holds, a tensor the
+            # callee made (new at each call), as _outer_item says.
+            tensor = self._outer_item(value, path, args, node, env, function)
+            if not (isinstance(tensor, TensorValue) and tensor.storage == ("alloc", id(node), path)):
+                return tensor
+            new: set[int] = set()
+            for stored, save in summary.saves:
+                if stored == value.storage:
+                    made = self._new_save(tensor, node, label, save.what, env)
+                    if made is not None:
+                        new.add(made.id)
+            return replace(tensor, graph=graph | frozenset(new))
+        return moved(result, ())
+
+
+def _items(value: Value) -> tuple[Value, ...]:
+    """The elements a tuple or list holds: its items, or the one value every element is."""
+    if not isinstance(value, ContainerValue):
+        return ()
+    if value.items is not None:
+        return value.items
+    return (value.each,) if value.each is not None else ()
+
+
+def _allocated(token: object) -> bool:
+    return isinstance(token, tuple) and len(token) >= 2 and token[0] == "alloc" and \
+        isinstance(token[1], int)
+
+
+def _of_argument(value: TensorValue) -> bool:
+    """The callee's argument itself or a view of it (not a `.data` or a detached alias)."""
+    storage = value.storage
+    return isinstance(storage, tuple) and len(storage) == 2 and storage[0] == "arg" and \
+        value.counter == storage and value.via in (None, "view")
