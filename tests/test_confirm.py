@@ -431,8 +431,8 @@ def test_runtime_only_findings_are_kept(tmp_path, monkeypatch, capsys):
 
         w = torch.ones(3, requires_grad=True)
         h = torch.sigmoid(w)
-        steps = {"scale": scale}  # called through a dict: the static check cannot follow
-        steps["scale"](h)
+        # looked up by a name computed at run time: the static check cannot follow it
+        globals()["".join(["sc", "ale"])](h)
         try:
             h.sum().backward()
         except RuntimeError:

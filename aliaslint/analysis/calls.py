@@ -151,6 +151,10 @@ class Calls(Factories):
                     attr in ("items", "values") and not node.args:
                 # `state.items()`: the same tensors, to be iterated.
                 return ParamsValue(Kind.OTHER, origin=node, params=owner.params)
+            elif isinstance(owner, ContainerValue) and attr in ("append", "extend") and \
+                    module_items(owner) is not None:
+                # `layers.append(nn.ReLU())`: a list of modules grows.
+                receiver, receiver_node = owner, func.value
             elif isinstance(owner, ContainerValue) and attr in CONTAINER_METHODS:
                 args = [(arg, self._eval(arg.value, env)) for arg in node.args]
                 result = self._container_method(owner, func.value, attr, node, args, env)
@@ -168,10 +172,6 @@ class Calls(Factories):
                 result = self._apply_function(owner.info, node, args, env)
                 self._emit(Call(node, self._stmt, None, None, None, result))
                 return result
-            elif isinstance(owner, ContainerValue) and attr in ("append", "extend") and \
-                    module_items(owner) is not None:
-                # `layers.append(nn.ReLU())`: a list of modules grows.
-                receiver, receiver_node = owner, func.value
             elif isinstance(owner, (ClassValue, SuperValue)):
                 # `Base.forward(self, x)`, `Cls.make(…)`, `super().forward(x)`.
                 args = [(arg, self._eval(arg.value, env)) for arg in node.args]

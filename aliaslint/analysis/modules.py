@@ -492,15 +492,6 @@ class Modules(Effects):
                        backward=bool(consumed), consumed=frozenset(
                            index for index in range(len(args)) if arg_mark(index) in marks))
 
-    def _default_reference(self, default: cst.BaseExpression | None, env: Env) -> Value:
-        """A default that names a class or function (`act_layer=nn.Tanh`): what it names.
-        Evaluating a dotted name has no effect; anything else is unknown."""
-        if isinstance(default, (cst.Name, cst.Attribute)):
-            value = self._eval(default, env)
-            if isinstance(value, (RefValue, ClassValue, FunctionValue)):
-                return value
-        return UNKNOWN
-
     def _apply_summary(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
                        mapping: dict[object, frozenset], node: cst.CSTNode, label: str | None,

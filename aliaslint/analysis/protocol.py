@@ -151,6 +151,9 @@ class Protocol(Interpreter):
 
         def slot(index: int, param: cst.CSTNode | None) -> Value:
             value = args[index]
+            if isinstance(param, cst.Param) and param.default is not None and \
+                    value.kind is Kind.UNKNOWN and value.origin is param.default:
+                return self._default_reference(param.default, env)  # a default taken
             if isinstance(value, TensorValue):
                 # Its graph holds a mark of its own (not a save id): a backward pass through
                 # it in the body runs through the caller's graph (Summary.consumed).
@@ -168,7 +171,8 @@ class Protocol(Interpreter):
             for index, param in enumerate(params[offset:offset + len(args)]):
                 env.names[param.name.value] = slot(index, param)
             for param in params[offset + len(args):]:
-                env.names[param.name.value] = constant_of(param.default) or UNKNOWN
+                env.names[param.name.value] = constant_of(param.default) or \
+                    self._default_reference(param.default, env)
             return True
         if layout[0] == "hook":
             return self._bind_hook(function, offset, args, layout, slot, env)
@@ -186,6 +190,15 @@ class Protocol(Interpreter):
             env.names[star_kwarg.name.value] = KeywordsValue(origin=star_kwarg, items=tuple(
                 (name, slot(count + star + i, star_kwarg)) for i, name in enumerate(keywords)))
         return True
+
+    def _default_reference(self, default: cst.BaseExpression | None, env: Env) -> Value:
+        """A default that names a class or function (`act_layer=nn.Tanh`): what it names.
+        Evaluating a dotted name has no effect; anything else is unknown."""
+        if isinstance(default, (cst.Name, cst.Attribute)):
+            value = self._eval(default, env)
+            if isinstance(value, (RefValue, ClassValue, FunctionValue)):
+                return value
+        return UNKNOWN
 
     def _bind_hook(self, function: cst.FunctionDef, offset: int, args: tuple[Value, ...],
                    layout: tuple, slot: Callable[[int, cst.CSTNode | None], Value],
@@ -588,7 +601,10 @@ def bind(function: cst.FunctionDef, offset: int, given: Sequence[Given]) -> Boun
         if i in values:
             slots.append(values[i])
         elif param.default is not None:
-            slots.append((constant_of(param.default) or UNKNOWN, None))
+            # A default the literal does not give: marked by its expression, for the body
+            # to evaluate where it is defined (`act_layer=nn.Tanh`).
+            slots.append((constant_of(param.default) or
+                          Value(Kind.UNKNOWN, origin=param.default), None))
         else:
             return None
     return Bound(tuple(slots + extra + [argument for _, argument in keywords]), len(named),
