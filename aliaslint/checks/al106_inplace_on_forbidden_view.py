@@ -14,7 +14,7 @@ RULE = Rule(
     "multi-output view, a view made under `no_grad`, a view a custom `autograd.Function` "
     "returned, or a saved-tensor pack hook writing its input.",
     confirm=FORBIDDEN_VIEW,
-    traced=(Hazard.VIEW_REFUSED,),
+    traced=(Hazard.VIEW_REFUSED, Hazard.OUT_REFUSED),
 )
 
 # What torch says about each kind of view, and what made it.
