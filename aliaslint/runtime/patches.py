@@ -17,6 +17,11 @@ handed over only when user code made it directly, or when it is one autograd wil
 to let be written (an output of ``split``/``unbind``/``chunk``, a view made under
 ``no_grad``, an ``expand``).  Nothing is done while ``torch.compile`` traces, or for calls
 torch makes while already inside a wrapped call.
+
+``Function.apply`` and ``FunctionCtx.mark_dirty`` are wrapped too: while a custom Function's
+``forward`` runs with an input that requires grad (and grad mode on), writes to that input are
+noted, so one ``forward`` makes without ``mark_dirty`` is reported; and the errors torch raises
+at ``apply`` go by the tracers as those of the wrapped writes do.
 """
 
 from __future__ import annotations
