@@ -131,6 +131,166 @@ def test_view_returned_by_a_custom_function_written_in_place(tmp_path):
         ("AL106", 16, (("`StraightThrough` made the view here", 15),))]
 
 
+def test_out_call_whose_input_requires_grad_is_reported_at_the_call(tmp_path):
+    source = """\
+        import torch
+        from torch import nn
+
+        table = nn.Embedding(20, 4)
+        staging = torch.empty(3, 4)
+        ids = torch.tensor([1, 5, 7])
+        torch.index_select(table.weight, 0, ids, out=staging)
+        print(staging.sum().item())
+    """
+    assert traced(tmp_path, source) == [("AL106", 7, ())]
+
+
+def test_out_call_into_a_parameter_is_the_leaf_rule(tmp_path):
+    source = """\
+        import torch
+        from torch import nn
+
+        layer = nn.Linear(4, 4)
+        for p in layer.parameters():
+            torch.nan_to_num(p, nan=0.0, out=p)
+        print(layer.weight.sum().item())
+    """
+    assert traced(tmp_path, source) == [("AL102", 6, ())]
+
+
+def test_out_calls_under_no_grad_or_on_plain_tensors_are_quiet(tmp_path):
+    source = """\
+        import torch
+        from torch import nn
+
+        layer = nn.Linear(4, 4)
+        with torch.no_grad():
+            for p in layer.parameters():
+                torch.nan_to_num(p, nan=0.0, out=p)
+        a, b = torch.randn(3), torch.randn(3)
+        buf = torch.empty(3)
+        torch.add(a, b, out=buf)
+        print(buf.sum().item())
+    """
+    assert traced(tmp_path, source) == []
+
+
+_DOUBLE = """\
+    import torch
+
+
+    class Double_(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2.0)
+            {mark}
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2.0
+
+
+    torch.manual_seed(0)
+    fc = torch.nn.Linear(4, 4)
+    h = fc(torch.randn(3, 4))
+    out = Double_.apply(h) + h
+    out.sum().backward()
+    print(torch.allclose(fc.bias.grad, torch.full((4,), 12.0)))
+"""
+
+
+def test_function_writing_its_input_without_mark_dirty_is_reported_at_the_write(tmp_path):
+    """No error: autograd keeps `h`'s old history, and the residual's gradient is wrong."""
+    source = _DOUBLE.replace("{mark}", "pass")
+    assert traced(tmp_path, source) == [
+        ("AL208", 7, (("the Function is applied here", 19),))]
+    out, error, _ = run(tmp_path / "prog.py", None)
+    assert error is None and out.strip() == "False"
+
+
+def test_function_that_marks_its_written_input_dirty_is_quiet(tmp_path):
+    source = _DOUBLE.replace("{mark}", "ctx.mark_dirty(x)")
+    assert traced(tmp_path, source) == []
+    out, _, _ = run(tmp_path / "prog.py", None)
+    assert out.strip() == "True"
+
+
+def test_function_updating_a_buffer_that_needs_no_grad_is_quiet(tmp_path):
+    """A batch-norm-like Function updates its running mean in forward: not differentiated."""
+    source = """\
+        import torch
+
+
+        class Center(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, running):
+                running.mul_(0.9).add_(0.1 * x.mean(0))
+                return x - x.mean(0)
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad - grad.mean(0), None
+
+
+        running = torch.zeros(4)
+        x = torch.randn(8, 4, requires_grad=True)
+        Center.apply(x, running).pow(2).sum().backward()
+        print(x.grad.shape)
+    """
+    assert traced(tmp_path, source) == []
+
+
+def test_function_marking_dirty_an_input_it_does_not_return(tmp_path):
+    source = """\
+        import torch
+
+
+        class ClampHead_(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.clamp_(min=0.0)
+                ctx.mark_dirty(x)
+                return x[:, :2]
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+
+
+        h = torch.randn(3, 4, requires_grad=True) * 1.0
+        head = ClampHead_.apply(h)
+        head.sum().backward()
+    """
+    assert traced(tmp_path, source) == [
+        ("AL106", 17, (("its `forward` is defined here", 6),))]
+
+
+def test_function_writing_an_input_another_op_saved(tmp_path):
+    source = """\
+        import torch
+
+
+        class Scale_(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(0.5)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 0.5
+
+
+        w = torch.randn(3, 4, requires_grad=True)
+        gate = torch.sigmoid(w * 1.0)
+        Scale_.apply(gate).sum().backward()
+    """
+    assert traced(tmp_path, source) == [
+        ("AL101", 7, (("saved for backward here", 17), ("backward runs here", 18)))]
+
+
 def test_sgd_update_of_a_leaf_outside_no_grad(tmp_path):
     source = """\
         import torch

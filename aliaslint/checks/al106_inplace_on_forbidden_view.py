@@ -15,7 +15,7 @@ RULE = Rule(
     "multi-output view, a view made under `no_grad`, a view a custom `autograd.Function` "
     "returned, or a saved-tensor pack hook writing its input.",
     confirm=FORBIDDEN_VIEW,
-    traced=(Hazard.VIEW_REFUSED,),
+    traced=(Hazard.VIEW_REFUSED, Hazard.OUT_REFUSED),
 )
 
 # What the headline calls each kind of view.

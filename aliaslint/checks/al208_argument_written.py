@@ -7,6 +7,7 @@ import libcst as cst
 from aliaslint.analysis import Kind, StaleRead, discards
 from aliaslint.checks.common import read_related, sees, written
 from aliaslint.headline import fit
+from aliaslint.runtime.hazards import Hazard
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.predicates import ARGUMENT
 
@@ -50,6 +51,7 @@ RULE = Rule(
     "A function writes a caller's tensor argument in place without saying so, and the caller "
     "reads that tensor afterwards.",
     confirm=ARGUMENT,
+    traced=(Hazard.FUNCTION_INPUT_WRITTEN,),
 )
 
 

@@ -27,6 +27,11 @@ class Hazard(enum.Enum):
     OVERLAPPING_WRITE = "overlapping-write"
     # An in-place activation with a negative slope (alpha) on a tensor that requires grad.
     NEGATIVE_SLOPE = "negative-slope"
+    # torch refused an `out=` call with grad mode on and an argument that requires grad.
+    OUT_REFUSED = "out-refused"
+    # A custom `autograd.Function`'s forward wrote an input that requires grad without
+    # `ctx.mark_dirty`: autograd keeps the input's old history (no error, wrong gradients).
+    FUNCTION_INPUT_WRITTEN = "function-input-written"
     # A write or read of memory a live NumPy array shares.
     NUMPY_SHARED = "numpy-shared"
 

@@ -17,6 +17,11 @@ handed over only when user code made it directly, or when it is one autograd wil
 to let be written (an output of ``split``/``unbind``/``chunk``, a view made under
 ``no_grad``, an ``expand``).  Nothing is done while ``torch.compile`` traces, or for calls
 torch makes while already inside a wrapped call.
+
+``Function.apply`` and ``FunctionCtx.mark_dirty`` are wrapped too: while a custom Function's
+``forward`` runs with an input that requires grad (and grad mode on), writes to that input are
+noted, so one ``forward`` makes without ``mark_dirty`` is reported; and the errors torch raises
+at ``apply`` go by the tracers as those of the wrapped writes do.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from aliaslint.runtime.dispatch import tensors_in
-from aliaslint.runtime.sites import LazySite, Site, frame_site, user_code
+from aliaslint.runtime.sites import LazySite, Site, frame_site, user_code, user_filename
 
 if TYPE_CHECKING:
     from aliaslint.runtime.tracer import Tracer
@@ -130,6 +135,9 @@ def _writer(original: Callable[..., Any], spec: WriteSpec, tensor_type: type,
             return original(*args, **kwargs)
         _LOCAL.busy = True
         _LOCAL.direct = user_code(sys._getframe(1).f_code)
+        forwarding = _LOCAL.__dict__.get("forward")
+        if forwarding is not None:  # inside a custom Function's forward
+            _forward_wrote(forwarding, targets, spec.name)
         try:
             notes = [tracer._will_write(spec, args, kwargs, targets) for tracer in _TRACERS]
             result = original(*args, **kwargs)
@@ -149,6 +157,29 @@ def _writer(original: Callable[..., Any], spec: WriteSpec, tensor_type: type,
         return result
 
     return traced
+
+
+class _Input:
+    """An input of a custom Function's ``forward`` that requires grad: its version before
+    the call, whether ``ctx.mark_dirty`` named it, and the first write to it."""
+
+    __slots__ = ("tensor", "version", "dirty", "op", "site")
+
+    def __init__(self, tensor: Any) -> None:
+        self.tensor, self.version, self.dirty = tensor, tensor._version, False
+        self.op = ""
+        self.site: Site | None = None
+
+
+def _forward_wrote(inputs: dict[int, _Input], targets: list[Any], op: str) -> None:
+    """A write inside a custom Function's ``forward``: the first one to each input (or to a
+    view of it) is where the input was written."""
+    for tensor in targets:
+        entry = inputs.get(id(tensor))
+        if entry is None and tensor._is_view():
+            entry = inputs.get(id(tensor._base))
+        if entry is not None and not entry.op:
+            entry.op, entry.site = op, LazySite()()
 
 
 def wrapped_caller_is_user() -> bool | None:
@@ -317,23 +348,66 @@ def _install_extras(torch: Any) -> None:
     """Custom ``autograd.Function``s, NumPy sharing, and saved-tensor hooks of the program."""
     function = torch.autograd.function.Function
     original_apply = function.__dict__["apply"]
+    tensor_type = torch.Tensor
 
     def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
-        result = original_apply.__func__(cls, *args, **kwargs)
-        if _TRACERS and not torch.compiler.is_compiling():
-            outputs = result if isinstance(result, (tuple, list)) else (result,)
-            views = [o for o in outputs if isinstance(o, torch.Tensor) and o._is_view()]
-            if views:
-                from aliaslint.runtime.sites import user_site
+        if not _TRACERS or torch.compiler.is_compiling():
+            return original_apply.__func__(cls, *args, **kwargs)
+        from aliaslint.runtime.sites import user_site
 
-                site = user_site()
-                for tracer in _TRACERS:
-                    for view in views:
-                        tracer._made_view(cls.__name__, None, view, site, (), {})
+        local = _LOCAL.__dict__
+        outer = local.get("forward")
+        # The inputs `forward` may write without saying so: those that require grad, with
+        # grad mode on (otherwise autograd records nothing of the call).
+        inputs: dict[int, _Input] = {}
+        if torch.is_grad_enabled():
+            for value in (*args, *kwargs.values()) if kwargs else args:
+                if isinstance(value, tensor_type) and value.requires_grad:
+                    inputs[id(value)] = _Input(value)
+        local["forward"] = inputs or outer
+        try:
+            result = original_apply.__func__(cls, *args, **kwargs)
+        except BaseException as error:
+            local["forward"] = outer
+            site = user_site()
+            forward = _definition_site(cls)
+            for tracer in _TRACERS:
+                tracer._function_refused(cls.__name__, site, error, forward)
+            if error.__traceback__ is not None:
+                error.__traceback__ = error.__traceback__.tb_next
+            raise
+        local["forward"] = outer
+        outputs = result if isinstance(result, (tuple, list)) else (result,)
+        written = [entry for entry in inputs.values()
+                   if not entry.dirty and entry.tensor._version != entry.version]
+        views = [o for o in outputs if isinstance(o, tensor_type) and o._is_view()]
+        if views or written:
+            site = user_site()
+            for tracer in _TRACERS:
+                for view in views:
+                    tracer._made_view(cls.__name__, None, view, site, (), {})
+                for entry in written:
+                    tracer._function_wrote_input(cls.__name__, entry.op or "an in-place op",
+                                                 entry.site, site)
         return result
 
     functools.update_wrapper(apply, original_apply.__func__)
     _replace(function, "apply", classmethod(apply))
+
+    context = torch.autograd.function.FunctionCtx
+    mark_dirty = context.mark_dirty
+
+    @functools.wraps(mark_dirty)
+    def traced_mark_dirty(self: Any, *tensors: Any) -> None:
+        inputs = _LOCAL.__dict__.get("forward")
+        if inputs:
+            for tensor in tensors:
+                entry = inputs.get(id(tensor))
+                if entry is not None:
+                    entry.dirty = True
+        mark_dirty(self, *tensors)
+
+    _replace(context, "mark_dirty", traced_mark_dirty)
 
     from_numpy, numpy = torch.from_numpy, torch.Tensor.numpy
 
@@ -378,6 +452,20 @@ def _install_extras(torch: Any) -> None:
 
     _replace(autograd, "_push_saved_tensors_default_hooks", push_nested)
     _ORIGINAL_PUSH[:] = [push]
+
+
+def _definition_site(cls: Any) -> Site | None:
+    """The line that defines ``cls.forward``, when it is user code."""
+    code = getattr(getattr(cls, "forward", None), "__code__", None)
+    if code is None or not user_code(code):
+        return None
+    import linecache
+
+    filename = user_filename(code)
+    line = code.co_firstlineno  # the first decorator's line, when decorated
+    while linecache.getline(filename, line).lstrip().startswith("@"):
+        line += 1
+    return Site(filename, line, code, -2)
 
 
 # The push of saved-tensor hooks as torch has it, for the tracer's own hooks.

@@ -16,7 +16,9 @@ from aliaslint.runtime.hazards import Hazard
 class Refusal(NamedTuple):
     text: str  # a part of torch's message that names the case
     hazard: Hazard
-    kind: str  # which earlier line explains it: "leaf", "view", "overlap", "input", "hook"
+    # which earlier line explains it: "leaf", "view", "overlap", "input", "hook"; "out" for
+    # an `out=` call, "function" for a custom Function's forward
+    kind: str
     explanation: str
 
 
@@ -36,6 +38,14 @@ REFUSALS = (
             "backward; clone the output first"),
     Refusal("A saved tensor pack hook is modifying its input in place", Hazard.VIEW_REFUSED, "hook",
             "a saved-tensor pack hook writes the tensor autograd is saving; pack a copy"),
+    Refusal("functions with out=... arguments don't support automatic differentiation",
+            Hazard.OUT_REFUSED, "out", "an `out=` call with grad mode on, where an input or "
+            "`out` requires grad, cannot be differentiated; use the out-of-place call, or make "
+            "the call inside `torch.no_grad()` when it is not meant to be differentiated"),
+    Refusal("Some elements marked as dirty during the forward method were not returned as "
+            "output", Hazard.VIEW_REFUSED, "function", "its `forward` marks an input dirty "
+            "(`ctx.mark_dirty`) but does not return that input itself (a view of it, or "
+            "nothing); return the written input as it is"),
     Refusal("more than one element of the written-to tensor refers to a single memory "
             "location", Hazard.OVERLAPPING_WRITE, "overlap", "several elements of the written tensor are one "
             "memory location (a stride of 0, as `expand` makes); clone it first"),

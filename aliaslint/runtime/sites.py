@@ -81,6 +81,11 @@ def user_code(code: CodeType) -> bool:
     return bool(entry[1])
 
 
+def user_filename(code: CodeType) -> str:
+    """The absolute filename of ``code``, user code (see ``user_code``)."""
+    return _USER_FILE[id(code)][1]
+
+
 def frame_site(frame: FrameType) -> Site:
     """The site ``frame`` is at now; for a frame of user code (see ``user_code``)."""
     code = frame.f_code

@@ -257,7 +257,7 @@ class Tracer:
             self._report_refusal(case, call.spec.name, call.site(), call.targets, call.inputs)
 
     def _report_refusal(self, case: Refusal, op: str, site: Site | None, targets: list[Any],
-                        inputs: Callable[[], list[Any]]) -> None:
+                        inputs: Callable[[], list[Any]], origin: Site | None = None) -> None:
         related: list[tuple[str, Site | None]] = []
         if case.kind in ("view", "overlap"):
             for tensor in targets:
@@ -271,9 +271,49 @@ class Tracer:
                 if made is not None:
                     related.append((f"`{made[1]}` made the overlapping input here", made[0]))
                     break
+        elif case.kind == "out" and any(
+                t.is_leaf and t.requires_grad for t in targets):
+            # `out=` a leaf that requires grad: the write the leaf rule is about, though
+            # torch names the `out=` argument first.
+            case = case._replace(hazard=Hazard.LEAF_REFUSED)
+        if case.kind == "function":
+            if origin is not None:
+                related.append(("its `forward` is defined here", origin))
+            what = f" `{op}`" if op else ""
+            self._report(case.hazard, site, f"torch refused the outputs of the custom "
+                         f"`autograd.Function`{what}: {case.explanation}", related)
+            return
         name = f"`{op}`" if op else "an in-place operation"
-        self._report(case.hazard, site, f"torch refused the in-place {name}: {case.explanation}",
+        call = "call" if case.kind == "out" else "in-place"
+        self._report(case.hazard, site, f"torch refused the {call} {name}: {case.explanation}",
                      related)
+
+    def _function_refused(self, name: str, site: Site | None, error: BaseException,
+                          forward: Site | None) -> None:
+        """``Function.apply`` raised: if torch refused the Function's outputs as an aliasing
+        hazard (an input marked dirty and not returned), report it at the call."""
+        case = refusal(error)
+        if case is None or self._state != "open":
+            return
+        with self._lock:
+            self._report_refusal(case, name, site, [], list, forward)
+
+    def _function_wrote_input(self, name: str, op: str, write: Site | None,
+                              call: Site | None) -> None:
+        """A custom Function's ``forward`` wrote an input that requires grad and did not
+        mark it dirty: autograd still describes the input by its old history."""
+        if self._state != "open":
+            return
+        with self._lock:
+            where = write or call
+            related = [("the Function is applied here", call)] if write is not None else []
+            self._report(
+                Hazard.FUNCTION_INPUT_WRITTEN, where,
+                f"the `forward` of the custom `autograd.Function` `{name}` writes an input "
+                f"that requires grad in place (`{op}`) without `ctx.mark_dirty`: autograd "
+                "keeps the input's old history, so gradients through it are silently wrong; "
+                "call `ctx.mark_dirty(input)` and return it, or write a clone",
+                related)
 
     def _refused_at_exit(self, error: BaseException | None) -> None:
         """A refusal that ended the traced block without passing a wrapper (a write torch
@@ -292,7 +332,9 @@ class Tracer:
                 site = Site(filename, tb.tb_lineno, code, tb.tb_lasti)
             tb = tb.tb_next
         with self._lock:
-            if not self._reported(case.hazard, site):
+            # An `out=` refusal the wrapper saw may have been reported as the leaf's.
+            if not self._reported(case.hazard, site) and not (
+                    case.kind == "out" and self._reported(Hazard.LEAF_REFUSED, site)):
                 self._report_refusal(case, "", site, [], list)
 
     # -- writes ---------------------------------------------------------------------------
