@@ -7,7 +7,7 @@ import re
 import libcst as cst
 import libcst.matchers as m
 
-from aliaslint.analysis import Compare, Kind
+from aliaslint.analysis import Compare, Kind, TensorValue, Value
 from aliaslint.checks.common import (
     TENSORISH,
     advice,
@@ -105,6 +105,12 @@ def _value_test_follows(event: Compare) -> bool:
     return False
 
 
+def _one_object(a: Value, b: Value) -> bool:
+    return isinstance(a, TensorValue) and isinstance(b, TensorValue) and \
+        a.storage is not None and a.storage == b.storage and a.counter == b.counter and \
+        a.via is None and b.via is None
+
+
 @RULE.check(Compare)
 def is_sharing_check(event: Compare, ctx: Context):
     if event.operator not in ("is", "is not"):
@@ -112,6 +118,11 @@ def is_sharing_check(event: Compare, ctx: Context):
     if event.operator == "is" and _value_test_follows(event):
         return
     if event.left.kind not in TENSORISH or event.right.kind not in TENSORISH:
+        return
+    if _one_object(event.left, event.right):
+        # Both sides are the same tensor (`result is x` where a helper returns its argument
+        # `x` itself): identity and shared memory give the same answer, so the test asks
+        # what it means to.
         return
     a = tensor_behind(event.left, event.left_node, ctx)
     b = tensor_behind(event.right, event.right_node, ctx)

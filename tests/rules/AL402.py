@@ -53,3 +53,15 @@ x = torch.zeros(3)
 for x in range(3):
     pass
 print(x is 1)
+
+
+# case: an in-place helper checked to return its argument itself
+# runs: ok
+import torch
+def drop_(x, inplace=True):
+    if inplace:
+        return x.mul_(0.5)
+    return x * 0.5
+x = torch.ones(2, 3)
+result = drop_(x)
+assert result is x, "in place returns the same tensor"
