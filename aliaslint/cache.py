@@ -295,12 +295,18 @@ class Cache:
 
     def remember(self, path: str, stat: os.stat_result, digest: str, extent: Extent,
                  dependencies: Sequence[tuple[str, str]] = ()) -> None:
-        if time.time_ns() - stat.st_mtime_ns > _RACY_NS:
-            record: list = [stat.st_size, stat.st_mtime_ns, digest, extent.to_json()]
-            if dependencies:
-                # Not a stat hit: the files it depends on are hashed each run.
-                record.append([list(d) for d in sorted(dependencies)])
-            self._updates[path] = record
+        racy = time.time_ns() - stat.st_mtime_ns <= _RACY_NS
+        if racy and not dependencies:
+            return
+        # A file modified just now may change again within the clock's resolution: its
+        # size and mtime are not kept (-1 never matches), so it is never a stat hit; the
+        # files its result depends on are kept all the same, to find its entry by.
+        record: list = [stat.st_size, -1 if racy else stat.st_mtime_ns, digest,
+                        extent.to_json()]
+        if dependencies:
+            # Not a stat hit either: the files it depends on are hashed each run.
+            record.append([list(d) for d in sorted(dependencies)])
+        self._updates[path] = record
 
     def save_index(self) -> None:
         """Write the remembered hashes, merged with what other runs wrote meanwhile."""

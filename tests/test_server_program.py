@@ -18,9 +18,9 @@ from test_program import HELPER, STEP, WRITE_ROW
 
 # The helper before the edit that makes it write in place: it returns a new tensor.
 OUT_OF_PLACE = HELPER.replace("t.mul_(2)", "return t.mul(2)")
-TRAIN = STEP.format(imports="from utils import scale_", call="scale_")
+TRAIN = STEP.format(imports="from utils import rescale", call="rescale")
 # The training step once it no longer calls the helper.
-TRAIN_WITHOUT = TRAIN.replace("    scale_(y)\n", "    y = y * 2\n")
+TRAIN_WITHOUT = TRAIN.replace("    rescale(y)\n", "    y = y * 2\n")
 
 
 def _project(root: Path) -> tuple[Path, Path]:
@@ -130,7 +130,7 @@ async def test_editing_a_helper_shows_and_hides_the_finding_its_caller_makes(tmp
         assert "sigmoid" in al101.message
         # Where the step saves it, calls the helper and runs backward: in train.py.
         assert [(r.location.uri, r.location.range.start.line)
-                for r in al101.related_information or []] == [(step, 7), (step, 8), (step, 9)]
+                for r in al101.related_information or []] == [(step, 7), (step, 9), (step, 8)]
         assert list(client.diagnostics[step]) == []
         # Its actions belong to the check of the file that calls it: none here.
         actions = await client.text_document_code_action_async(types.CodeActionParams(
