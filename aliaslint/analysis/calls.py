@@ -51,7 +51,6 @@ from aliaslint.analysis.training import (
     MODULE_WRAPPERS,
 )
 from aliaslint.analysis.syntax import (
-    is_classmethod,
     FALSE,
     TRUE,
     attr_key,
@@ -161,12 +160,6 @@ class Calls(Factories):
                 self._emit(Call(node, self._stmt, None, None, None, result))
                 return result
             elif isinstance(owner, ClassValue) and owner.info is not None and \
-                    (factory := owner.info.method(attr)) is not None and \
-                    is_classmethod(factory):
-                # `Stage.from_config(cfg)`: a classmethod of this file, its `cls` the class.
-                receiver, receiver_node = owner, func.value
-                callee = FunctionValue(qualname=attr, origin=factory, definition=factory)
-            elif isinstance(owner, ClassValue) and owner.info is not None and \
                     owner.info.autograd_function and attr == "apply":
                 args = [(arg, self._eval(arg.value, env)) for arg in node.args]
                 result = self._apply_function(owner.info, node, args, env)
@@ -236,6 +229,9 @@ class Calls(Factories):
         built = self._named_submodule(node, qualname, attr, receiver, receiver_node, args, env)
         if built is None and isinstance(receiver, ContainerValue):
             built = self._grow_module_list(receiver, receiver_node, attr, positional, env)
+            if built is None and attr in CONTAINER_METHODS and receiver_node is not None:
+                # Not a list of modules after all (`feats = []` then a tensor appended).
+                return self._container_method(receiver, receiver_node, attr, node, args, env)
         if built is None and isinstance(receiver, ModuleValue) and qualname is None:
             built = self._grow_container(receiver, receiver_node, attr, positional, env)
         if built is not None:

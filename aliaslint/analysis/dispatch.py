@@ -22,6 +22,7 @@ from aliaslint.analysis.values import (
     UNKNOWN,
     Args,
     ClassValue,
+    ModuleInfo,
     FunctionValue,
     Kind,
     ModuleValue,
@@ -218,8 +219,10 @@ class Dispatch(Interpreter):
                 self._unknown_call(args, env)
                 return UNKNOWN
             return self._call_function(function, None, node, args, env, may=may,
-                                       first=ClassValue(qualname=cls.name, origin=cls.node,
-                                                        info=cls))
+                                       first=ClassValue(
+                                           qualname=cls.name, origin=cls.node, info=cls,
+                                           module=ModuleInfo(cls=cls) if cls.is_module
+                                           else None))
         if kind != "instance":
             self._unknown_call(args, env)
             return UNKNOWN
