@@ -102,6 +102,7 @@ class Interpreter:
         self._save_ids = SaveIds()
         self._silent = 0  # > 0 while summarising a callee: its events are not reported
         self._summaries: dict[tuple, Summary | None] = {}
+        self._summaries_run = 0  # callee bodies run to summarise calls (see protocol.py)
         # Branches and loop bodies around the statement (may not run), and whether the
         # effects being applied are may-effects (a hook perhaps registered): see protocol.py.
         self._branches = 0

@@ -122,9 +122,11 @@ class Effects(Interpreter):
 
     @contextmanager
     def _may(self, write: Write, summary: Summary) -> Iterator[None]:
-        """A write the callee makes on some of its paths only: what follows is `low`."""
-        may, self._may_write = self._may_write, self._may_write or write.may or \
-            write not in summary.must
+        """A may-effect (one of several definitions that may run, a hook perhaps
+        registered): what follows is `low`.  A write the callee makes on some of its paths
+        only is not one: like a branch of the caller's own code, one concrete path through
+        the callee makes it (a branch a literal argument switches off is not run at all)."""
+        may, self._may_write = self._may_write, self._may_write or write.may
         try:
             yield
         finally:
@@ -173,7 +175,7 @@ class Effects(Interpreter):
                 write, node=node, stmt=self._stmt, defined_at=write.defined_at or write.node,
                 callee=write.callee or function.name.value, label=None,
                 grad_enabled=False if write.grad_enabled is False else env.flow.grad,
-                may=write.may or write not in summary.must, params=frozenset(outer))
+                may=write.may, params=frozenset(outer))
             self._log_write(applied, env)
             for token in outer:
                 self._dirty(token, applied, env)

@@ -60,7 +60,9 @@ class Functions(Interpreter):
             cls.methods[node.name.value] = node
         parent = scope or env
         key = (id(node), id(parent), id(cls))
-        if key not in self._deferred_keys:  # a loop's passes define it again
+        # A def met while a callee is summarised (silently, once per call context) is not
+        # deferred: its body runs when called, and as part of the enclosing body's own run.
+        if key not in self._deferred_keys and not self._silent:  # a loop's passes define it again
             self._deferred_keys.add(key)
             self._deferred.append(Deferred(node, parent, cls, called_names(node)))
             self._pending_calls.update(self._deferred[-1].calls)

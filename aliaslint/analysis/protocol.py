@@ -45,6 +45,10 @@ from aliaslint.analysis.values import (
 RECURSION_ROUNDS = 4
 # Summaries being computed at once (a chain of callers): deeper calls are unknown.
 SUMMARY_DEPTH = 8
+# Bodies one analysis may run to summarise calls: a file whose helpers call each other in
+# deep, recursive webs (a test-utilities module) stops there, its later calls unknown, so
+# its time stays that of a few passes over it.
+SUMMARY_BUDGET = 200
 
 
 # One argument of a call: its keyword (None: positional), its value, its expression (None
@@ -105,7 +109,7 @@ class Protocol(Interpreter):
                 for inner in stack[depth + 1:]:
                     inner.provisional = True
                 return frame.approximation or Summary(BOTTOM, {}, (), None)
-        if len(stack) > SUMMARY_DEPTH:
+        if len(stack) > SUMMARY_DEPTH or self._summaries_run >= SUMMARY_BUDGET:
             return None
         frame = _Frame(key)
         stack.append(frame)
@@ -115,6 +119,7 @@ class Protocol(Interpreter):
         try:
             for _ in range(RECURSION_ROUNDS):
                 frame.recursive = False
+                self._summaries_run += 1
                 summary = self._summarise(function, cls, args, layout, exact)
                 if not frame.recursive or summary is None or (
                         frame.approximation is not None and
