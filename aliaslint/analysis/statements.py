@@ -308,6 +308,32 @@ class Statements(Interpreter):
         self._absorb(written, result, env)
         self._bind(node.target, result, env, evaluate_base=False)
 
+    def _decided_type_test(self, test: cst.BaseExpression, env: Env) -> bool | None:
+        """`isinstance(layer, nn.Conv2d)` on a torch.nn module whose class is known (a
+        layer of a container iterated layer by layer): True for its own class, False for a
+        class that runs another op (no subclass of one runs the other's op); in `a and b`,
+        a side decided False decides the test.  None when not decided."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            sides = (self._decided_type_test(test.left, env),
+                     self._decided_type_test(test.right, env))
+            return False if False in sides else None
+        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and
+                test.func.value == "isinstance" and len(test.args) == 2 and
+                not any(arg.star or arg.keyword for arg in test.args)):
+            return None
+        value = self._eval_silently(test.args[0].value, env)
+        tested = self._eval_silently(test.args[1].value, env)
+        if not isinstance(value, ModuleValue) or value.module.spec is None or \
+                value.module.cls is not None or not isinstance(tested, RefValue):
+            return None
+        spec, target = value.module.spec, ops.module(tested.qualname)
+        if target is None:
+            return None
+        if target.name == spec.name:
+            return True
+        return False if spec.op is not None and target.op is not None and \
+            spec.op != target.op else None
+
     def _if(self, node: cst.If, env: Env) -> None:
         self._stmt = node
         self._eval(node.test, env)
@@ -315,6 +341,8 @@ class Statements(Interpreter):
         # A branch a literal argument switches off is not run at all: its writes are not
         # this call's.
         decided = decided_by_constant(test, env)
+        if decided is None:
+            decided = self._decided_type_test(test, env)
         taken = env.copy()
         other = env.copy()
         # `isinstance(m, C)` over the modules an iteration yields picks its members.

@@ -676,3 +676,23 @@ with torch.autograd.graph.save_on_cpu():
     z = (x2 * w).sum()
 x2.add_(1)
 z.backward()
+
+
+# case: a mask applied after the convolutions of a stack iterated layer by layer
+# runs: ok
+import torch
+from torch import nn
+class Subsampling(nn.Module):
+    def __init__(self, channels=2):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Conv2d(1, channels, 3, padding=1), nn.ReLU(),
+                                     nn.Conv2d(channels, channels, 1), nn.ReLU()])
+    def forward(self, x, mask):
+        h = x
+        for layer in self.layers:
+            h = layer(h)
+            if isinstance(layer, nn.Conv2d) and mask is not None:
+                h *= mask
+        return h
+model = Subsampling()
+model(torch.randn(2, 1, 4, 4), torch.ones(1, 1, 4, 4)).sum().backward()
