@@ -463,6 +463,11 @@ class Modules(Effects):
         for write in log:
             token = write.target.storage if write.target is not None else None
             if isinstance(token, tuple) and token[0] == "arg":
+                if write.via in ("data", "detach"):
+                    # Through `.data` or a detached alias autograd does not see the write
+                    # (`value.data.uniform_(-a, a)` in an initialiser): re-applied to the
+                    # caller's tensor it would look like a write autograd refuses.
+                    continue
                 writes.setdefault(token[1], write)
             elif containers.element_token(token) is not None:
                 element_writes.setdefault(token, write)

@@ -184,3 +184,23 @@ for x in [torch.randn(2, 4)]:
     opt.step()
     for p_ema, p in zip(ema.parameters(), net.parameters()):
         p_ema.mul_(0.99).add_(p.detach(), alpha=0.01)
+
+
+# case: an initialiser helper fills a parameter through .data (a graph layer's reset)
+# runs: ok
+import math
+import torch
+from torch import nn
+def glorot(value):
+    stdv = math.sqrt(6.0 / (value.size(-2) + value.size(-1)))
+    value.data.uniform_(-stdv, stdv)
+class GraphConv(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(d, d))
+        self.reset_parameters()
+    def reset_parameters(self):
+        glorot(self.weight)
+    def forward(self, x):
+        return x @ self.weight
+GraphConv(4)(torch.randn(2, 4)).sum().backward()
