@@ -23,12 +23,13 @@ around it: its imports stay unknown as before.
 from __future__ import annotations
 
 import ast
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import libcst as cst
+
+from aliaslint.cache import content_hash
 
 from aliaslint.screen import budget_error, compile_error
 
@@ -171,7 +172,7 @@ class Loader:
         data = self.read(path)
         if data is None:
             return None, "", ""
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        digest = content_hash(data)
         if kept is not None and kept[0] == digest:
             return kept[1], kept[2], digest
         # A buffer is text already: its coding cookie says how the file is saved.
@@ -260,7 +261,7 @@ def digest_of(path: str, kind: str, data: bytes | None = None) -> str:
             data = Path(path).read_bytes()
         except OSError:
             return ""
-    content = hashlib.blake2b(data, digest_size=16).hexdigest()
+    content = content_hash(data)
     if kind == "content":
         return content
     known = _CODE_DIGESTS.get((path, content))
@@ -270,8 +271,7 @@ def digest_of(path: str, kind: str, data: bytes | None = None) -> str:
         meaning = ast.dump(ast.parse(data, path))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         meaning = content  # not Python this version reads: its bytes are all there is
-    digest = hashlib.blake2b(meaning.encode("utf-8", "surrogatepass"),
-                             digest_size=16).hexdigest()
+    digest = content_hash(meaning.encode("utf-8", "surrogatepass"))
     if len(_CODE_DIGESTS) > 4096:
         _CODE_DIGESTS.clear()
     _CODE_DIGESTS[(path, content)] = digest

@@ -16,7 +16,7 @@ import libcst as cst
 
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Env
-from aliaslint.analysis.syntax import alias_name
+from aliaslint.analysis.syntax import alias_name, dotted
 from aliaslint.analysis.values import RefValue, Value
 
 
@@ -28,7 +28,7 @@ class Imports(Interpreter):
         if self._link is None:
             return None
         level = len(small.relative)
-        module = _dotted_or_none(small.module)
+        module = dotted(small.module) if small.module is not None else None
         return self._link.program.absolute(self._path, level, module)
 
     def _linked(self, value: Value, depth: int = 0) -> Value:
@@ -129,15 +129,6 @@ class Imports(Interpreter):
         return self._homes.get(id(function), self._top)
 
 
-def _dotted_or_none(node: cst.Attribute | cst.Name | None) -> str | None:
-    if node is None:
-        return None
-    if isinstance(node, cst.Name):
-        return node.value
-    head = _dotted_or_none(node.value)  # type: ignore[arg-type]
-    return None if head is None else f"{head}.{node.attr.value}"
-
-
 def _literal_all(module: cst.Module) -> list[str] | None:
     """The names of a module-level `__all__ = [...]` of string literals, if there is one."""
     for stmt in module.body:
@@ -175,15 +166,15 @@ def _bound_names(module: cst.Module) -> dict[str, str | None]:
                         names[small.target.value] = None
                     elif isinstance(small, cst.Import):
                         for alias in small.names:
-                            full = _dotted_or_none(alias.name)
+                            full = dotted(alias.name)
                             names[alias_name(alias)] = full if alias.asname is not None \
                                 else alias_name(alias)
                     elif isinstance(small, cst.ImportFrom) and \
                             not isinstance(small.names, cst.ImportStar):
-                        origin = None if small.relative else _dotted_or_none(small.module)
+                        origin = None if small.relative or small.module is None else dotted(small.module)
                         for alias in small.names:
                             names[alias_name(alias)] = None if origin is None else \
-                                f"{origin}.{_dotted_or_none(alias.name)}"
+                                f"{origin}.{dotted(alias.name)}"
             elif isinstance(stmt, (cst.If, cst.Try)):
                 visit(stmt.body.body)
                 for handler in getattr(stmt, "handlers", ()):
