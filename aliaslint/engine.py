@@ -183,9 +183,18 @@ def check_source(source: str | bytes, filename: str = "<string>",
         if parsed is not None:
             return _check_module(parsed[0], text, filename, enabled, confidence,
                                  ChunkPositions(*parsed), link)
-        module = _parse(text, filename)
-        if isinstance(module, Diagnostic):
-            return [module]
+        # A file other checked files import may have been parsed already for one of them
+        # in this process; its own tree is kept for them in turn.  (Not where the grammar
+        # is another Python's: an import is read with the running one's.)
+        shared = link is not None and target_version is None
+        module = link.loader.share(link.path, text) if shared and link else None
+        if module is None:
+            module = _parse(text, filename)
+            if isinstance(module, Diagnostic):
+                return [module]
+            # (A file libcst reads only once its lone backslashes are repaired is not.)
+            if shared and link and without_lone_backslashes(text) == text:
+                link.loader.remember(link.path, text, module)
         return _check_module(module, text, filename, enabled, confidence, link=link)
 
     return deeply(parse_and_check)

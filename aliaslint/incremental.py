@@ -22,6 +22,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from aliaslint.nodes import children
 from aliaslint.lines import first_break, split_keepends
 
 _CONTINUED = re.compile(r"\\(\r\n|\r|\n)$")
@@ -201,7 +202,7 @@ def _ids(chunk: Chunk) -> set[int]:
     while stack:
         node = stack.pop()
         found.add(id(node))
-        stack.extend(node.children)
+        stack.extend(children(node))
     return found
 
 

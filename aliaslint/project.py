@@ -35,8 +35,9 @@ from aliaslint.screen import budget_error, compile_error
 
 # Libraries whose behaviour comes from the generated tables, never from their source.
 _MODELLED = frozenset({"torch", "numpy", "functorch"})
-# Dependencies parsed by one process at most at once: a large program's trees stay bounded.
-_KEEP = 256
+# Lines of parsed files one process keeps at most (about 1.2 kB of tree a line): a large
+# program's trees stay bounded, the least recently used going first.
+_KEEP_LINES = 100_000
 # Lines of other files one analysis may load (see Link.allows).
 LOADED_LINES = 6000
 
@@ -153,6 +154,7 @@ class Loader:
     # path -> the text an editor holds for it, unsaved edits included: read instead of the
     # file, as the program the editor shows is made of its buffers.
     overlay: dict[str, str] = field(default_factory=dict)
+    _lines: int = 0  # lines of the trees kept
 
     def read(self, path: str) -> bytes | None:
         """The bytes the program has at ``path`` (an open buffer's, as UTF-8); None where it
@@ -186,10 +188,36 @@ class Loader:
                 module = cst.parse_module(text)
             except (cst.ParserSyntaxError, RecursionError):
                 module = None
-        if len(self._trees) >= _KEEP:
-            self._trees.pop(next(iter(self._trees)))
-        self._trees[path] = (digest, module, text)
+        self._keep(path, digest, module, text)
         return module, text, digest
+
+    def share(self, path: str, text: str) -> cst.Module | None:
+        """The tree this process parsed from exactly ``text`` for ``path``, as another file's
+        import: the file's own check then does not parse it again."""
+        kept = self._trees.get(path)
+        if kept is None or kept[2] != text or kept[1] is None:
+            return None
+        self._trees[path] = self._trees.pop(path)  # recently used
+        return kept[1]
+
+    def remember(self, path: str, text: str, module: cst.Module) -> None:
+        """Keep the tree a file's own check parsed from ``text``, for the files that import
+        it; only while the file still holds that text (it is read again to key it)."""
+        data = self.read(path)
+        if data is None or path in self.overlay or self.decode(data) != text:
+            return
+        self._keep(path, content_hash(data), module, text)
+
+    def _keep(self, path: str, digest: str, module: cst.Module | None, text: str) -> None:
+        old = self._trees.pop(path, None)
+        if old is not None:
+            self._lines -= old[2].count("\n")
+        self._trees[path] = (digest, module, text)
+        self._lines += text.count("\n")
+        while self._lines > _KEEP_LINES and len(self._trees) > 1:
+            _, (_, _, dropped) = next(iter(self._trees.items()))
+            self._trees.pop(next(iter(self._trees)))
+            self._lines -= dropped.count("\n")
 
 
 @dataclass

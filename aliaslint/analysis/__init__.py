@@ -58,7 +58,7 @@ from aliaslint.analysis.modules import Modules
 from aliaslint.analysis.protocol import Protocol
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.statements import Statements
-from aliaslint.analysis.syntax import attr_key, discards, reads, walk
+from aliaslint.analysis.syntax import attr_key, discards, reads
 from aliaslint.analysis.values import (
     OTHER,
     UNKNOWN,
@@ -77,6 +77,8 @@ from aliaslint.analysis.values import (
     root_of,
 )
 
+from aliaslint.nodes import walk, walk_code
+
 if TYPE_CHECKING:
     from aliaslint.project import Link
 
@@ -86,7 +88,7 @@ __all__ = [
     "LostWrite", "ModuleValue", "NonContiguousView", "ObjectValue", "PackHookWrite", "DataOnTemporary", "ParamsValue", "RefValue",
     "Reference", "Save", "SavedWrite", "StaleRead", "TensorValue", "Value", "Write", "analyse",
     "attr_key", "covers_disjoint", "covers_tile", "discards", "indexes_overlap", "reads",
-    "regions_overlap", "root_of", "walk",
+    "regions_overlap", "root_of", "walk", "walk_code",
 ]
 
 

@@ -102,12 +102,12 @@ class Interpreter:
         self._save_ids = SaveIds()
         self._silent = 0  # > 0 while summarising a callee: its events are not reported
         self._summaries: dict[tuple, Summary | None] = {}
+        self._contexts: dict[tuple, list[tuple]] = {}  # literal contexts summarised
         self._summaries_run = 0  # callee bodies run to summarise calls (see protocol.py)
         # Branches and loop bodies around the statement (may not run), and whether the
         # effects being applied are may-effects (a hook perhaps registered): see protocol.py.
         self._branches = 0
         self._may_effect = False
-        self._constructions: dict[int, int] = {}  # id(ClassInfo) → its construction sites
         # Summaries being computed, outermost first (see protocol.py).
         self._summary_stack: list[Any] = []
         self._returns: list[tuple[Value, Flow]] | None = None  # values the function returns
@@ -174,6 +174,13 @@ class Interpreter:
         self._owners: dict[int, ClassInfo] = {}
         self._expr_dispatch: dict[type, Callable[[Any, Env], Value]] = {}
         self._stmt_dispatch: dict[type, Callable[[Any, Env], None]] = {}
+
+    def _module_instances(self) -> Instances:
+        """Where the module builds each class and calls each name (one walk, when a
+        summary first needs it)."""
+        if self._instance_sites is None:
+            self._instance_sites = Instances(self.module)
+        return self._instance_sites
 
     def _emit(self, event: Event) -> None:
         if self._silent or self._raised_in is self._stmt:

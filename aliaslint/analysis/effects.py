@@ -12,7 +12,7 @@ from dataclasses import replace
 import libcst as cst
 from aliaslint.analysis import containers
 from aliaslint.analysis.events import Write
-from aliaslint.analysis.instances import Instances
+from aliaslint.nodes import walk_code
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
 from aliaslint.analysis.syntax import declares_mutation
 from aliaslint.analysis.values import OTHER, UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, join
@@ -68,15 +68,7 @@ class Effects(Interpreter):
         callee's own (a tensor or module it built), not the caller's."""
         found = self._inside.get(id(function))
         if found is None:
-            ids: set[int] = set()
-
-            class Collect(cst.CSTVisitor):
-                def on_visit(self, node: cst.CSTNode) -> bool:
-                    ids.add(id(node))
-                    return True
-
-            function.visit(Collect())
-            found = self._inside[id(function)] = frozenset(ids)
+            found = self._inside[id(function)] = frozenset(map(id, walk_code(function)))
         return found
 
     def _in(self, token: object, function: cst.FunctionDef) -> bool:
@@ -85,9 +77,7 @@ class Effects(Interpreter):
             token[1] in self._made_inside(function)
 
     def _single(self, token: object) -> bool:
-        if self._instance_sites is None:
-            self._instance_sites = Instances(self.module)
-        return self._instance_sites.single(token)
+        return self._module_instances().single(token)
 
     def _held_by_caller(self, token: object, inside: frozenset[int]) -> bool:
         """Memory made outside the callee that the caller reaches by identity: a parameter

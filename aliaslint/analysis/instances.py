@@ -10,18 +10,24 @@ built once).
 
 from __future__ import annotations
 
+from typing import cast
+
 import libcst as cst
 
-_REPEATING = (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
-              cst.Lambda)
+from aliaslint.nodes import code_children
+
+_REPEATING = frozenset({cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp,
+                        cst.GeneratorExp, cst.Lambda})
+# Where a call may run more than once, for ``calls``: a loop or a comprehension.
+_LOOPS = _REPEATING - {cst.Lambda}
 
 
-class Instances(cst.CSTVisitor):
-    """Per module: where each class is built, and which class's code holds each node."""
+class Instances:
+    """Per module: where each class is built, which class's code holds each node, and how
+    often each name is called.  One walk of the module (type tests by identity: libcst's
+    node classes are ABCs, whose isinstance costs more than the rest of the walk)."""
 
     def __init__(self, module: cst.Module) -> None:
-        super().__init__()
-        self._stack: list[cst.CSTNode] = []
         self._owner: dict[int, cst.ClassDef] = {}  # id(node) -> the class whose body has it
         self._sites: dict[str, list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]] = {}
         self._classes: dict[str, list[cst.ClassDef]] = {}
@@ -29,40 +35,57 @@ class Instances(cst.CSTVisitor):
         self._subclassed: set[str] = set()  # names some class derives from
         self._mentions: dict[str, int] = {}  # how often each name is read
         self._copies = False  # the module copies objects (`copy.deepcopy(model)`)
-        module.visit(self)
         self._once: dict[str, bool] = {}
+        # Calls of each name (`f(...)`, `x.f(...)`): two for one inside a loop or a
+        # comprehension.
+        self.calls: dict[str, int] = {}
+        # (node, the nodes above it, the innermost class above it, the functions above it,
+        # inside a loop or comprehension)
+        work: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...], cst.ClassDef | None,
+                         tuple[cst.FunctionDef, ...], bool]] = [(module, (), None, (), False)]
+        while work:
+            node, above, owner, functions, looped = work.pop()
+            kind = type(node)
+            if owner is not None and len(functions) == 1 and \
+                    functions[0].name.value == "__init__":
+                self._owner[id(node)] = owner  # an attribute the constructor allocates
+            elif functions or owner is not None:
+                self._in_function.add(id(node))
+            if kind is cst.Name:
+                name = cast(cst.Name, node).value
+                self._mentions[name] = self._mentions.get(name, 0) + 1
+                self._copies = self._copies or name == "deepcopy"
+            elif kind is cst.Attribute:
+                self._copies = self._copies or \
+                    cast(cst.Attribute, node).attr.value in ("deepcopy", "copy")
+            elif kind is cst.Call:
+                self._call(cast(cst.Call, node), above, looped)
+            elif kind is cst.ClassDef:
+                self._class(cast(cst.ClassDef, node))
+                owner = cast(cst.ClassDef, node)
+            elif kind is cst.FunctionDef:
+                functions = (*functions, cast(cst.FunctionDef, node))
+            below = (*above, node)
+            looped = looped or kind in _LOOPS
+            work.extend((child, below, owner, functions, looped)
+                        for child in code_children(node))
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        owner = next((n for n in reversed(self._stack) if isinstance(n, cst.ClassDef)), None)
-        functions = [n for n in self._stack if isinstance(n, cst.FunctionDef)]
-        if owner is not None and len(functions) == 1 and functions[0].name.value == "__init__":
-            self._owner[id(node)] = owner  # an attribute the constructor allocates
-        elif functions or owner is not None:
-            self._in_function.add(id(node))
-        if isinstance(node, cst.ClassDef):
-            self._classes.setdefault(node.name.value, []).append(node)
-            for base in node.bases:
-                value = base.value
-                name = value.value if isinstance(value, cst.Name) else value.attr.value \
-                    if isinstance(value, cst.Attribute) else None
-                if name is not None:
-                    self._subclassed.add(name)
-        elif isinstance(node, cst.Name):
-            self._mentions[node.value] = self._mentions.get(node.value, 0) + 1
-            self._copies = self._copies or node.value == "deepcopy"
-        elif isinstance(node, cst.Attribute) and node.attr.value in ("deepcopy", "copy"):
-            self._copies = True
-        if isinstance(node, cst.Call):
-            func = node.func
-            name = func.value if isinstance(func, cst.Name) else func.attr.value \
-                if isinstance(func, cst.Attribute) else None
+    def _call(self, node: cst.Call, above: tuple[cst.CSTNode, ...], looped: bool) -> None:
+        func = node.func
+        name = func.value if type(func) is cst.Name else func.attr.value \
+            if type(func) is cst.Attribute else None  # type: ignore[attr-defined]
+        if name is not None:
+            self._sites.setdefault(name, []).append((node, above))
+            self.calls[name] = self.calls.get(name, 0) + (2 if looped else 1)
+
+    def _class(self, node: cst.ClassDef) -> None:
+        self._classes.setdefault(node.name.value, []).append(node)
+        for base in node.bases:
+            value = base.value
+            name = value.value if isinstance(value, cst.Name) else value.attr.value \
+                if isinstance(value, cst.Attribute) else None
             if name is not None:
-                self._sites.setdefault(name, []).append((node, tuple(self._stack)))
-        self._stack.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self._stack.pop()
+                self._subclassed.add(name)
 
     def single(self, token: object) -> bool:
         """Is ``token`` an allocation made outside any class, or in the code of a class
@@ -87,7 +110,7 @@ class Instances(cst.CSTVisitor):
             and self._mentions.get(name, 0) == 2  # its definition and the one call
         if once:
             _, stack = sites[0]
-            once = not any(isinstance(n, _REPEATING) for n in stack)
+            once = not any(type(n) in _REPEATING for n in stack)
             functions = [n for n in stack if isinstance(n, cst.FunctionDef)]
             if once and functions:
                 # Built in a method: only an `__init__` of a class itself built once.

@@ -16,6 +16,7 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.dispatch import class_of
 from aliaslint.analysis.syntax import is_classmethod
 from aliaslint.analysis.opfacts import MODULE_BASES
+from aliaslint.nodes import code_children
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary, arg_mark
 from aliaslint.analysis.syntax import FALSE, NO_LITERAL, TRUE, is_literal, literal_constant
 from aliaslint.analysis.values import (
@@ -49,6 +50,9 @@ SUMMARY_DEPTH = 8
 # deep, recursive webs (a test-utilities module) stops there, its later calls unknown, so
 # its time stays that of a few passes over it.
 SUMMARY_BUDGET = 200
+# Calls with different literal arguments one function is summarised for, each exactly,
+# before the literals that vary between its calls are taken as unknown (_within_contexts).
+CONTEXTS = 4
 
 
 # One argument of a call: its keyword (None: positional), its value, its expression (None
@@ -99,7 +103,11 @@ class Protocol(Interpreter):
         path through it returns nothing), and the body runs again until the summary stops
         changing; after RECURSION_ROUNDS rounds it widens to unknown.  A summary computed from
         another one still in progress is not kept: it is recomputed when next needed."""
-        key = (id(function), id(cls), exact, tuple(_summary_key(a) for a in args), layout)
+        keys = tuple(_summary_key(a) for a in args)
+        key = (id(function), id(cls), exact, keys, layout)
+        if key in self._summaries:
+            return self._summaries[key]
+        args, key = self._within_contexts(key, args)
         if key in self._summaries:
             return self._summaries[key]
         stack = self._summary_stack
@@ -138,6 +146,28 @@ class Protocol(Interpreter):
         else:
             self._summaries[key] = summary
         return summary
+
+    def _within_contexts(self, key: tuple, args: tuple[Value, ...]
+                         ) -> tuple[tuple[Value, ...], tuple]:
+        """The arguments and key a summary is computed for.  A function called with many
+        different literals (`_cfg(url=...)` for each of hundreds of weights) would be
+        summarised once per call; after CONTEXTS of them, an argument whose literal has
+        differed between its calls is summarised as an unknown value instead, once for all
+        later calls.  A literal that is the same at every call (`inplace=True`) stays."""
+        where, keys = (key[0], key[1], key[2], key[4]), key[3]
+        seen = self._contexts.setdefault(where, [])
+        if keys in seen or len(seen) < CONTEXTS:
+            if keys not in seen:
+                seen.append(keys)
+            return args, key
+        varying = {i for i, k in enumerate(keys)
+                   if isinstance(k, tuple) and k and k[0] == "literal" and
+                   any(i >= len(other) or other[i] != k for other in seen)}
+        if not varying:
+            return args, key
+        widened = tuple(OTHER if i in varying else a for i, a in enumerate(args))
+        return widened, (key[0], key[1], key[2], tuple(_summary_key(a) for a in widened),
+                         key[4])
 
     def _bind_parameters(self, function: cst.FunctionDef, cls: ClassInfo | None,
                          args: tuple[Value, ...], layout: tuple | None, env: Env,
@@ -273,11 +303,7 @@ class Protocol(Interpreter):
     def _instances(self, cls: ClassInfo) -> int:
         """How many calls in the file name the class (its construction sites); a call in a
         loop or a comprehension counts twice."""
-        count = self._constructions.get(id(cls))
-        if count is None:
-            count = _constructions(self.module, cls.name)
-            self._constructions[id(cls)] = count
-        return count
+        return self._module_instances().calls.get(cls.name, 0)
 
     def _remove_hook(self, handle: HandleValue) -> None:
         """`handle.remove()`: the hook no longer runs."""
@@ -678,7 +704,7 @@ def _derives(cls: ClassInfo, target: ClassInfo) -> bool:
 def _returns_something(function: cst.FunctionDef) -> bool:
     """Does ``function`` (not a function inside it) return a value other than None?"""
     def visit(node: cst.CSTNode) -> bool:
-        for child in node.children:
+        for child in code_children(node):
             if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 continue
             if isinstance(child, cst.Return) and child.value is not None and not (
@@ -688,22 +714,3 @@ def _returns_something(function: cst.FunctionDef) -> bool:
                 return True
         return False
     return visit(function.body)
-
-
-def _constructions(module: cst.Module, name: str) -> int:
-    """Calls of ``name`` in ``module``: two for one inside a loop or a comprehension."""
-    count = 0
-
-    def visit(node: cst.CSTNode, repeated: bool) -> None:
-        nonlocal count
-        if isinstance(node, cst.Call) and (
-                isinstance(node.func, cst.Name) and node.func.value == name or
-                isinstance(node.func, cst.Attribute) and node.func.attr.value == name):
-            count += 2 if repeated else 1
-        repeated = repeated or isinstance(node, (cst.For, cst.While, cst.ListComp,
-                                                 cst.GeneratorExp, cst.SetComp, cst.DictComp))
-        for child in node.children:
-            visit(child, repeated)
-
-    visit(module, False)
-    return count

@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import libcst as cst
 
+from aliaslint import nodes
+from aliaslint.nodes import walk
+
 if TYPE_CHECKING:
     from aliaslint.analysis.values import Args
 
@@ -65,7 +68,7 @@ def all_params(params: cst.Parameters) -> list[cst.Param]:
 
 def child_expressions(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
     """The nearest expressions below ``node`` (not below those expressions)."""
-    for child in node.children:
+    for child in nodes.children(node):
         if isinstance(child, cst.BaseExpression):
             yield child
         elif not isinstance(child, (cst.BaseSuite, cst.BaseStatement)):
@@ -73,7 +76,7 @@ def child_expressions(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
 
 
 def expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
-    for child in node.children:
+    for child in nodes.children(node):
         if isinstance(child, cst.BaseExpression):
             yield child
         else:
@@ -81,7 +84,7 @@ def expressions_in(node: cst.CSTNode) -> Iterator[cst.BaseExpression]:
 
 
 def names_bound_in(node: cst.CSTNode) -> Iterator[str]:
-    for child in node.children:
+    for child in nodes.children(node):
         if isinstance(child, (cst.AssignTarget, cst.AsName, cst.MatchAs, cst.MatchStar)):
             for sub in walk(child):
                 if isinstance(sub, cst.Name):
@@ -93,13 +96,6 @@ def names_bound_in(node: cst.CSTNode) -> Iterator[str]:
 def reads(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
     """Does ``stmt`` contain an expression written exactly as ``node`` (`s`, `self.buf`)?"""
     return any(type(sub) is type(node) and sub.deep_equals(node) for sub in walk(stmt))
-
-
-def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The node and every node below it, in source order."""
-    yield node
-    for child in node.children:
-        yield from walk(child)
 
 
 def discards(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
@@ -287,7 +283,7 @@ def runs_unconditionally(statement: cst.CSTNode, node: cst.CSTNode) -> bool:
             *(item.item for item in getattr(statement, "items", ()))]
         children = [child for child in header if child is not None]
     else:
-        children = list(statement.children)
+        children = nodes.children(statement)
     return any(runs_unconditionally(child, node) for child in children)
 
 
@@ -296,37 +292,11 @@ def freezes_gradients(source: str) -> bool:
     return _FREEZE.search(source) is not None
 
 
-@cache
-def _node_fields(kind: type) -> tuple[str, ...]:
-    """A node type's fields that may hold nodes with code (not whitespace or commas); none
-    for what is not a node."""
-    if not issubclass(kind, cst.CSTNode):
-        return ()
-    return tuple(f.name for f in dataclasses.fields(kind)
-                 if "whitespace" not in f.name and f.name not in _PUNCTUATION)
-
-
-_PUNCTUATION = frozenset({"lpar", "rpar", "comma", "semicolon", "lbracket", "rbracket",
-                          "lbrace", "rbrace", "colon", "equal", "star", "dot", "operator",
-                          "header", "footer", "leading_lines", "lines_after_decorators",
-                          "newline", "trailing_whitespace"})
-
-
 def called_names(function: cst.FunctionDef) -> list[str]:
-    """The names a function's body calls: `f(...)`, `self.f(...)`, `Cls(...)`.  (A walk
-    over the dataclass fields: libcst's `children` re-visits each node, many times
-    slower.)"""
+    """The names a function's body calls: `f(...)`, `self.f(...)`, `Cls(...)`."""
     names = []
-    stack: list[object] = [function.body]
-    while stack:
-        node = stack.pop()
-        kind: Any = type(node)
-        if kind is list or kind is tuple:
-            stack.extend(cast("Sequence[object]", node))
-            continue
-        for name in _node_fields(kind):
-            stack.append(getattr(node, name))
-        if kind is cst.Call:
+    for node in nodes.walk_code(function.body):
+        if type(node) is cst.Call:
             assert isinstance(node, cst.Call)
             func = node.func
             if isinstance(func, cst.Name):

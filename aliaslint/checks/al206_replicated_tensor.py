@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 
-from aliaslint.analysis import ArrayValue, InplaceWrite, TensorValue
+
+from aliaslint.analysis import ArrayValue, InplaceWrite, TensorValue, walk_code
 from aliaslint.checks.common import writer_quote, written
 from aliaslint.headline import fit
 from aliaslint.rule import Context, FixPlan, Rule
@@ -55,7 +55,7 @@ def _one_per_element(container: cst.CSTNode, element: TensorValue | ArrayValue, 
     # Evaluated once per element, arguments with calls in them might differ each time.
     plain = isinstance(item, cst.Call) and all(_plain(arg.value) for arg in item.args)
     each = ctx.exact(item) if fresh else f"{ctx.exact(item)}.clone()"
-    names = {node.value for node in m.findall(item, m.Name()) if isinstance(node, cst.Name)}
+    names = {node.value for node in walk_code(item) if isinstance(node, cst.Name)}
     if keys is None:
         var = next(name for name in ("_", "_i", "_index") if name not in names)
         text = f"[{each} for {var} in range({ctx.exact(count)})]"

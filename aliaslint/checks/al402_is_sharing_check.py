@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import libcst as cst
-import libcst.matchers as m
 
-from aliaslint.analysis import Compare, Kind, TensorValue, Value
+
+from aliaslint.analysis import Compare, Kind, TensorValue, Value, walk_code
 from aliaslint.checks.common import (
     TENSORISH,
     advice,
@@ -89,8 +89,9 @@ def _value_test_follows(event: Compare) -> bool:
     the values, which answers for views too."""
     stmt = event.stmt
     where = stmt.test if isinstance(stmt, (cst.If, cst.While)) else stmt
-    for either in m.findall(where, m.BooleanOperation(operator=m.Or())):
-        assert isinstance(either, cst.BooleanOperation)
+    for either in walk_code(where):
+        if not (isinstance(either, cst.BooleanOperation) and isinstance(either.operator, cst.Or)):
+            continue
         test = either.right
         if either.left is not event.node or not isinstance(test, cst.Call):
             continue

@@ -1,0 +1,111 @@
+"""A libcst node's children, read from its fields instead of rebuilt.
+
+libcst's ``node.children`` and ``node.visit(visitor)`` rebuild every node they pass through
+(``_visit_and_replace_children`` constructs a copy and validates it), which made walking a
+tree cost more than parsing it.  Here each node type's child fields are listed once, in the
+order its own ``_visit_and_replace_children`` visits them, which is source order; reading
+them is then a few attribute lookups per node.  ``tests/test_nodes.py`` holds this equal to
+``node.children`` for every node of the fixtures.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from collections.abc import Iterator
+
+import libcst as cst
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_CODE_FIELDS: dict[type, tuple[str, ...]] = {}
+# Fields that hold only layout: whitespace, comments, brackets and separators.
+_LAYOUT = frozenset({"lpar", "rpar", "comma", "semicolon", "lbracket", "rbracket", "lbrace",
+                     "rbrace", "colon", "equal", "star", "dot", "operator", "header", "footer",
+                     "leading_lines", "lines_after_decorators", "newline",
+                     "trailing_whitespace"})
+_VISITS = frozenset({"visit_required", "visit_optional", "visit_sentinel", "visit_sequence",
+                     "visit_body_sequence", "visit_iterable", "visit_body_iterable"})
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The fields ``kind``'s `_visit_and_replace_children` visits, in the order it visits them:
+    the second argument of each `visit_*(self, "field", ...)` call."""
+    method = getattr(kind, "_visit_and_replace_children")
+    tree = ast.parse(textwrap.dedent(inspect.getsource(method)))
+    found: list[tuple[int, int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in _VISITS and len(node.args) >= 2 and \
+                isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            found.append((node.lineno, node.col_offset, node.args[1].value))
+    fields: list[str] = []
+    for _, _, name in sorted(found):
+        if name not in fields:
+            fields.append(name)
+    return tuple(fields)
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """``node.children``, without rebuilding ``node``."""
+    kind = type(node)
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = _child_fields(kind)
+    return _read(node, fields)
+
+
+def code_children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The children that hold code: not whitespace, comments, brackets or separators (an
+    operator's token is layout too; its kind is the node's own type)."""
+    kind = type(node)
+    fields = _CODE_FIELDS.get(kind)
+    if fields is None:
+        fields = _CODE_FIELDS[kind] = tuple(
+            name for name in _child_fields(kind)
+            if "whitespace" not in name and name not in _LAYOUT)
+    return _read(node, fields)
+
+
+def _read(node: cst.CSTNode, fields: tuple[str, ...]) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    for name in fields:
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            found.extend(item for item in value if _is_node(type(item)))
+        elif _is_node(kind):
+            found.append(value)
+    return found
+
+
+_NODE_TYPES: dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    """``issubclass(kind, cst.CSTNode)``, remembered: CSTNode is an ABC, whose checks cost
+    more than the rest of a walk."""
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The node and every node below it, in source order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        below = children(current)
+        below.reverse()
+        stack.extend(below)
+
+
+def walk_code(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The node and every node of code below it (``code_children``), in no set order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(code_children(current))

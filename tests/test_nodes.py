@@ -1,0 +1,107 @@
+"""aliaslint.nodes reads a node's children from its fields: the same nodes, in the same order,
+as libcst's own ``children``."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from aliaslint import nodes
+
+ROOT = Path(__file__).resolve().parent.parent
+# Every syntax form the grammar has, in a few lines each.
+FORMS = '''
+import a.b as c
+from . import d
+from .e import (f as g, h)
+@deco(1)
+async def fn(a, /, b: int = 2, *args, c, d=3, **kw) -> "T":
+    global x
+    async with a as (b, c), d:
+        async for i in range(3):
+            await z
+    x: int = 1
+    x += 1; del y
+    lam = lambda p, *q, r=1, **s: p
+    return [i for i in a if i], {k: v for k, v in b}, {*a}, (yield), (yield from b)
+class C(B, metaclass=M):
+    """doc"""
+    def m(self): return self.a[1:2, ::3], a if b else c, not a, -a, a @ b, a ** -b
+try:
+    pass
+except* E as e:
+    raise X from e
+else:
+    pass
+finally:
+    pass
+while (n := 1) < 2 <= 3:
+    break
+else:
+    continue
+match point:
+    case Point(x=0, y=[1, *rest]) | {"k": v, **others} if v:
+        pass
+    case _:
+        pass
+assert a, f"{a!r:>{w}} {b=}" "plain"
+raw = b'raw' rb"x"
+with open(p) as f, g: print(*a, **k)
+type Alias[T: int, *Ts, **P] = list[T]
+def generic[T](x: T) -> T: ...
+nonlocal_ = ...
+'''
+
+
+def _module_sources() -> list[str]:
+    sources = [FORMS]
+    for path in sorted((ROOT / "fixtures").rglob("*.py"))[:400]:
+        sources.append(path.read_text(encoding="utf-8", errors="replace"))
+    return sources
+
+
+def _all_nodes(module: cst.Module):
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.children)
+
+
+def test_children_are_libcsts_children():
+    compared = 0
+    for index, source in enumerate(_module_sources()):
+        try:
+            module = cst.parse_module(source)
+        except cst.ParserSyntaxError:
+            assert index > 0, "FORMS must parse"
+            continue
+        for node in _all_nodes(module):
+            expected = list(node.children)
+            found = nodes.children(node)
+            assert len(found) == len(expected) and all(
+                a is b for a, b in zip(found, expected)), type(node).__name__
+            compared += 1
+    assert compared > 10_000
+
+
+def test_walk_is_source_order_and_walk_code_keeps_the_code():
+    module = cst.parse_module("y = f(a, b)  # c\nz = [g(x) for x in y]\n")
+    names = [n.value for n in nodes.walk(module) if isinstance(n, cst.Name)]
+    assert names == ["y", "f", "a", "b", "z", "g", "x", "x", "y"]
+    code = list(nodes.walk_code(module))
+    assert sorted(n.value for n in code if isinstance(n, cst.Name)) == sorted(names)
+    assert not any(isinstance(n, (cst.Comment, cst.SimpleWhitespace, cst.Comma)) for n in code)
+
+
+@pytest.mark.parametrize("kind", sorted(
+    (k for k in vars(cst).values() if inspect.isclass(k) and issubclass(k, cst.CSTNode)
+     and not inspect.isabstract(k) and "_visit_and_replace_children" in vars(k)),
+    key=lambda k: k.__name__), ids=lambda k: k.__name__)
+def test_every_node_type_has_its_fields_read(kind):
+    fields = nodes._child_fields(kind)
+    names = {f for f in kind.__dataclass_fields__}
+    assert set(fields) <= names
