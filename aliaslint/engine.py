@@ -186,15 +186,16 @@ def check_source(source: str | bytes, filename: str = "<string>",
         # A file other checked files import may have been parsed already for one of them
         # in this process; its own tree is kept for them in turn.  (Not where the grammar
         # is another Python's: an import is read with the running one's.)
-        shared = link is not None and target_version is None
-        module = link.loader.share(link.path, text) if shared and link else None
+        loader = link.loader if link is not None and target_version is None else None
+        module = loader.share(link.path, text) if loader and link else None
         if module is None:
-            module = _parse(text, filename)
-            if isinstance(module, Diagnostic):
-                return [module]
+            parsed_here = _parse(text, filename)
+            if isinstance(parsed_here, Diagnostic):
+                return [parsed_here]
+            module = parsed_here
             # (A file libcst reads only once its lone backslashes are repaired is not.)
-            if shared and link and without_lone_backslashes(text) == text:
-                link.loader.remember(link.path, text, module)
+            if loader and link and without_lone_backslashes(text) == text:
+                loader.remember(link.path, text, module)
         return _check_module(module, text, filename, enabled, confidence, link=link)
 
     return deeply(parse_and_check)

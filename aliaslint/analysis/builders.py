@@ -18,7 +18,7 @@ import libcst as cst
 
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Env
-from aliaslint.analysis.syntax import NO_LITERAL, literal_constant, name_key
+from aliaslint.analysis.syntax import NO_LITERAL, evaluated, literal_constant, name_key
 from aliaslint.analysis.values import (
     OTHER,
     ModuleInfo,
@@ -41,7 +41,7 @@ def _literal_int(node: cst.BaseExpression) -> int | None:
         inner = _literal_int(node.expression)
         return -inner if inner is not None else None
     if isinstance(node, cst.Integer):
-        return int(node.evaluated_value)
+        return int(evaluated(node))
     return None
 
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import libcst as cst
 
-from aliaslint.analysis.syntax import name_key
+from aliaslint.analysis.syntax import evaluated, name_key
 
 from aliaslint.analysis.values import (
     OTHER,
@@ -38,7 +38,7 @@ def literal_key(node: cst.BaseExpression | None) -> object:
         return -int(node.expression.value, 0)
     if isinstance(node, cst.SimpleString):
         try:
-            return node.evaluated_value
+            return evaluated(node)
         except Exception:  # an escape libcst cannot evaluate: not a key we know
             return NO_KEY
     return NO_KEY

@@ -22,6 +22,7 @@ from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.shapes import Layout, after_view
 from aliaslint.analysis.shapes import index as index_layout
 from aliaslint.analysis.syntax import (
+    evaluated,
     literal_int,
     all_params,
     attr_key,
@@ -626,7 +627,7 @@ def _item(container: ContainerValue, node: cst.Subscript) -> Value | None:
         index.operator, cst.Minus) else index
     if not isinstance(digits, cst.Integer):
         return None
-    position = int(digits.evaluated_value) * (-1 if digits is not index else 1)
+    position = int(evaluated(digits)) * (-1 if digits is not index else 1)
     if not -len(container.items) <= position < len(container.items):
         return None
     return container.items[position]

@@ -10,7 +10,7 @@ built once).
 
 from __future__ import annotations
 
-from typing import cast
+from typing import NamedTuple, cast
 
 import libcst as cst
 
@@ -22,6 +22,15 @@ _REPEATING = frozenset({cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictC
 _LOOPS = _REPEATING - {cst.Lambda}
 
 
+class _Site(NamedTuple):
+    """A call of a name, and what is around it."""
+
+    call: cst.Call
+    owner: cst.ClassDef | None  # the innermost class around it
+    functions: tuple[cst.FunctionDef, ...]  # the functions around it, outermost first
+    repeated: bool  # inside a loop, a comprehension or a lambda
+
+
 class Instances:
     """Per module: where each class is built, which class's code holds each node, and how
     often each name is called.  One walk of the module (type tests by identity: libcst's
@@ -29,7 +38,7 @@ class Instances:
 
     def __init__(self, module: cst.Module) -> None:
         self._owner: dict[int, cst.ClassDef] = {}  # id(node) -> the class whose body has it
-        self._sites: dict[str, list[tuple[cst.Call, tuple[cst.CSTNode, ...]]]] = {}
+        self._sites: dict[str, list[_Site]] = {}
         self._classes: dict[str, list[cst.ClassDef]] = {}
         self._in_function: set[int] = set()  # nodes of functions outside any class
         self._subclassed: set[str] = set()  # names some class derives from
@@ -39,12 +48,12 @@ class Instances:
         # Calls of each name (`f(...)`, `x.f(...)`): two for one inside a loop or a
         # comprehension.
         self.calls: dict[str, int] = {}
-        # (node, the nodes above it, the innermost class above it, the functions above it,
-        # inside a loop or comprehension)
-        work: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...], cst.ClassDef | None,
-                         tuple[cst.FunctionDef, ...], bool]] = [(module, (), None, (), False)]
+        # (node, the innermost class above it, the functions above it, inside a loop or a
+        # comprehension, inside one or a lambda)
+        work: list[tuple[cst.CSTNode, cst.ClassDef | None, tuple[cst.FunctionDef, ...],
+                         bool, bool]] = [(module, None, (), False, False)]
         while work:
-            node, above, owner, functions, looped = work.pop()
+            node, owner, functions, looped, repeated = work.pop()
             kind = type(node)
             if owner is not None and len(functions) == 1 and \
                     functions[0].name.value == "__init__":
@@ -59,23 +68,23 @@ class Instances:
                 self._copies = self._copies or \
                     cast(cst.Attribute, node).attr.value in ("deepcopy", "copy")
             elif kind is cst.Call:
-                self._call(cast(cst.Call, node), above, looped)
+                self._call(_Site(cast(cst.Call, node), owner, functions, repeated), looped)
             elif kind is cst.ClassDef:
                 self._class(cast(cst.ClassDef, node))
                 owner = cast(cst.ClassDef, node)
             elif kind is cst.FunctionDef:
                 functions = (*functions, cast(cst.FunctionDef, node))
-            below = (*above, node)
             looped = looped or kind in _LOOPS
-            work.extend((child, below, owner, functions, looped)
+            repeated = repeated or kind in _REPEATING
+            work.extend((child, owner, functions, looped, repeated)
                         for child in code_children(node))
 
-    def _call(self, node: cst.Call, above: tuple[cst.CSTNode, ...], looped: bool) -> None:
-        func = node.func
+    def _call(self, site: _Site, looped: bool) -> None:
+        func = site.call.func
         name = func.value if type(func) is cst.Name else func.attr.value \
-            if type(func) is cst.Attribute else None  # type: ignore[attr-defined]
+            if type(func) is cst.Attribute else None
         if name is not None:
-            self._sites.setdefault(name, []).append((node, above))
+            self._sites.setdefault(name, []).append(site)
             self.calls[name] = self.calls.get(name, 0) + (2 if looped else 1)
 
     def _class(self, node: cst.ClassDef) -> None:
@@ -109,14 +118,13 @@ class Instances:
             and name not in self._subclassed and not self._copies \
             and self._mentions.get(name, 0) == 2  # its definition and the one call
         if once:
-            _, stack = sites[0]
-            once = not any(type(n) in _REPEATING for n in stack)
-            functions = [n for n in stack if isinstance(n, cst.FunctionDef)]
+            site = sites[0]
+            once = not site.repeated
+            functions = site.functions
             if once and functions:
                 # Built in a method: only an `__init__` of a class itself built once.
-                outer = functions[-1]
-                owner = next((n for n in reversed(stack) if isinstance(n, cst.ClassDef)), None)
-                once = len(functions) == 1 and outer.name.value == "__init__" and \
+                owner = site.owner
+                once = len(functions) == 1 and functions[0].name.value == "__init__" and \
                     owner is not None and self._built_once(owner.name.value, depth + 1)
         self._once[name] = once
         return once

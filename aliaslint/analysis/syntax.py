@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
+import ast
+
 import re
-from collections.abc import Iterator, Sequence
-from functools import cache
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -232,6 +233,17 @@ def literal_ints(args: Args) -> tuple[int, ...] | None:
 
 
 
+@lru_cache(maxsize=8192)
+def _evaluated(text: str) -> Any:
+    return ast.literal_eval(text)
+
+
+def evaluated(node: cst.SimpleString | cst.Integer | cst.Float) -> Any:
+    """``node.evaluated_value``, remembered by its text: the same literals recur (a key,
+    a keyword, a size) and each evaluation compiles."""
+    return _evaluated(node.value)
+
+
 # What `literal_constant` returns for an expression that is no literal.
 NO_LITERAL = object()
 
@@ -242,7 +254,7 @@ def literal_constant(node: cst.CSTNode | None) -> object:
     if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[node.value]
     if isinstance(node, cst.SimpleString):
-        return node.evaluated_value
+        return evaluated(node)
     number = literal_number(node)
     return NO_LITERAL if number is None else number
 
@@ -254,7 +266,7 @@ def literal_number(node: cst.CSTNode | None) -> float | None:
         sign = -1.0 if isinstance(node.operator, cst.Minus) else 1.0
         node = node.expression
     if isinstance(node, (cst.Integer, cst.Float)):
-        return sign * float(node.evaluated_value)
+        return sign * float(evaluated(node))
     return None
 
 
