@@ -103,6 +103,10 @@ class Protocol(Interpreter):
         path through it returns nothing), and the body runs again until the summary stops
         changing; after RECURSION_ROUNDS rounds it widens to unknown.  A summary computed from
         another one still in progress is not kept: it is recomputed when next needed."""
+        if self._loading is not None:
+            # Another file's module body runs for the names it binds; what its top-level
+            # calls (`default_cfgs = {name: _cfg(...), ...}`) return is not needed of it.
+            return None
         keys = tuple(_summary_key(a) for a in args)
         key = (id(function), id(cls), exact, keys, layout)
         if key in self._summaries:
