@@ -223,3 +223,49 @@ def test_a_function_defined_inside_another_files_function_sees_that_files_global
                     "    rescale(t)\n",
     })
     assert _findings(tmp_path) == [("AL101", "utils.py", 8)]
+
+
+def _loader(tmp_path: Path, files: dict[str, str]):
+    from aliaslint.engine import _decoded, source_roots
+    from aliaslint.config import Resolver
+    from aliaslint.project import Loader, Program
+
+    _write(tmp_path, files)
+    paths = [tmp_path / name for name in files]
+    program = Program.of(paths, source_roots(Resolver(cwd=tmp_path)))
+    assert program is not None
+    return Loader(program, 10**9, _decoded), [str(p) for p in paths]
+
+
+def test_a_tree_is_parsed_once_per_process_for_its_check_and_its_importers(tmp_path):
+    loader, (helper, _) = _loader(tmp_path, {"utils.py": HELPER, "train.py": "import utils\n"})
+    imported, text, _ = loader.tree(helper)
+    assert imported is not None and loader.share(helper, text) is imported
+    assert loader.share(helper, text + "\n") is None  # another text: parsed on its own
+
+    loader, (helper, _) = _loader(tmp_path, {"utils.py": HELPER, "train.py": "import utils\n"})
+    own = libcst_parse(HELPER)
+    loader.remember(helper, HELPER, own)
+    assert loader.tree(helper)[0] is own
+    # A text the file no longer holds is not kept under its name.
+    loader.remember(helper, HELPER + "x = 1\n", libcst_parse(HELPER + "x = 1\n"))
+    assert loader.tree(helper)[0] is own
+
+
+def test_kept_trees_are_bounded_by_lines(tmp_path, monkeypatch):
+    from aliaslint import project
+
+    monkeypatch.setattr(project, "_KEEP_LINES", 30)
+    files = {f"m{i}.py": "x = 1\n" * 20 for i in range(3)}
+    loader, paths = _loader(tmp_path, files)
+    first = loader.tree(paths[0])[0]
+    loader.tree(paths[1])
+    loader.tree(paths[2])
+    assert loader._lines <= 40 and len(loader._trees) == 1  # the oldest went first
+    assert loader.tree(paths[0])[0] is not first  # parsed again
+
+
+def libcst_parse(text: str):
+    import libcst
+
+    return libcst.parse_module(text)
