@@ -327,3 +327,12 @@ def test_parameter_methods():
     assert ops.lookup("torch.nn.Module.buffers").extra["yields"] == "buffers"
     for name in ("parameters", "named_parameters", "buffers"):
         assert ops.lookup("torch.nn.Module." + name).kind == "reference"
+
+
+def test_metadata_reads_are_those_a_meta_tensor_answers():
+    """`ops.metadata()`: what a tensor on the meta device (no data) answers; a read of it sees
+    no in-place write of the values."""
+    found = ops.metadata()
+    assert {"shape", "dtype", "device", "ndim", "size", "dim", "numel", "stride",
+            "is_contiguous", "requires_grad"} <= found
+    assert not {"item", "tolist", "is_nonzero", "sum", "data", "T", "grad"} & found

@@ -9,7 +9,7 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
-from aliaslint.analysis.events import Compare, Reference, StaleRead
+from aliaslint.analysis.events import Compare, Reference, StaleRead, Write
 from aliaslint.analysis.geometry import (
     COVER_OPS,
     covers_disjoint,
@@ -219,6 +219,23 @@ class Expressions(Interpreter):
                                  self._rewriting, self._stmt))
         return value
 
+    def _receiver(self, node: cst.Attribute, env: Env) -> Value:
+        """The value ``node`` reads an attribute of.  A read of metadata alone (`x.shape`,
+        `x.device`, `x.size()`: ``ops.metadata()``) of a name whose values were just written
+        in place sees none of the write, so the name stays written-but-unread for a later
+        read of its values; not after a write that changes the metadata (`t_`, `resize_`)."""
+        key = name_key(node.value)
+        write = env.flow.stale.get(key) if key is not None else None
+        if write is None or node.attr.value not in ops.metadata() or \
+                not _writes_values_only(write):
+            return self._eval(node.value, env)
+        assert key is not None
+        del env.flow.stale[key]
+        try:
+            return self._eval(node.value, env)
+        finally:
+            env.flow.stale.setdefault(key, write)
+
     def _attribute(self, node: cst.Attribute, env: Env) -> Value:
         key = attr_key(node)
         if key is not None and key in env.names:
@@ -228,7 +245,7 @@ class Expressions(Interpreter):
                                      self._rewriting))
             self._eval(node.value, env)
             return env.names[key]
-        base = self._eval(node.value, env)
+        base = self._receiver(node, env)
         attr = node.attr.value
         if isinstance(base, RefValue):
             qualname = f"{base.qualname}.{attr}"
@@ -648,3 +665,17 @@ def _element_annotation(node: cst.BaseExpression) -> cst.BaseExpression | None:
     if len(types) == 2 and isinstance(types[1], cst.Ellipsis):
         return types[0]
     return None
+
+
+def _writes_values_only(write: Write) -> bool:
+    """Does the write change a tensor's values and none of its metadata?  An augmented or an
+    item assignment, or an in-place op the tables do not mark as changing sizes or strides
+    (``metadata_only``: `t_`, `squeeze_`, `resize_`); a write of unknown kind may do both.
+    A callee's write re-applied at its call is judged by the write inside the callee."""
+    node = write.defined_at or write.node
+    if isinstance(node, (cst.AugAssign, cst.Assign)):
+        return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        op = ops.method(node.func.attr.value)
+        return op is not None and op.kind == "inplace" and not op.metadata_only
+    return False

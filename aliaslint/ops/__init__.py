@@ -16,6 +16,7 @@ API::
 
 Name sets and maps derived from the tables (computed once)::
 
+    metadata()               -> frozenset[str]     # Tensor attributes / methods that read no values
     non_tensor_methods()     -> Mapping[str, str]  # Tensor methods returning no tensor: "value" |
                                                    #   "storage" | "typed_storage"
     sometimes_alias_methods() -> frozenset[str]    # Tensor methods of kind sometimes_alias
@@ -52,7 +53,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 __all__ = [
     "Op", "Overload", "ModuleOp", "lookup", "method", "module", "aten", "meta", "names", "KINDS",
-    "DERIVING_KINDS", "non_tensor_methods", "sometimes_alias_methods", "deriving_methods", "deriving_attributes",
+    "DERIVING_KINDS", "metadata", "non_tensor_methods", "sometimes_alias_methods", "deriving_methods", "deriving_attributes",
     "ndarray_writers", "parameter_methods",
 ]
 
@@ -262,7 +263,7 @@ class ModuleOp:
 # lazy table
 # ------------------------------------------------------------------------------------------------
 
-_SECTIONS = ("ops", "modules", "non_tensor_methods", "dtypes")
+_SECTIONS = ("ops", "modules", "non_tensor_methods", "dtypes", "metadata")
 _raw: dict[str, dict[str, str]] | None = None
 _meta: dict[str, Any] | None = None
 _ops: dict[str, Op | None] = {}
@@ -476,6 +477,14 @@ def non_tensor_methods() -> Mapping[str, str]:
         return MappingProxyType({k: json.loads(v)["returns"] for k, v in _load()["non_tensor_methods"].items()})
 
     return _cached("non_tensor_methods", build)
+
+
+def metadata() -> frozenset[str]:
+    """Tensor attributes and argument-free methods that answer from metadata alone (``shape``,
+    ``dtype``, ``device``, ``size``, ``dim``, ``numel``, ``is_contiguous`` ...): probed on a
+    tensor on the meta device, which has no data.  A read of them sees no in-place write of
+    the values."""
+    return _cached("metadata", lambda: frozenset(_load()["metadata"]))
 
 
 def sometimes_alias_methods() -> frozenset[str]:

@@ -49,3 +49,23 @@ clips = [frames[i] for i in range(frames.shape[0])]
 for clip in clips:
     clip.add_(torch.randn_like(clip) * 0.1)  # error: AL201
 assert torch.equal(frames, clean)
+
+
+# case: attention maps scaled through a slice, their device read after
+import torch
+def max_attention(maps: torch.Tensor, indices: list[int]) -> list[torch.Tensor]:
+    text = maps[:, :, 1:-1]
+    text *= 100
+    text = torch.softmax(text, dim=-1)
+    return [text[:, :, i].max().to(maps.device) for i in indices]
+print(max_attention(torch.rand(4, 4, 6), [0, 2]))
+
+
+# case: attention maps scaled through a slice, their values read after
+import torch
+def max_attention(maps: torch.Tensor, indices: list[int]) -> list[torch.Tensor]:
+    text = maps[:, :, 1:-1]
+    text *= 100  # error: AL201
+    peak = maps.amax()
+    return [text[:, :, i].max() / peak for i in indices]
+print(max_attention(torch.rand(4, 4, 6), [0, 2]))

@@ -133,3 +133,34 @@ images = torch.rand(4, 3)
 out = Normalize()(images)
 out = Scale()(images)
 print(images)
+
+
+# case: the caller reads only the shape of what the helper corrected
+import torch
+def chi_squared(confmat: torch.Tensor, correct: bool) -> torch.Tensor:
+    expected = confmat.sum(0, keepdim=True) * confmat.sum(1, keepdim=True) / confmat.sum()
+    if correct:
+        confmat += (expected - confmat).sign() * 0.5
+    return ((confmat - expected) ** 2 / expected).sum()
+def cramers_v(confmat: torch.Tensor) -> torch.Tensor:
+    confmat = confmat[confmat.sum(1) != 0]
+    total = confmat.sum()
+    chi2 = chi_squared(confmat, True)
+    rows, cols = confmat.shape
+    return torch.sqrt(chi2 / total / (min(rows, cols) - 1))
+print(cramers_v(torch.tensor([[3.0, 1.0], [2.0, 4.0]])))
+
+
+# case: the caller reads the values the helper corrected
+import torch
+def chi_squared(confmat: torch.Tensor, correct: bool) -> torch.Tensor:
+    expected = confmat.sum(0, keepdim=True) * confmat.sum(1, keepdim=True) / confmat.sum()
+    if correct:
+        confmat += (expected - confmat).sign() * 0.5  # error: AL208
+    return ((confmat - expected) ** 2 / expected).sum()
+def cramers_v(confmat: torch.Tensor) -> torch.Tensor:
+    confmat = confmat[confmat.sum(1) != 0]
+    chi2 = chi_squared(confmat, True)
+    rows, cols = confmat.shape
+    return torch.sqrt(chi2 / confmat.sum() / (min(rows, cols) - 1))
+print(cramers_v(torch.tensor([[3.0, 1.0], [2.0, 4.0]])))

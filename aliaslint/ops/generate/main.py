@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from aliaslint.ops.generate.names import module_entries, non_tensor_method_entries, op_entries, visible_bases
-from aliaslint.ops.generate.probes import probe_dtypes, probe_overloads
+from aliaslint.ops.generate.probes import probe_dtypes, probe_metadata, probe_overloads
 from aliaslint.ops.generate.schema import (
     MANUAL_TOML,
     OPS_JSON,
@@ -26,7 +26,7 @@ from aliaslint.ops.generate.schema import (
 
 FORMAT = 1
 #: The file's sections in the order written (each line of one is an entry the reader indexes).
-SECTIONS = ("dtypes", "modules", "non_tensor_methods", "ops")
+SECTIONS = ("dtypes", "metadata", "modules", "non_tensor_methods", "ops")
 DESCRIPTION = "Generate aliaslint/data/ops.json from the torchgen files shipped in the installed torch."
 
 
@@ -65,6 +65,7 @@ def generate(probe: bool = True) -> dict[str, Any]:
         "modules": dict(sorted(modules.items())),
         "non_tensor_methods": dict(sorted(non_tensor.items())),
         "dtypes": probe_dtypes(torch) if probe else {},
+        "metadata": probe_metadata(torch) if probe else {},
     }
 
 

@@ -553,3 +553,28 @@ def probe_overloads(
                       and not o.base.startswith("_") and o.base not in CRASHERS and not o.is_out):
                     facts[o.aten]["differentiable"] = probe_differentiable(torch, o)
     return facts, probe_notes
+
+
+def probe_metadata(torch: Any) -> dict[str, dict[str, str]]:
+    """Tensor attributes and argument-free methods that answer from a tensor's metadata alone
+    (sizes, strides, dtype, device, flags): those that work on a tensor on the meta device,
+    which has no data, and return a plain value there.  What raises there (``item``,
+    ``tolist``, ``is_nonzero``) reads the values."""
+    x = torch.empty(2, 3, device="meta")
+    kinds = (torch.dtype, torch.device, torch.layout, torch.memory_format)
+    found: dict[str, dict[str, str]] = {}
+    for name in sorted(set(dir(torch.Tensor))):
+        if name.startswith("_") or name.endswith("_"):
+            continue
+        static = inspect.getattr_static(torch.Tensor, name, None)
+        method = type(static).__name__ in ("method_descriptor", "function")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                value = getattr(x, name)() if method else getattr(x, name)
+            except Exception:
+                continue
+        if isinstance(value, kinds) or _plain(value, torch):
+            found[name] = {"kind": "method" if method else "attribute",
+                           "type": type(value).__name__}
+    return found
