@@ -250,6 +250,7 @@ def probe_alias_outcomes(torch: Any, fn: Any, schema: Any,
     only_input = True
     called = False
     called_world = None
+    worked: list[tuple[Any, list, dict]] = []
     for world, x, pos, kw in sample_calls(torch, schema):
         if called_world is not None and world is not called_world and not all_worlds:
             break  # the first world that works decides; its other argument tries still count
@@ -263,6 +264,7 @@ def probe_alias_outcomes(torch: Any, fn: Any, schema: Any,
                 continue
             called = True
             called_world = world
+            worked.append((x, pos, kw))
             for t in tensors_of(r):
                 inputs = [xin, *[v for v in p if hasattr(v, "untyped_storage")]]
                 if any(t is i or shares_storage(t, i) for i in inputs):
@@ -272,7 +274,30 @@ def probe_alias_outcomes(torch: Any, fn: Any, schema: Any,
                     seen_copy = True
         if called and seen_alias and seen_copy:
             break
+    if seen_alias and only_input:
+        only_input = _input_at_every_rank(torch, fn, worked)
     return (seen_alias, seen_copy, seen_alias and only_input) if called else None
+
+
+def _input_at_every_rank(torch: Any, fn: Any, worked: list[tuple[Any, list, dict]]) -> bool:
+    """The calls that worked, again with inputs of fewer and more dimensions (a 0-d, a 1-d
+    and a leading dim of 1): does every result that shares memory with its input stay that
+    input itself (`atleast_2d` returns a 1-d input's view)?  The random state is kept."""
+    with torch.random.fork_rng(devices=[]):
+        for x, pos, kw in worked:
+            flat = x.detach().reshape(-1)
+            for other in (flat[:1].reshape(()).clone(), flat.clone(), x.detach()[None].clone()):
+                p = [other if v is x else v for v in pos]
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        r = fn(*p, **kw)
+                except Exception:
+                    continue
+                for t in tensors_of(r):
+                    if t is not other and shares_storage(t, other):
+                        return False
+    return True
 
 
 
