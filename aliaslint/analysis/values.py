@@ -236,15 +236,13 @@ class TensorValue(Value):
 
     def with_storage_renamed(self, old: object, new: object) -> TensorValue:
         source = self.input_or_copy
-        if source is not None:
-            renamed = source.with_storage_renamed(old, new)
-            if renamed is not source:
-                return replace(self, input_or_copy=renamed).with_storage_renamed(old, new)
+        renamed = source.with_storage_renamed(old, new) if source is not None else None
         if old not in (self.storage, self.counter, self.maybe_of):
-            return self
+            return self if renamed is source else replace(self, input_or_copy=renamed)
         return replace(self, storage=new if self.storage == old else self.storage,
                        counter=new if self.counter == old else self.counter,
-                       maybe_of=new if self.maybe_of == old else self.maybe_of)
+                       maybe_of=new if self.maybe_of == old else self.maybe_of,
+                       input_or_copy=renamed)
 
 
 @dataclass(frozen=True, kw_only=True)
