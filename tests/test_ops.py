@@ -103,6 +103,16 @@ def test_sometimes_alias():
     assert ops.lookup("torch.reshape").kind == "sometimes_alias"
 
 
+def test_returns_input_or_a_copy():
+    # The input itself or a new tensor, never a view of it: probed, and by hand for cpu/cuda.
+    for name in ("to", "contiguous", "float", "double", "type_as", "cpu", "cuda", "type"):
+        assert ops.method(name).extra.get("returns_input") is True, name
+    # A view for some inputs: reshape of a contiguous tensor, atleast_2d of a 1-d one.
+    for name in ("torch.Tensor.reshape", "torch.Tensor.flatten", "torch.reshape",
+                 "torch.atleast_1d", "torch.atleast_2d", "torch.atleast_3d"):
+        assert ops.lookup(name).extra.get("returns_input") is None, name
+
+
 def test_properties():
     t = ops.method("T")
     assert t.kind == "view" and t.is_property and t.aliases == "self" and t.noncontiguous

@@ -7,6 +7,7 @@ healthy (what it reads is the same whether the write is made or not, or whether 
 name is a copy or not)."""
 
 import textwrap
+import warnings
 
 import pytest
 from conftest import lint
@@ -333,6 +334,63 @@ def test_an_identity_shortcut_before_a_comparison_of_values_is_no_sharing_test()
     x = torch.arange(6.0)
     assert _run(source, "self_attention")(x, x[:]) is True
     assert _run(twin, "self_attention")(x, x[:]) is False
+
+
+def test_an_identity_test_against_a_conversion_asks_whether_it_copied():
+    # A mixed-precision step: `work` is the parameter itself or a float32 copy of it.
+    source = """
+        import torch
+
+
+        @torch.no_grad()
+        def decay_(param: torch.Tensor, rate: float) -> bool:
+            work = param.to(torch.float32)
+            work.mul_(1 - rate)
+            if work is not param:
+                param.copy_(work)
+            return work is not param
+        """
+    # The same test against a slice of the parameter: the slice is another object over the
+    # parameter's memory, so `is not` holds for a float32 parameter too.
+    twin = source.replace("if work is not param:", "if work is not param[0]:")
+    assert lint(source) == []
+    assert lint(twin) == [(9, "AL402")]
+    low, full = torch.ones(2, dtype=torch.bfloat16), torch.ones(2)
+    assert _run(source, "decay_")(low, 0.5) is True and low.tolist() == [0.5, 0.5]
+    assert _run(source, "decay_")(full, 0.5) is False and full.tolist() == [0.5, 0.5]
+    # In the twin, a float32 parameter's `work` is the parameter: `is not` says "a copy"
+    # of a row that is the same memory.
+    rows = torch.ones(2, 2)
+    work = rows.to(torch.float32)
+    assert work is not rows[0] and work.untyped_storage().data_ptr() == \
+        rows[0].untyped_storage().data_ptr()
+
+
+def test_the_calls_that_return_their_input_or_a_copy_never_return_a_view():
+    # What the op tables' `returns_input` says, checked for the Tensor methods that take no
+    # argument, on tensors of several dtypes, ranks and layouts.
+    from aliaslint import ops
+    names = [name.rpartition(".")[2] for name in ops.names()
+             if name.startswith("torch.Tensor.") and ops.lookup(name).extra.get("returns_input")
+             and name.rpartition(".")[2] not in ("cuda", "dequantize", "to_dense", "type")]
+    assert {"float", "contiguous", "cpu", "resolve_conj"} <= set(names)
+    samples = [torch.ones(()), torch.ones(3), torch.ones(2, 3).t(), torch.ones(2, 3, 4),
+               torch.ones(3, dtype=torch.bfloat16), torch.ones(3, dtype=torch.int64),
+               torch.ones(3, dtype=torch.complex64).conj()]
+    for name in names:
+        for x in samples:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # complex to real drops the imaginary part
+                    result = getattr(x, name)()
+            except (RuntimeError, TypeError):
+                continue
+            assert result is x or result.untyped_storage().data_ptr() != \
+                x.untyped_storage().data_ptr(), name
+    # reshape has no such fact: a contiguous input gives another object over its memory.
+    x = torch.ones(2, 3)
+    assert ops.method("reshape").extra.get("returns_input") is None
+    assert x.reshape(-1) is not x and x.reshape(-1).data_ptr() == x.data_ptr()
 
 
 # A packing step writes each sample's tokens back through a second name of the batch and

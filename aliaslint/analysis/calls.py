@@ -609,7 +609,10 @@ class Calls(Factories):
                                and isinstance(source, TensorValue)
                                and source.contiguous is False,
                                view_origin=node,
-                               contiguous=True if short_name(op.name) == "contiguous" else None)
+                               contiguous=True if short_name(op.name) == "contiguous" else None,
+                               input_or_copy=(source.input_or_copy or source)
+                               if isinstance(source, TensorValue)
+                               and op.extra.get("returns_input") else None)
         # Indexing and the rest: a tensor, its storage not proven.
         return TensorValue(origin=node, requires_grad=requires, graph=graph, pending=pending)
 

@@ -222,6 +222,11 @@ class TensorValue(Value):
     # A call that returns its source only sometimes (`.float()`, `.contiguous()`, `.to()`)
     # proven by the facts to have returned it here: the value is that source.
     same_as: cst.CSTNode | None = field(default=None, compare=False)
+    # A call the facts say returns its input itself or a fresh copy, never a view of it
+    # (`.to()`, `.float()`, `.contiguous()`, `.cpu()`; ops.json's `returns_input`), not
+    # proven either way here: that input.  It shares memory with another tensor only if
+    # the input does, so `is` against it asks whether the call copied.
+    input_or_copy: TensorValue | None = field(default=None, compare=False)
 
     def with_saves_renamed(self, mapping: dict[int, int]) -> TensorValue:
         if not self.graph or mapping.keys().isdisjoint(self.graph):
@@ -230,11 +235,14 @@ class TensorValue(Value):
                        pending=frozenset(mapping.get(i, i) for i in self.pending))
 
     def with_storage_renamed(self, old: object, new: object) -> TensorValue:
+        source = self.input_or_copy
+        renamed = source.with_storage_renamed(old, new) if source is not None else None
         if old not in (self.storage, self.counter, self.maybe_of):
-            return self
+            return self if renamed is source else replace(self, input_or_copy=renamed)
         return replace(self, storage=new if self.storage == old else self.storage,
                        counter=new if self.counter == old else self.counter,
-                       maybe_of=new if self.maybe_of == old else self.maybe_of)
+                       maybe_of=new if self.maybe_of == old else self.maybe_of,
+                       input_or_copy=renamed)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -507,8 +515,20 @@ def join(a: Value, b: Value) -> Value:
             index=a.index if a.index == b.index else None,
             cover=a.cover if a.cover == b.cover else None,
             guessed=a.guessed or b.guessed,
+            input_or_copy=_input_or_copy(a, b),
         )
     return bare(a.kind, a.origin)
+
+
+def _input_or_copy(a: TensorValue, b: TensorValue) -> TensorValue | None:
+    """Where paths meet, a tensor that is one input itself or a copy of it on each path
+    (`original = grad` then `grad = grad.float()` on one branch): that input."""
+    def source(value: TensorValue) -> TensorValue:
+        return value.input_or_copy if value.input_or_copy is not None else value
+    first, second = source(a), source(b)
+    if first is not second or first is a and second is b:
+        return None
+    return first
 
 
 def bare(kind: Kind, origin: cst.CSTNode | None = None) -> Value:

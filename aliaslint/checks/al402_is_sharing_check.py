@@ -112,6 +112,43 @@ def _one_object(a: Value, b: Value) -> bool:
         a.via is None and b.via is None
 
 
+def _input(value: TensorValue) -> TensorValue:
+    """The tensor whose memory ``value`` may have: the input of a call that returns its input
+    itself or a copy (`.to()`, `.float()`), else the value."""
+    return value.input_or_copy if value.input_or_copy is not None else value
+
+
+def _tokens(value: TensorValue) -> set:
+    """The storages ``value`` may be over: its own, and the source of a result that is a view
+    of it for some inputs (`reshape`)."""
+    return {token for token in (value.storage, value.maybe_of) if token is not None}
+
+
+def _allocated(value: TensorValue) -> bool:
+    """Made by a call in the checked code (not a caller's argument or an element of one,
+    whose tokens stand for memory that may be anyone's)."""
+    return isinstance(value.storage, tuple) and value.storage[:1] == ("alloc",)
+
+
+def _shared_apart(a: TensorValue, b: TensorValue) -> bool:
+    """May the two tensors share memory while being two objects?  Not when they are one
+    object, when their storages are known apart and one of them was allocated by the checked
+    code, or when a side is a call's input itself or its copy whose input is not known to
+    share with the other side (the test asks whether the call copied)."""
+    first, second = _input(a), _input(b)
+    if first is second or _one_object(first, second):
+        return False
+    tokens = _tokens(first) & _tokens(second)
+    if first is not a or second is not b:
+        return bool(tokens)
+    if tokens or a.storage is None or b.storage is None:
+        return True
+    # Two storages the analysis tells apart, one of them allocated here (a clone, a
+    # factory's tensor): the other side existed before it or was computed into memory of
+    # its own, so it is no view of it.  Two arguments' tokens stand for any memory.
+    return not (_allocated(a) or _allocated(b))
+
+
 @RULE.check(Compare)
 def is_sharing_check(event: Compare, ctx: Context):
     if event.operator not in ("is", "is not"):
@@ -124,6 +161,9 @@ def is_sharing_check(event: Compare, ctx: Context):
         # Both sides are the same tensor (`result is x` where a helper returns its argument
         # `x` itself): identity and shared memory give the same answer, so the test asks
         # what it means to.
+        return
+    if isinstance(event.left, TensorValue) and isinstance(event.right, TensorValue) and \
+            not _shared_apart(event.left, event.right):
         return
     a = tensor_behind(event.left, event.left_node, ctx)
     b = tensor_behind(event.right, event.right_node, ctx)

@@ -138,6 +138,9 @@ def merge_entry(name: str, ovs: list[Overload], self_name: str | None, facts: di
         entry["reorders_dims"] = True
     if views and all(f.get("multi_output") is True for f in views):
         entry["multi_output"] = True  # every overload's outputs come from one view node
+    maybe = [facts[o.aten] for o in main if facts[o.aten]["kind"] == "sometimes_alias"]
+    if kind == "sometimes_alias" and maybe and all(f.get("returns_input") for f in maybe):
+        entry["returns_input"] = True  # every overload returns its input itself or a copy
     functional = [facts[o.aten].get("differentiable") for o in main
                   if facts[o.aten]["kind"] == "functional"]
     if kind == "functional" and functional and all(f is False for f in functional):

@@ -159,12 +159,14 @@ def op_entries(
         res = probe_conversion(torch, mname)
         if res is None:
             continue
-        alias, copy, converts_to, same_iff_unchanged = res
+        alias, copy, converts_to, same_iff_unchanged, only_input = res
         e = {"kind": "sometimes_alias" if alias else "functional", "params": [], "aliases": "self" if alias else None,
              "writes": [], "twin": None, "noncontiguous": False, "returns": "tensor", "has_out": False,
              "saves_must": None, "saves_may": None, "overloads": {}}
         if alias:
             e["note"] = "conversion: returns self when nothing changes" + (", a copy otherwise" if copy else "")
+            if only_input:
+                e["returns_input"] = True  # the input itself or a copy, never a view of it
         if converts_to is not None:
             e["converts_to"] = converts_to  # the result's dtype, whatever the input's
             if same_iff_unchanged:
@@ -243,7 +245,7 @@ def op_entries(
              "returns": m.get("returns", "other"), "has_out": False,
              "saves_must": m.get("saves_must"), "saves_may": m.get("saves_may"), "overloads": {}, "manual": True}
         for k in ("note", "retain_kwarg", "grad_enabled", "mode_arg", "copy_kwarg", "bumps_version", "property",
-                  "inplace_kwarg", "yields"):
+                  "inplace_kwarg", "yields", "returns_input"):
             if k in m:
                 e[k] = m[k]
         entries[qn] = e

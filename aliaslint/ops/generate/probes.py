@@ -238,9 +238,19 @@ def probe_alias(torch: Any, fn: Any, schema: Any, all_worlds: bool = False) -> t
     """(alias seen, copy seen) over sample calls: contiguous / transposed / conj / neg-bit input,
     same / other dtype.  Only the first world that works is used unless all_worlds (then every
     world is tried until both outcomes are seen: resolve_conj copies only complex inputs)."""
+    seen = probe_alias_outcomes(torch, fn, schema, all_worlds)
+    return None if seen is None else (seen[0], seen[1])
+
+
+def probe_alias_outcomes(torch: Any, fn: Any, schema: Any,
+                         all_worlds: bool = False) -> tuple[bool, bool, bool] | None:
+    """As probe_alias, and a third fact: every result that shared memory with an input was
+    that input object itself (`contiguous`, `to`: the input or a copy, never a view)."""
     seen_alias = seen_copy = False
+    only_input = True
     called = False
     called_world = None
+    worked: list[tuple[Any, list, dict]] = []
     for world, x, pos, kw in sample_calls(torch, schema):
         if called_world is not None and world is not called_world and not all_worlds:
             break  # the first world that works decides; its other argument tries still count
@@ -254,23 +264,50 @@ def probe_alias(torch: Any, fn: Any, schema: Any, all_worlds: bool = False) -> t
                 continue
             called = True
             called_world = world
+            worked.append((x, pos, kw))
             for t in tensors_of(r):
-                if any(t is i or shares_storage(t, i) for i in [xin, *[v for v in p if hasattr(v, "untyped_storage")]]):
+                inputs = [xin, *[v for v in p if hasattr(v, "untyped_storage")]]
+                if any(t is i or shares_storage(t, i) for i in inputs):
                     seen_alias = True
+                    only_input = only_input and any(t is i for i in inputs)
                 else:
                     seen_copy = True
         if called and seen_alias and seen_copy:
             break
-    return (seen_alias, seen_copy) if called else None
+    if seen_alias and only_input:
+        only_input = _input_at_every_rank(torch, fn, worked)
+    return (seen_alias, seen_copy, seen_alias and only_input) if called else None
+
+
+def _input_at_every_rank(torch: Any, fn: Any, worked: list[tuple[Any, list, dict]]) -> bool:
+    """The calls that worked, again with inputs of fewer and more dimensions (a 0-d, a 1-d
+    and a leading dim of 1): does every result that shares memory with its input stay that
+    input itself (`atleast_2d` returns a 1-d input's view)?  The random state is kept."""
+    with torch.random.fork_rng(devices=[]):
+        for x, pos, kw in worked:
+            flat = x.detach().reshape(-1)
+            for other in (flat[:1].reshape(()).clone(), flat.clone(), x.detach()[None].clone()):
+                p = [other if v is x else v for v in pos]
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        r = fn(*p, **kw)
+                except Exception:
+                    continue
+                for t in tensors_of(r):
+                    if t is not other and shares_storage(t, other):
+                        return False
+    return True
 
 
 
-def probe_conversion(torch: Any, mname: str) -> tuple[bool, bool, str | None, bool] | None:
+def probe_conversion(torch: Any, mname: str) -> tuple[bool, bool, str | None, bool, bool] | None:
     """A Tensor method called without arguments on a tensor of every dtype: (returned its
     input or a view of it for some dtype, returned a copy for some, the dtype every result has
     when they all have one, the result was its input exactly when the dtype was already that
-    one)."""
+    one, every result sharing memory with the input was the input itself)."""
     seen_alias = seen_copy = False
+    only_input = True
     called = False
     results: set[str] = set()
     same_iff_unchanged = True
@@ -293,6 +330,7 @@ def probe_conversion(torch: Any, mname: str) -> tuple[bool, bool, str | None, bo
         results.add(dtype_name(r.dtype))
         if r is x or shares_storage(r, x):
             seen_alias = True
+            only_input = only_input and r is x
         else:
             seen_copy = True
         outcomes.append((dtype, r is x))
@@ -301,7 +339,8 @@ def probe_conversion(torch: Any, mname: str) -> tuple[bool, bool, str | None, bo
     to = next(iter(results)) if len(results) == 1 else None
     if to is not None:
         same_iff_unchanged = all(same == (dtype_name(dtype) == to) for dtype, same in outcomes)
-    return seen_alias, seen_copy, to, same_iff_unchanged and to is not None
+    return seen_alias, seen_copy, to, same_iff_unchanged and to is not None, \
+        seen_alias and only_input
 
 
 def dtype_name(dtype: Any) -> str:
@@ -497,12 +536,14 @@ def probe_overloads(
             if o.kind == "view" and o.composite_implicit:
                 # alias annotation on a composite op means "may alias" (reshape, contiguous, to,
                 # flatten ...): a view only if no sample call returns a copy.
-                res = probe_alias(
+                res = probe_alias_outcomes(
                     torch, lambda *a, _n=o.aten, **k: call_aten(torch, _n, list(a), k), o.schema, all_worlds=True
                 )
                 device_arg = any(base_name(a.type) == "Device" for a in o.schema.arguments.flat_all)
                 if res is None or res[1] or device_arg:
                     facts[o.aten]["kind"] = "sometimes_alias"
+                    if res is not None and res[2]:
+                        facts[o.aten]["returns_input"] = True  # the input itself or a copy
                     probe_notes[o.aten] = (
                         "composite op with an alias annotation: "
                         + ("not callable on samples, treated as may-alias" if res is None
@@ -524,9 +565,12 @@ def probe_overloads(
                 and is_tensor_type(o.schema.arguments.flat_positional[0].type)
                 and not is_tensor_list(o.schema.arguments.flat_positional[0].type)
             ):
-                res = probe_alias(torch, lambda *a, _n=o.aten, **k: call_aten(torch, _n, list(a), k), o.schema)
+                res = probe_alias_outcomes(
+                    torch, lambda *a, _n=o.aten, **k: call_aten(torch, _n, list(a), k), o.schema)
                 if res and res[0]:
                     facts[o.aten]["kind"] = "sometimes_alias"
+                    if res[2]:
+                        facts[o.aten]["returns_input"] = True
                     facts[o.aten]["aliases"] = o.params[0]
                     probe_notes[o.aten] = "returns its input or a view of it for some arguments" + (
                         ", a copy for others" if res[1] else " (a copy was not observed on CPU)"
