@@ -42,12 +42,12 @@ from aliaslint.engine import (
     decode,
     end_with_parent,
     not_checked,
-    read_file,
     source_roots,
     worker_context,
 )
 from aliaslint.incremental import StatementCache
 from aliaslint.project import Link, Loader, Program
+from aliaslint.reading import read_file
 from aliaslint.walk import walk
 from aliaslint.workers import Worker
 

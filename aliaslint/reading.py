@@ -1,0 +1,63 @@
+"""Reading a file to check: never more than the size limit, never waiting on a FIFO, and the
+finding that says why a file was not read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from stat import S_ISBLK, S_ISCHR, S_ISDIR, S_ISFIFO, S_ISREG, S_ISSOCK
+
+from aliaslint.diagnostics import FILE_NOT_CHECKED, Diagnostic, Position
+
+
+def file_error(filename: str, message: str, row: int = 1, column: int = 1,
+               code: str = FILE_NOT_CHECKED) -> Diagnostic:
+    """A finding about the file itself (AL902 unless ``code`` says otherwise)."""
+    position = Position(row, column)
+    return Diagnostic(code, message, filename, position, position)
+
+
+def read_file(path: Path, filename: str, limit: int, *, streams: bool = True
+              ) -> tuple[bytes, os.stat_result] | Diagnostic:
+    """The bytes of the file at ``path`` and its stat, or the AL902 finding that says why
+    they were not read.  Never more than ``limit`` + 1 bytes are read, and a regular file is
+    opened without waiting (a FIFO put in its place since the stat is refused, not waited
+    on).  With ``streams``, a FIFO or device named on the command line (process
+    substitution) is read once as a stream; without it, only regular files are read."""
+    try:
+        stat = os.stat(path)
+        regular = S_ISREG(stat.st_mode)
+        if S_ISDIR(stat.st_mode) or not regular and not streams:
+            return file_error(filename, f"not a regular file ({_kind(stat.st_mode)}): "
+                               "only regular files are read")
+        if regular and stat.st_size > limit:
+            return _too_large(filename, f"{stat.st_size:,} bytes", limit)
+        flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+        if regular:
+            flags |= getattr(os, "O_NONBLOCK", 0)
+        with open(os.open(path, flags), "rb") as stream:
+            opened = os.fstat(stream.fileno())
+            if regular and not S_ISREG(opened.st_mode):
+                return file_error(filename, f"not a regular file ({_kind(opened.st_mode)}) "
+                                   "when opened: only regular files are read")
+            data = stream.read(limit + 1)
+    except OSError as error:
+        return file_error(filename, f"cannot read file: {error.strerror or error}")
+    if len(data) > limit:  # a stream, or a file that grew since the stat
+        return _too_large(filename, f"more than {limit:,} bytes" if regular else "a stream",
+                          limit)
+    return data, stat
+
+
+def _too_large(filename: str, size: str, limit: int) -> Diagnostic:
+    return file_error(filename, f"file is {size}, over the {limit:,}-byte limit (raise "
+                       "`max-file-size` to check it)")
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((S_ISDIR, "a directory"), (S_ISFIFO, "a FIFO"),
+                       (S_ISCHR, "a character device"), (S_ISBLK, "a block device"),
+                       (S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
