@@ -132,12 +132,15 @@ class Loops(Interpreter):
             head = entry
         widened: set[str] = set()
         level = len(self._loops) + 1
+        first: Env | None = None  # where the first pass left the names, before any join
         for passes in range(1, MAX_PASSES + 1):
             frame = self._pass(node, env, head, element)
             for state in frame.continues:
                 env.merge(state)
             end = env.copy()
-            self._age(frame, level, [env, *frame.breaks])
+            if passes == 1:
+                first = end.copy()  # aged below, as the head of the next iteration is
+            self._age(frame, level, [env, *frame.breaks, *([first] if passes == 1 else [])])
             env.merge(head)
             if passes >= WIDEN_AFTER:
                 self._widen(env, head, widened)
@@ -145,16 +148,37 @@ class Loops(Interpreter):
             head = env.copy()
             if converged:
                 break
+        # (For the outermost loop of a body only: the loops inside it run again in its second
+        # iteration; a second iteration of each of them would multiply the passes.)
+        second = self._second_iteration(node, env, first, element) \
+            if first is not None and not first.flow.dead and not self._loops else None
         breaks = _join(frame.breaks)
         if passes >= WIDEN_AFTER:
             end = head  # widened: the last pass's end may still hold what changed
         exit_state = entry.copy()
         exit_state.merge(end)
+        if second is not None and not second.flow.dead and not exit_state.flow.dead:
+            # Its facts only: the names keep the fixed point's values (a list of layers a
+            # loop grows is known by how the fixed point built it).
+            exit_state.flow.merge(second.flow)
         # A summary's must-effects count the body as run (a loop over a batch, over
         # `range(x.shape[0])`): the writes of every pass's path are made on the way out.
         exit_state.flow.done = end.flow.done
         self._loop_cache[id(node)] = Converged(env, element, head, breaks, exit_state)
         return exit_state, breaks
+
+    def _second_iteration(self, node: cst.For | cst.While, env: Env, first: Env,
+                          element: Value | None) -> Env:
+        """The second iteration as Python runs it, from exactly what the first left.  The
+        passes above start from the join of the loop's entry and each pass's end, where a
+        name rebound to a new tensor each iteration (`x = torch.tanh(h)`, `x = block(x)`)
+        is either tensor, so a write at the top of the next iteration (`torch.relu_(x)`) of
+        what the previous one saved is not seen on it; here it is.  The facts it ends with
+        are ones the loop may leave with (what it dirtied, a backward after the loop reads)."""
+        frame = self._pass(node, env, first, element)  # in ``env``: inner loops reuse
+        for state in frame.continues:
+            env.merge(state)
+        return env.copy()
 
     def _unroll(self, node: cst.For, env: Env, layers: tuple[ModuleValue, ...]) -> None:
         """`for layer in self.layers: x = layer(x)` over a container whose layers are known

@@ -422,3 +422,38 @@ class ResNet(nn.Module):
         return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
 model = ResNet(BasicBlock, [2, 2])
 model(torch.randn(2, 3, 8, 8)).sum().backward()
+
+
+# case: a block applied in a loop clobbers what the previous iteration's tanh saved
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class GatedBlock(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+    def forward(self, x):
+        h = torch.relu_(x)  # error: AL105
+        return torch.tanh(self.fc(h))
+blocks = nn.ModuleList([GatedBlock(16) for _ in range(3)])
+x = torch.randn(10, 16, requires_grad=True) * 2
+for blk in blocks:
+    x = blk(x)
+x.sum().backward()
+
+
+# case: a block applied in a loop activates a copy of its input
+import torch
+from torch import nn
+class GatedBlock(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+    def forward(self, x):
+        h = torch.relu(x)
+        return torch.tanh(self.fc(h))
+blocks = nn.ModuleList([GatedBlock(16) for _ in range(3)])
+x = torch.randn(10, 16, requires_grad=True) * 2
+for blk in blocks:
+    x = blk(x)
+x.sum().backward()
