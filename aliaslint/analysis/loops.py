@@ -138,9 +138,11 @@ class Loops(Interpreter):
             for state in frame.continues:
                 env.merge(state)
             end = env.copy()
+            aged = [env, *frame.breaks]
             if passes == 1:
                 first = end.copy()  # aged below, as the head of the next iteration is
-            self._age(frame, level, [env, *frame.breaks, *([first] if passes == 1 else [])])
+                aged.append(first)
+            self._age(frame, level, aged)
             env.merge(head)
             if passes >= WIDEN_AFTER:
                 self._widen(env, head, widened)
