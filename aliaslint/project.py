@@ -155,6 +155,7 @@ class Loader:
     # file, as the program the editor shows is made of its buffers.
     overlay: dict[str, str] = field(default_factory=dict)
     _lines: int = 0  # lines of the trees kept
+    _syntax: dict[str, tuple[str, ast.Module | None]] = field(default_factory=dict)
 
     def read(self, path: str) -> bytes | None:
         """The bytes the program has at ``path`` (an open buffer's, as UTF-8); None where it
@@ -190,6 +191,27 @@ class Loader:
                 module = None
         self._keep(path, digest, module, text)
         return module, text, digest
+
+    def syntax(self, path: str) -> tuple[ast.Module | None, str]:
+        """CPython's tree of the file (a tenth of libcst's parse: enough to list what it
+        binds) and its content digest ("" if unreadable); None where it does not parse."""
+        data = self.read(path)
+        if data is None:
+            return None, ""
+        digest = content_hash(data)
+        kept = self._syntax.get(path)
+        if kept is not None and kept[0] == digest:
+            return kept[1], digest
+        buffer = self.overlay.get(path)
+        text = buffer if buffer is not None else self.decode(data)
+        try:
+            tree = ast.parse(text, path) if text is not None else None
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+        if len(self._syntax) >= 1024:
+            self._syntax.clear()
+        self._syntax[path] = (digest, tree)
+        return tree, digest
 
     def share(self, path: str, text: str) -> cst.Module | None:
         """The tree this process parsed from exactly ``text`` for ``path``, as another file's
@@ -259,6 +281,12 @@ class Link:
             self.contexts[shown] = Context(module, None, text)
             self.texts[shown] = text
         return module
+
+    def syntax(self, path: str) -> ast.Module | None:
+        """CPython's tree of another file, for what it binds (its code is not run)."""
+        tree, digest = self.loader.syntax(path)
+        self.used.setdefault(path, digest)
+        return tree
 
     def dependencies(self) -> dict[tuple[str, str], str]:
         """What this file's result was computed from in other files, as (kind, path) →

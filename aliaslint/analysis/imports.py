@@ -9,14 +9,15 @@ findings are its own check's), and its function bodies only when something calls
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import ast
+
 from typing import Any
 
 import libcst as cst
 
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Env
-from aliaslint.analysis.syntax import alias_name, dotted
+from aliaslint.analysis.syntax import dotted
 from aliaslint.analysis.values import RefValue, Value
 
 
@@ -112,10 +113,10 @@ class Imports(Interpreter):
         found = self._link.program.module_of(base, self._path)
         if found is None or found[1] or not self._link.allows(found[0]):
             return {}
-        tree = self._link.tree(found[0])
+        tree = self._link.syntax(found[0])
         if tree is None:
             return {}
-        bound = _bound_names(tree)
+        bound = _bound_names(tree.body)
         listed = _literal_all(tree)
         names = listed if listed is not None else [n for n in bound if not n.startswith("_")]
         # A name the module imports is the object it imported (`torch` is torch); one it
@@ -129,61 +130,45 @@ class Imports(Interpreter):
         return self._homes.get(id(function), self._top)
 
 
-def _literal_all(module: cst.Module) -> list[str] | None:
+def _literal_all(module: ast.Module) -> list[str] | None:
     """The names of a module-level `__all__ = [...]` of string literals, if there is one."""
     for stmt in module.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
-        for small in stmt.body:
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
-                    isinstance(small.targets[0].target, cst.Name) and \
-                    small.targets[0].target.value == "__all__" and \
-                    isinstance(small.value, (cst.List, cst.Tuple)):
-                names = [element.value.evaluated_value for element in small.value.elements
-                         if isinstance(element.value, cst.SimpleString)]
-                if len(names) == len(small.value.elements):
-                    return [n for n in names if isinstance(n, str)]
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == "__all__" and \
+                isinstance(stmt.value, (ast.List, ast.Tuple)):
+            names = [element.value for element in stmt.value.elts
+                     if isinstance(element, ast.Constant) and isinstance(element.value, str)]
+            if len(names) == len(stmt.value.elts):
+                return names
     return None
 
 
-def _bound_names(module: cst.Module) -> dict[str, str | None]:
+def _bound_names(body: list[ast.stmt]) -> dict[str, str | None]:
     """The names a module's top-level statements bind: definitions, classes, imports and
     plain assignments (also inside top-level `if`/`try` blocks); for a name an absolute
-    import binds, what it imports."""
+    import binds, what it imports.  (Read from CPython's tree: listing them needs no
+    libcst parse of the file.)"""
     names: dict[str, str | None] = {}
-
-    def visit(body: Sequence[cst.CSTNode]) -> None:
-        for stmt in body:
-            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                names[stmt.name.value] = None
-            elif isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, cst.Assign):
-                        names.update((t.target.value, None) for t in small.targets
-                                     if isinstance(t.target, cst.Name))
-                    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)) and \
-                            isinstance(small.target, cst.Name):
-                        names[small.target.value] = None
-                    elif isinstance(small, cst.Import):
-                        for alias in small.names:
-                            full = dotted(alias.name)
-                            names[alias_name(alias)] = full if alias.asname is not None \
-                                else alias_name(alias)
-                    elif isinstance(small, cst.ImportFrom) and \
-                            not isinstance(small.names, cst.ImportStar):
-                        origin = None if small.relative or small.module is None else dotted(small.module)
-                        for alias in small.names:
-                            names[alias_name(alias)] = None if origin is None else \
-                                f"{origin}.{dotted(alias.name)}"
-            elif isinstance(stmt, (cst.If, cst.Try)):
-                visit(stmt.body.body)
-                for handler in getattr(stmt, "handlers", ()):
-                    visit(handler.body.body)
-                orelse = stmt.orelse
-                if isinstance(orelse, cst.If):
-                    visit([orelse])
-                elif orelse is not None:
-                    visit(orelse.body.body)
-
-    visit(module.body)
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names[stmt.name] = None
+        elif isinstance(stmt, ast.Assign):
+            names.update((t.id, None) for t in stmt.targets if isinstance(t, ast.Name))
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and \
+                isinstance(stmt.target, ast.Name):
+            names[stmt.target.id] = None
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                short = alias.asname or alias.name.split(".")[0]
+                names[short] = alias.name if alias.asname is not None else short
+        elif isinstance(stmt, ast.ImportFrom) and stmt.names[0].name != "*":
+            origin = None if stmt.level or stmt.module is None else stmt.module
+            for alias in stmt.names:
+                names[alias.asname or alias.name] = None if origin is None else \
+                    f"{origin}.{alias.name}"
+        elif isinstance(stmt, (ast.If, ast.Try)):
+            names.update(_bound_names(stmt.body))
+            for handler in getattr(stmt, "handlers", ()):
+                names.update(_bound_names(handler.body))
+            names.update(_bound_names(stmt.orelse))
     return names
