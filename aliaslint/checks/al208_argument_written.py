@@ -71,13 +71,15 @@ def argument_written(event: StaleRead, ctx: Context):
         return  # the caller made an empty buffer for the callee to fill
     call = write.node
     arguments = call.args if isinstance(call, cst.Call) else ()
+    target = ctx.quote(write.target_node) if write.target_node is not None else "argument"
     witness = RULE.witness(rows=ctx.rows(call), operands=tuple(
         ctx.operand(arg.value) for arg in arguments if not arg.star))
     yield RULE.finding(
         inside, inside,
-        fit([ctx.quote(inside), " writes the caller's ", ctx.quote(write.target_node)
-             if write.target_node is not None else "argument", " (via ",
-             ctx.quote(write.node), f", line {ctx.line(write.node)}); {sees(event, ctx)}"])
+        fit([ctx.quote(inside), " writes the caller's ", target, " (via ",
+             ctx.quote(write.node), f", line {ctx.line(write.node)}); {sees(event, ctx)}"],
+            # Long code: the call is left to the related locations, which name it first.
+            [ctx.quote(inside), " writes the caller's ", target, f"; {sees(event, ctx)}"])
         + f" · {ctx.code(write.node)} writes its argument {written(write, ctx)} in place "
         f"({ctx.code(inside)} at {ctx.place(inside)}, inside `{write.callee}`) though "
         f"nothing in its name or docstring says so · {_remedy(write.callee)}",
