@@ -113,7 +113,7 @@ class Calls(Factories):
             attr = func.attr.value
             method = ops.method(attr) if attr.endswith("_") else None
             owner = self._eval_target(func.value, env) if method is not None and \
-                method.kind == "inplace" else self._eval(func.value, env)
+                method.kind == "inplace" else self._receiver(func, env)
             key = name_key(func.value)
             if type(owner) is Value and owner.kind is Kind.UNKNOWN and key is not None and \
                     attr in ops.parameter_methods():

@@ -164,3 +164,14 @@ def cramers_v(confmat: torch.Tensor) -> torch.Tensor:
     rows, cols = confmat.shape
     return torch.sqrt(chi2 / confmat.sum() / (min(rows, cols) - 1))
 print(cramers_v(torch.tensor([[3.0, 1.0], [2.0, 4.0]])))
+
+
+# case: the caller reads only the size of the sparse matrix the helper marked coalesced
+import torch
+def edge_index_of(adj: torch.Tensor):
+    adj = adj._coalesced_(True)
+    return adj.indices(), adj.values()
+def pool(adj: torch.Tensor) -> torch.Tensor:
+    index, _ = edge_index_of(adj)
+    return torch.zeros(adj.size(0)).index_add_(0, index[0], torch.ones(index.size(1)))
+print(pool(torch.eye(3).to_sparse().coalesce()))
