@@ -256,11 +256,8 @@ def probe_alias_outcomes(torch: Any, fn: Any, schema: Any,
             break  # the first world that works decides; its other argument tries still count
         for xin in input_variants(torch, x):
             p = [xin if v is x else v for v in pos]
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    r = fn(*p, **kw)
-            except Exception:
+            r = _attempt(fn, p, kw)
+            if r is _FAILED:
                 continue
             called = True
             called_world = world
@@ -279,6 +276,19 @@ def probe_alias_outcomes(torch: Any, fn: Any, schema: Any,
     return (seen_alias, seen_copy, seen_alias and only_input) if called else None
 
 
+_FAILED = object()  # what _attempt answers for a call that raised
+
+
+def _attempt(fn: Any, pos: list, kw: dict) -> Any:
+    """``fn(*pos, **kw)`` with its warnings silenced, or ``_FAILED`` where it raises."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return fn(*pos, **kw)
+        except Exception:
+            return _FAILED
+
+
 def _input_at_every_rank(torch: Any, fn: Any, worked: list[tuple[Any, list, dict]]) -> bool:
     """The calls that worked, again with inputs of fewer and more dimensions (a 0-d, a 1-d
     and a leading dim of 1): does every result that shares memory with its input stay that
@@ -287,12 +297,8 @@ def _input_at_every_rank(torch: Any, fn: Any, worked: list[tuple[Any, list, dict
         for x, pos, kw in worked:
             flat = x.detach().reshape(-1)
             for other in (flat[:1].reshape(()).clone(), flat.clone(), x.detach()[None].clone()):
-                p = [other if v is x else v for v in pos]
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        r = fn(*p, **kw)
-                except Exception:
+                r = _attempt(fn, [other if v is x else v for v in pos], kw)
+                if r is _FAILED:
                     continue
                 for t in tensors_of(r):
                     if t is not other and shares_storage(t, other):
