@@ -186,13 +186,11 @@ def check_source(source: str | bytes, filename: str = "<string>",
         loader = link.loader if link is not None and target_version is None else None
         module = loader.share(link.path, text) if loader and link else None
         if module is None:
-            parsed_here = _parse(text, filename)
+            parsed_here = _parse(text, filename, keep=partial(loader.remember, link.path, text)
+                                 if loader and link else None)
             if isinstance(parsed_here, Diagnostic):
                 return [parsed_here]
             module = parsed_here
-            # (A file libcst reads only once its lone backslashes are repaired is not.)
-            if loader and link and without_lone_backslashes(text) == text:
-                loader.remember(link.path, text, module)
         return _check_module(module, text, filename, enabled, confidence, link=link)
 
     return deeply(parse_and_check)
@@ -268,11 +266,16 @@ def _enabled(rules: Iterable[str] | None, report_unused_suppressions: bool) -> f
     return resolve_rules((), report_unused_suppressions)
 
 
-def _parse(source: str, filename: str) -> cst.Module | Diagnostic:
-    """The CST of source the screen passed; libcst's own error where its parser differs."""
+def _parse(source: str, filename: str, keep: Callable[[cst.Module], None] | None = None
+           ) -> cst.Module | Diagnostic:
+    """The CST of source the screen passed; libcst's own error where its parser differs.
+    ``keep`` is given the tree when it is that of ``source`` itself (not of a repair)."""
     try:
         try:
-            return cst.parse_module(source)
+            module = cst.parse_module(source)
+            if keep is not None:
+                keep(module)
+            return module
         except cst.ParserSyntaxError:
             repaired = without_lone_backslashes(source)
             if repaired == source:
@@ -582,7 +585,6 @@ class Seen(NamedTuple):
     extent: Extent
     dependencies: list[tuple[str, str]]  # the other files its result was computed with
     hit: bool = False  # the result came from the cache
-
 
 
 def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,

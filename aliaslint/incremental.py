@@ -22,8 +22,8 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from aliaslint.nodes import children
 from aliaslint.lines import first_break, split_keepends
+from aliaslint.nodes import children
 
 _CONTINUED = re.compile(r"\\(\r\n|\r|\n)$")
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement

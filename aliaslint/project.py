@@ -237,8 +237,7 @@ class Loader:
         self._trees[path] = (digest, module, text)
         self._lines += text.count("\n")
         while self._lines > _KEEP_LINES and len(self._trees) > 1:
-            _, (_, _, dropped) = next(iter(self._trees.items()))
-            self._trees.pop(next(iter(self._trees)))
+            _, _, dropped = self._trees.pop(next(iter(self._trees)))  # the oldest
             self._lines -= dropped.count("\n")
 
 

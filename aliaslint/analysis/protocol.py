@@ -107,11 +107,8 @@ class Protocol(Interpreter):
             # Another file's module body runs for the names it binds; what its top-level
             # calls (`default_cfgs = {name: _cfg(...), ...}`) return is not needed of it.
             return None
-        keys = tuple(_summary_key(a) for a in args)
-        key = (id(function), id(cls), exact, keys, layout)
-        if key in self._summaries:
-            return self._summaries[key]
-        args, key = self._within_contexts(key, args)
+        args = self._within_contexts((id(function), id(cls), exact, layout), args)
+        key = (id(function), id(cls), exact, tuple(_summary_key(a) for a in args), layout)
         if key in self._summaries:
             return self._summaries[key]
         stack = self._summary_stack
@@ -151,27 +148,23 @@ class Protocol(Interpreter):
             self._summaries[key] = summary
         return summary
 
-    def _within_contexts(self, key: tuple, args: tuple[Value, ...]
-                         ) -> tuple[tuple[Value, ...], tuple]:
-        """The arguments and key a summary is computed for.  A function called with many
-        different literals (`_cfg(url=...)` for each of hundreds of weights) would be
-        summarised once per call; after CONTEXTS of them, an argument whose literal has
-        differed between its calls is summarised as an unknown value instead, once for all
-        later calls.  A literal that is the same at every call (`inplace=True`) stays."""
-        where, keys = (key[0], key[1], key[2], key[4]), key[3]
+    def _within_contexts(self, where: tuple, args: tuple[Value, ...]) -> tuple[Value, ...]:
+        """The arguments a summary of the callee ``where`` names is computed for.  A function
+        called with many different literals (`_cfg(url=...)` for each of hundreds of
+        weights) would be summarised once per call; after CONTEXTS of them, an argument whose
+        literal has differed between its calls is summarised as an unknown value instead,
+        once for all later calls.  A literal that is the same at every call (`inplace=True`)
+        stays."""
+        keys = tuple(_summary_key(a) for a in args)
         seen = self._contexts.setdefault(where, [])
         if keys in seen or len(seen) < CONTEXTS:
             if keys not in seen:
                 seen.append(keys)
-            return args, key
+            return args
         varying = {i for i, k in enumerate(keys)
                    if isinstance(k, tuple) and k and k[0] == "literal" and
                    any(i >= len(other) or other[i] != k for other in seen)}
-        if not varying:
-            return args, key
-        widened = tuple(OTHER if i in varying else a for i, a in enumerate(args))
-        return widened, (key[0], key[1], key[2], tuple(_summary_key(a) for a in widened),
-                         key[4])
+        return tuple(OTHER if i in varying else a for i, a in enumerate(args))
 
     def _bind_parameters(self, function: cst.FunctionDef, cls: ClassInfo | None,
                          args: tuple[Value, ...], layout: tuple | None, env: Env,

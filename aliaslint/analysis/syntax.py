@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-
 import re
 from collections.abc import Iterator
 from functools import lru_cache
