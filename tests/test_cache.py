@@ -50,10 +50,10 @@ def parsed(monkeypatch, tmp_path_factory):
     calls = Parsed(tmp_path_factory.mktemp("parsed") / "log")
     real = engine._parse
 
-    def counting(source, filename):
+    def counting(source, filename, *rest, **options):
         with calls.log.open("a") as log:
             log.write(filename + "\n")
-        return real(source, filename)
+        return real(source, filename, *rest, **options)
 
     monkeypatch.setattr(engine, "_parse", counting)
     return calls

@@ -44,7 +44,7 @@ def test_prefilter_loses_no_finding(rules, monkeypatch):
 def test_prefilter_skips_files_without_the_words_but_not_their_syntax_errors(monkeypatch):
     parsed = []
     real = engine._parse
-    monkeypatch.setattr(engine, "_parse", lambda s, f: parsed.append(f) or real(s, f))
+    monkeypatch.setattr(engine, "_parse", lambda s, f, *r, **o: parsed.append(f) or real(s, f, *r, **o))
     quiet = "import torch\n'''this is a docstring'''\nx = torch.ones(2)  # is it?\n"
     assert check_source(quiet, "q.py", ["AL402"]) == [] and parsed == []
     # Python's compiler finds the error; nothing is parsed into a CST.
