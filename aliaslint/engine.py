@@ -76,6 +76,7 @@ from aliaslint.screen import (
 from aliaslint.suppressions import parse_suppressions
 from aliaslint.walk import walk
 from aliaslint.workers import run_all
+from aliaslint.parsing import parse_module
 
 # Told (files done, files in all) as a run goes.
 Progress = Callable[[int, int], None]
@@ -272,7 +273,7 @@ def _parse(source: str, filename: str, keep: Callable[[cst.Module], None] | None
     ``keep`` is given the tree when it is that of ``source`` itself (not of a repair)."""
     try:
         try:
-            module = cst.parse_module(source)
+            module = parse_module(source)
             if keep is not None:
                 keep(module)
             return module
@@ -280,7 +281,7 @@ def _parse(source: str, filename: str, keep: Callable[[cst.Module], None] | None
             repaired = without_lone_backslashes(source)
             if repaired == source:
                 raise
-            return cst.parse_module(repaired)
+            return parse_module(repaired)
     except cst.ParserSyntaxError as error:
         return _file_error(filename, f"syntax error (libcst's parser): {error.message}",
                            error.raw_line, error.raw_column + 1)

@@ -40,6 +40,7 @@ from aliaslint.notebooks import load_notebook
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import compile_error
 from aliaslint.writes import replace_content
+from aliaslint.parsing import parse_module
 
 # Passes over one file before giving up on fixes that keep producing new ones.
 MAX_PASSES = 10
@@ -450,7 +451,7 @@ def _misbound(before: str, after: str, applied: list[Diagnostic],
         return None
     source, module_row = python
     try:
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        wrapper = MetadataWrapper(parse_module(source), unsafe_skip_copy=True)
         scopes = wrapper.resolve(ScopeProvider)
         positions = wrapper.resolve(PositionProvider)
     except (cst.ParserSyntaxError, RecursionError):

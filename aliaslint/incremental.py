@@ -24,6 +24,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from aliaslint.lines import first_break, split_keepends
 from aliaslint.nodes import children
+from aliaslint.parsing import parse_module
 
 _CONTINUED = re.compile(r"\\(\r\n|\r|\n)$")
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
@@ -117,7 +118,7 @@ def _boundaries(source: str) -> list[tuple[int, int]] | None:
 def _parse_chunk(text: str, place: tuple[bool, bool], indent: str | None,
                  newline: str) -> Chunk:
     first, last = place
-    module = cst.parse_module(text, cst.PartialParserConfig(default_newline=newline))
+    module = parse_module(text, cst.PartialParserConfig(default_newline=newline))
     statements = tuple(module.body)
     if indent is not None and module.default_indent != indent:
         # libcst's parser takes the indentation from the text, not from the config: a

@@ -32,6 +32,7 @@ import libcst as cst
 from aliaslint.cache import content_hash
 
 from aliaslint.screen import budget_error, compile_error
+from aliaslint.parsing import parse_module
 
 # Libraries whose behaviour comes from the generated tables, never from their source.
 _MODELLED = frozenset({"torch", "numpy", "functorch"})
@@ -186,7 +187,7 @@ class Loader:
         if decoded is not None and compile_error(text, path, None) is None and \
                 budget_error(text, path, budget=self.parse_budget) is None:
             try:
-                module = cst.parse_module(text)
+                module = parse_module(text)
             except (cst.ParserSyntaxError, RecursionError):
                 module = None
         self._keep(path, digest, module, text)
