@@ -37,10 +37,10 @@ class Instances:
     node classes are ABCs, whose isinstance costs more than the rest of the walk)."""
 
     def __init__(self, module: cst.Module) -> None:
-        self._owner: dict[int, cst.ClassDef] = {}  # id(node) -> the class whose body has it
+        self._owner: dict[int, cst.ClassDef] = {}  # id(call) -> the class whose body has it
         self._sites: dict[str, list[_Site]] = {}
         self._classes: dict[str, list[cst.ClassDef]] = {}
-        self._in_function: set[int] = set()  # nodes of functions outside any class
+        self._in_function: set[int] = set()  # calls in functions outside any class
         self._subclassed: set[str] = set()  # names some class derives from
         self._mentions: dict[str, int] = {}  # how often each name is read
         self._copies = False  # the module copies objects (`copy.deepcopy(model)`)
@@ -55,11 +55,12 @@ class Instances:
         while work:
             node, owner, functions, looped, repeated = work.pop()
             kind = type(node)
-            if owner is not None and len(functions) == 1 and \
-                    functions[0].name.value == "__init__":
-                self._owner[id(node)] = owner  # an attribute the constructor allocates
-            elif functions or owner is not None:
-                self._in_function.add(id(node))
+            if kind is cst.Call:  # an allocation's token is its call's
+                if owner is not None and len(functions) == 1 and \
+                        functions[0].name.value == "__init__":
+                    self._owner[id(node)] = owner  # an attribute the constructor allocates
+                elif functions or owner is not None:
+                    self._in_function.add(id(node))
             if kind is cst.Name:
                 name = cast(cst.Name, node).value
                 self._mentions[name] = self._mentions.get(name, 0) + 1
