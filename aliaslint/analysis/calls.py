@@ -61,6 +61,7 @@ from aliaslint.analysis.syntax import (
 )
 from aliaslint.analysis.values import (
     root_of,
+    ordered_positional,
     INT,
     OTHER,
     SHAPE,
@@ -401,9 +402,8 @@ class Calls(Factories):
                 return self._rebased(first, node)
         module_spec = ops.module(qualname)
         if module_spec is not None:
-            starred = next((value for arg, value in args if arg.star == "*"), None)
             return self._construct_module(module_spec, qualname, node, positional, keywords,
-                                          starred)
+                                          ordered_positional(args))
         if qualname.endswith(".from_pretrained"):
             spec = ops.module(qualname.removesuffix(".from_pretrained"))
             if spec is not None:

@@ -96,6 +96,10 @@ class Effects(Interpreter):
         hands it to a function that says so (`normalize_`) is itself the silent writer."""
         if write.callee is not None and write.defined_at is not None and not write.declared:
             return write.defined_at, write.callee, False
+        if write.activation and write.callee is None and write.defined_at is not None:
+            # An in-place module it calls (`self.act = nn.ReLU(inplace=True)`): where that
+            # module is built is where the write is written (and fixed).
+            return write.defined_at, function.name.value, declares_mutation(function)
         return write.node, function.name.value, declares_mutation(function)
 
     @contextmanager

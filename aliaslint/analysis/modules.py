@@ -36,6 +36,8 @@ from aliaslint.analysis.syntax import (
 )
 from aliaslint.analysis.values import (
     BOTTOM,
+    ordered_positional,
+    spread_modules,
     OTHER,
     UNKNOWN,
     Args,
@@ -73,7 +75,7 @@ class Modules(Effects):
 
     def _construct_module(self, spec: ops.ModuleOp, qualname: str, node: cst.Call,
                           positional: list[Value], keywords: Keywords,
-                          starred: Value | None = None) -> Value:
+                          ordered: tuple[tuple[str, Value], ...] = ()) -> Value:
         short = qualname.removeprefix("torch.nn.modules.").removeprefix("torch.")
         inplace = False
         if spec.inplace_kwarg:
@@ -96,13 +98,13 @@ class Modules(Effects):
         label = f"`{short}(inplace=True)`" if inplace else f"`{short}()`"
         if spec.container:
             if any(arg.star for arg in node.args):
-                built = module_items(starred) if starred is not None and \
-                    len(node.args) == 1 and node.args[0].star == "*" else None
+                built = spread_modules(ordered)
                 if not built or "Sequential" not in qualname:
                     # `nn.Sequential(*layers)` of a list not known here: a stack of modules
                     # not known here.
                     return ModuleValue(origin=node, module=ModuleInfo(label=label))
-                # `nn.Sequential(*layers)` of a list of modules built by code: its layers.
+                # `nn.Sequential(*layers)` of a list of modules built by code (beside other
+                # layers: `nn.Sequential(*block(c), nn.Flatten())`): its layers.
                 for child in built:
                     params |= child.module.params
                 return ModuleValue(origin=node, module=ModuleInfo(
@@ -156,8 +158,8 @@ class Modules(Effects):
             positional = [value for arg, value in args if arg.keyword is None and not arg.star]
             keywords: Keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
                                   if arg.keyword is not None}
-            starred = next((value for arg, value in args if arg.star == "*"), None)
-            return self._construct_module(spec, spec.name, node, positional, keywords, starred)
+            return self._construct_module(spec, spec.name, node, positional, keywords,
+                                          ordered_positional(args))
         init = cls.method("__init__")
         if init is not None:
             self._record_call(init, cls, node, args, env)
@@ -700,3 +702,4 @@ def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str
                 arg.keyword is None and position == 0 and not arg.star:
             return {name: arg.value}
     return {}
+

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, TypeVar
@@ -627,6 +628,25 @@ def module_items(value: Value) -> tuple[ModuleValue, ...] | None:
         # `[Block() for _ in range(n)]`: a new Block per element, run twice as a loop body.
         return (value.each, value.each)
     return None
+
+
+def ordered_positional(args: Sequence[tuple[cst.Arg, Value]]) -> tuple[tuple[str, Value], ...]:
+    """A call's positional arguments in order, each with its star (`""` or `"*"`)."""
+    return tuple((arg.star, value) for arg, value in args
+                 if arg.keyword is None and arg.star != "**")
+
+
+def spread_modules(ordered: tuple[tuple[str, Value], ...]) -> tuple[ModuleValue, ...] | None:
+    """The modules a container's positional arguments give, lists spread by `*` in place;
+    None where one is not known to be a module or a list of modules."""
+    found: list[ModuleValue] = []
+    for star, value in ordered:
+        items = module_items(value) if star else \
+            (value,) if isinstance(value, ModuleValue) else None
+        if items is None:
+            return None
+        found += items
+    return tuple(found)
 
 
 def module_list(items: tuple[ModuleValue, ...], origin: cst.CSTNode | None) -> ContainerValue:

@@ -457,3 +457,23 @@ x = torch.randn(10, 16, requires_grad=True) * 2
 for blk in blocks:
     x = blk(x)
 x.sum().backward()
+
+
+# case: a discriminator's in-place activation rewrites the detached generator output
+# runs: raises RuntimeError
+import torch
+from torch import nn
+def d_block(c_in, c_out):
+    return [nn.LeakyReLU(0.2, True), nn.Conv2d(c_in, c_out, 4, 2, 1)]  # error: AL105
+class Discriminator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.main = nn.Sequential(*d_block(3, 4), nn.Flatten(), nn.LazyLinear(1))
+    def forward(self, x):
+        return self.main(x)
+gen = nn.Sequential(nn.ConvTranspose2d(8, 3, 4, 2, 1), nn.Tanh())
+disc = Discriminator()
+fake = gen(torch.randn(2, 8, 4, 4))
+loss_d = disc(fake.detach()).mean()
+loss_g = -disc(fake).mean()
+loss_g.backward()
