@@ -12,7 +12,8 @@ from pathlib import Path
 
 from aliaslint.cli_output import EXIT_CLEAN, EXIT_ERROR
 from aliaslint.diagnostics import META_CODES, Diagnostic, Edit, Fix, Position
-from aliaslint.engine import NOTEBOOK_SUFFIX, Result, check_buffer, display_path
+from aliaslint.cli_fix import Recheck
+from aliaslint.engine import NOTEBOOK_SUFFIX, Result, display_path
 from aliaslint.fixes import fix_file
 from aliaslint.notebooks import NotebookError, load_notebook
 from aliaslint.suppressions import noqa_edits
@@ -82,9 +83,9 @@ def add_noqa(args, cwd: Path, result: Result) -> int:
         done_at.add(real)
         notebook = path.suffix == NOTEBOOK_SUFFIX
 
-        def check(text: str, path=path, filename=filename, settings=settings,
+        def check(text: str, again=Recheck(result, path, filename, settings),
                   notebook=notebook) -> list[Diagnostic]:
-            return with_noqa_fixes(check_buffer(text, path, filename, settings), text, notebook)
+            return with_noqa_fixes(again(text), text, notebook)
 
         done = fix_file(path, filename, check, lambda d: True, write=True)
         if done is None:

@@ -17,9 +17,10 @@ from aliaslint.cli_output import (
     summary,
     use_color,
 )
-from aliaslint.config import CliOptions
-from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR
-from aliaslint.engine import Result, check_buffer, check_stdin, display_path, stdin_target
+from aliaslint.config import CliOptions, Settings
+from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR, Diagnostic
+from aliaslint.engine import Result, check_buffer, check_stdin, display_path, program_link, \
+    stdin_target
 from aliaslint.fixes import fix_bytes, fix_file
 from aliaslint.report import hidden_fixes, hidden_fixes_note, render
 from aliaslint.walk import WriteScope
@@ -66,6 +67,29 @@ def fix_stdin(args, cli: CliOptions, cwd: Path, data: bytes) -> int:
         else EXIT_CLEAN
 
 
+class Recheck:
+    """A file's text checked again as the run checked it: within the program (a summary of
+    an imported helper is what makes a finding here), so that a fix or a suppression is
+    made for every finding the run reported in the file.  Findings other files' checks made
+    here (a write inside this helper, found by a caller's check) are kept with the text the
+    run checked, in ``elsewhere``."""
+
+    def __init__(self, result: Result, path: Path, filename: str, settings: Settings):
+        self.result, self.path, self.filename, self.settings = result, path, filename, settings
+        self.checked: str | None = None  # the text the run checked: the first one asked for
+        self.elsewhere: list[Diagnostic] = []
+
+    def __call__(self, text: str) -> list[Diagnostic]:
+        link = program_link(self.result.program, self.path, self.settings)
+        found = check_buffer(text, self.path, self.filename, self.settings, link=link)
+        if self.checked is None:
+            self.checked = text
+            own = {(d.code, d.location, d.end_location) for d in found}
+            self.elsewhere = [d for d in self.result.diagnostics if d.filename == self.filename
+                              and (d.code, d.location, d.end_location) not in own]
+        return found + self.elsewhere if text == self.checked else found
+
+
 def fix_paths(args, cwd: Path, result: Result,
               unrecorded: Callable[[list], list] = lambda found: found) -> int:
     """`--fix`, `--fix-only`, `--diff`: fix each file that has an applicable fix, then report
@@ -103,9 +127,7 @@ def fix_paths(args, cwd: Path, result: Result,
             fixed[filename] = fixed_at[real]
             continue
 
-        def check(text: str, path=path, filename=filename, settings=settings):
-            return check_buffer(text, path, filename, settings)
-
+        check = Recheck(result, path, filename, settings)
         done = fix_file(path, filename, check, applicable, write=not args.diff)
         if done is None:
             remaining.extend(by_file[filename])
@@ -122,6 +144,8 @@ def fix_paths(args, cwd: Path, result: Result,
             write_failed = write_failed or done.write_failed
             continue
         remaining.extend(done.remaining)
+        if done.data is not None:  # another file's check found these; fixes here leave them
+            remaining.extend(check.elsewhere)
         if done.outcome is not None and done.outcome.fixed:
             fixed[filename] = fixed_at[real] = done.outcome.fixed
         diffs.append(done.diff)

@@ -91,6 +91,9 @@ class Result:
     checked: list[tuple[Path, Settings]]
     # Findings left out because a baseline records them.
     baselined: int = 0
+    # The checked files as one program (None for one file or standard input): `--fix` and
+    # `--add-noqa` check a file again within it, so that they see what the check saw.
+    program: Program | None = None
 
     @property
     def files(self) -> list[Path]:
@@ -546,7 +549,7 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
     regular = S_ISREG(stat.st_mode)
     rules = settings.rules_for(path)
     notebook = path.suffix == NOTEBOOK_SUFFIX
-    link = _link(program, path, settings)
+    link = program_link(program, path, settings)
     if cache is not None:
         digest = content_hash(data)
         kind = "notebook" if notebook else "python"
@@ -619,7 +622,7 @@ _worker_program: Program | None = None
 _loaders: dict[tuple[int, int], Loader] = {}  # (id(program), parse budget) -> its loader
 
 
-def _link(program: Program | None, path: Path, settings: Settings) -> Link | None:
+def program_link(program: Program | None, path: Path, settings: Settings) -> Link | None:
     """The view of ``program`` the analysis of ``path`` gets; None outside a program."""
     if program is None or str(path) not in program.packages:
         return None
@@ -714,7 +717,7 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
         verbose.note(f"{len(files) - hits} analysed, {hits} from cache")
     if store is not None:
         store.save_index()
-    return Result(distinct(diagnostics), files)
+    return Result(distinct(diagnostics), files, program=program)
 
 
 def source_roots(resolver: Resolver) -> tuple[Path, ...]:

@@ -65,6 +65,47 @@ def test_add_noqa_puts_each_code_where_ruff_does_and_merges(project, capsys):
     assert path.read_text() == NOQA_ADDED
 
 
+HELPERS = '''\
+import torch
+
+
+def gate(x):
+    return torch.sigmoid(x)
+
+
+def clip(boxes, width):
+    boxes[:, 0].clamp_(min=0, max=width)
+    return boxes
+'''
+TRAIN = '''\
+import torch
+
+from helpers import clip, gate
+
+w = torch.randn(4, 4, requires_grad=True)
+g = gate(w)
+g.mul_(2)
+g.sum().backward()
+proposals = torch.rand(8, 4) * 40
+clipped = clip(proposals, 32)
+print(proposals.max(), clipped.max())
+'''
+
+
+def test_add_noqa_and_fix_see_what_the_whole_program_check_saw(project, capsys):
+    """A finding the check makes from an imported helper's summary (the save `gate` makes,
+    the write inside `clip` that a caller's check finds) gets its suppression too."""
+    (project / "helpers.py").write_text(HELPERS)
+    (project / "train.py").write_text(TRAIN)
+    assert check(capsys)[1] == ["helpers.py:9:AL208", "train.py:7:AL101"]
+    assert main(["check", "--no-cache", "--isolated", "--add-noqa"]) == 0
+    assert "Added noqa for 2 findings in 2 files." in capsys.readouterr().err
+    assert "boxes[:, 0].clamp_(min=0, max=width)  # noqa: AL208\n" in \
+        (project / "helpers.py").read_text()
+    assert "g.mul_(2)  # noqa: AL101\n" in (project / "train.py").read_text()
+    assert check(capsys) == (0, [], "All checks passed! (2 files checked)")
+
+
 def test_add_noqa_keeps_line_endings_and_an_ignore_list(project, capsys):
     path = project / "m.py"
     path.write_bytes(b"import torch\r\nx = torch.zeros(3)\r\n"
