@@ -26,7 +26,7 @@ def test_fuzz_campaign():
 
 @pytest.mark.fuzz
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1])
 def test_longer_fuzz_campaign(seed):
     _assert_clean(benchmark_script("fuzz").campaign(seed=seed, scale=5))
 
