@@ -8,6 +8,7 @@ from aliaslint.analysis import Kind, StaleRead, Value, attr_key, reads
 from aliaslint.checks.common import module_name, read_related, writer_quote
 from aliaslint.headline import fit
 from aliaslint.rule import Context, FixPlan, Rule
+from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.predicates import SNAPSHOT
 
 RULE = Rule(
@@ -15,6 +16,7 @@ RULE = Rule(
     'A "snapshot" of a model or tensor is only a reference, and the source is mutated '
     'afterwards.',
     confirm=SNAPSHOT,
+    traced=(Hazard.SNAPSHOT_OVERWRITTEN,),
     fix="unsafe: the snapshot becomes a copy (`copy.deepcopy(...)`, `.clone()`, a clone of each "
         "element), so it keeps the old values, which is the intent; the copy stays on the "
         "source's device and costs its memory there; where `copy` means something else in the "

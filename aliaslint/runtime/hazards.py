@@ -34,6 +34,9 @@ class Hazard(enum.Enum):
     FUNCTION_INPUT_WRITTEN = "function-input-written"
     # A write or read of memory a live NumPy array shares.
     NUMPY_SHARED = "numpy-shared"
+    # A tensor kept from `state_dict()` or `.grad`, written in place by its owner (an
+    # optimizer step, `load_state_dict`, `backward`), then read through the kept reference.
+    SNAPSHOT_OVERWRITTEN = "snapshot-overwritten"
 
 
 def codes() -> dict[Hazard, str]:

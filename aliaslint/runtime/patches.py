@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from aliaslint.runtime import snapshots
 from aliaslint.runtime.dispatch import tensors_in
 from aliaslint.runtime.sites import LazySite, Site, frame_site, user_code, user_filename
 
@@ -135,6 +136,9 @@ def _writer(original: Callable[..., Any], spec: WriteSpec, tensor_type: type,
             return original(*args, **kwargs)
         _LOCAL.busy = True
         _LOCAL.direct = user_code(sys._getframe(1).f_code)
+        if snapshots.MARKS and _LOCAL.direct:  # a write of the user's, snapshots alive
+            snapshots.user_write(spec.name, spec.data, targets,
+                                 inputs_of(args, kwargs, tensor_type, targets))
         forwarding = _LOCAL.__dict__.get("forward")
         if forwarding is not None:  # inside a custom Function's forward
             _forward_wrote(forwarding, targets, spec.name)
@@ -452,6 +456,7 @@ def _install_extras(torch: Any) -> None:
 
     _replace(autograd, "_push_saved_tensors_default_hooks", push_nested)
     _ORIGINAL_PUSH[:] = [push]
+    snapshots.install(torch, _replace, _TRACERS)
 
 
 def _definition_site(cls: Any) -> Site | None:
@@ -494,6 +499,7 @@ def _restore() -> None:
         else:
             setattr(owner, attribute, previous)
     _ORIGINAL_PUSH.clear()
+    snapshots.uninstall()
 
 
 def activate(tracer: Tracer) -> None:
