@@ -765,8 +765,10 @@ def _relative(diagnostic, cwd: Path):
     """The finding with every path shown relative to the working directory."""
     related = tuple(replace(r, filename=display_path(Path(r.filename), cwd))
                     for r in diagnostic.related)
+    evidence = diagnostic.evidence and diagnostic.evidence.with_filenames(
+        lambda name: display_path(Path(name), cwd))
     return replace(diagnostic, filename=display_path(Path(diagnostic.filename), cwd),
-                   related=related)
+                   related=related, evidence=evidence)
 
 
 # --- check --trace / trace --confirm ------------------------------------------------------------
