@@ -576,8 +576,8 @@ def _report(args, result, source_lines, cwd: Path) -> int:
             stream.write(render_statistics(diagnostics, args.output_format,
                                            fix_applies(result, cwd)))
         else:
-            stream.write(render(args.output_format, diagnostics,
-                                source_lines=source_lines, color=color, cwd=cwd))
+            stream.write(render(args.output_format, diagnostics, source_lines=source_lines,
+                                color=color, cwd=cwd, command="aliaslint check"))
             if args.output_format in ("full", "concise") and not args.quiet:
                 stream.write(summary(len(result.files), diagnostics, result.could_not_check,
                                      result.baselined) + "\n")
@@ -738,7 +738,8 @@ def _trace(args) -> int:
     try:
         color = use_color(args.color, stream)
         stream.write(render(args.output_format, diagnostics,
-                            source_lines=source_lines_from_disk(cwd), color=color, cwd=cwd))
+                            source_lines=source_lines_from_disk(cwd), color=color, cwd=cwd,
+                            command="aliaslint trace"))
         if args.output_format in ("full", "concise") and not run.started:
             stream.write(_did_not_start("aliaslint trace", args, run))
         elif args.output_format in ("full", "concise"):
@@ -765,8 +766,10 @@ def _relative(diagnostic, cwd: Path):
     """The finding with every path shown relative to the working directory."""
     related = tuple(replace(r, filename=display_path(Path(r.filename), cwd))
                     for r in diagnostic.related)
+    evidence = diagnostic.evidence and diagnostic.evidence.with_filenames(
+        lambda name: display_path(Path(name), cwd))
     return replace(diagnostic, filename=display_path(Path(diagnostic.filename), cwd),
-                   related=related)
+                   related=related, evidence=evidence)
 
 
 # --- check --trace / trace --confirm ------------------------------------------------------------
@@ -788,6 +791,7 @@ def _confirm(args) -> int:
     outcome = Confirmation(run.exit_status, *run.confirmation())
     text = args.output_format in ("full", "concise", "github")
     shown = []
+    notes: dict[int, str] = {}  # for the HTML page, which shows them apart from the message
     for diagnostic in outcome.diagnostics:
         relative = _relative(diagnostic, cwd)
         if text and diagnostic.status is not None:
@@ -796,12 +800,13 @@ def _confirm(args) -> int:
             if note:
                 message += f"\nnote: run time: {note}"
             relative = replace(relative, message=message)
+        notes[id(relative)] = outcome.note(diagnostic)
         shown.append(relative)
     stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stderr
     try:
         color = use_color(args.color, stream)
         stream.write(render(args.output_format, shown, source_lines=source_lines_from_disk(cwd),
-                            color=color, cwd=cwd))
+                            color=color, cwd=cwd, notes=notes, command="aliaslint check --trace"))
         if args.output_format in ("full", "concise") and not run.started:
             stream.write(_did_not_start("aliaslint check --trace", args, run))
         elif args.output_format in ("full", "concise") and not getattr(args, "quiet", False):

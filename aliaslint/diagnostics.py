@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, Literal
 
+from aliaslint.evidence import Evidence
+
 if TYPE_CHECKING:
     from aliaslint.runtime.predicates import Predicate
 
@@ -194,6 +196,9 @@ class Diagnostic:
     # Runtime findings of a job of several processes: the ones that hit it ("rank 0",
     # "rank 1 worker 0"); empty when the program ran as one process.
     processes: tuple[str, ...] = ()
+    # Runtime findings: the storages, views, version-counter events and processes the run
+    # showed (what the HTML report draws); None for static findings.
+    evidence: Evidence | None = field(default=None, compare=False)
 
     @property
     def sort_key(self) -> tuple:
@@ -219,7 +224,9 @@ class Diagnostic:
             replace(r, filename=filename if r.filename == old else r.filename)
             for r in self.related
         )
-        return replace(self, filename=filename, related=related)
+        evidence = self.evidence.with_filenames(
+            lambda name: filename if name == old else name) if self.evidence else None
+        return replace(self, filename=filename, related=related, evidence=evidence)
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -240,12 +247,14 @@ class Diagnostic:
             data["cell"] = self.cell
         if self.processes:
             data["processes"] = list(self.processes)
+        if self.evidence is not None:
+            data["evidence"] = self.evidence.to_json()
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Diagnostic:
         """The finding ``to_json`` wrote (its witness is not part of it)."""
-        fix = data.get("fix")
+        fix, evidence = data.get("fix"), data.get("evidence")
         return cls(
             code=str(data["code"]), message=str(data["message"]),
             filename=str(data["filename"]), location=Position.from_json(data["location"]),
@@ -254,6 +263,7 @@ class Diagnostic:
             fix=Fix.from_json(fix) if fix else None, confidence=data.get("confidence", "high"),
             status=data.get("status"), cell=data.get("cell"),
             processes=tuple(map(str, data.get("processes", ()))),
+            evidence=Evidence.from_json(evidence) if evidence else None,
         )
 
 

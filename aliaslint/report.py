@@ -7,7 +7,8 @@ lines ("Found N findings") belong to the command line, not to a format.
 A low-confidence finding (reported with ``--confidence low``) says so in every format:
 ``(low confidence)`` after the code in ``full`` and ``concise``, ``"confidence": "low"``
 in JSON and SARIF, a warning rather than an error in SARIF and GitHub annotations, and
-severity ``minor`` rather than ``major`` in a GitLab Code Quality report.
+severity ``minor`` rather than ``major`` in a GitLab Code Quality report, ``(low confidence)``
+after the code in the HTML report.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import json
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from urllib.parse import quote
@@ -29,7 +30,7 @@ from aliaslint.registry import rule_url
 from aliaslint.diagnostics import Diagnostic, Position
 from aliaslint.headline import HEADLINE_LENGTH
 
-FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab")
+FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab", "html")
 
 HOMEPAGE = "https://github.com/aliaslint/aliaslint"
 SARIF_SCHEMA = (
@@ -54,8 +55,12 @@ def render(
     source_lines: SourceLines,
     color: bool = False,
     cwd: Path | None = None,
+    notes: Mapping[int, str] | None = None,
+    command: str = "aliaslint",
 ) -> str:
-    """The text for ``diagnostics`` in output format ``fmt`` (one of ``FORMATS``)."""
+    """The text for ``diagnostics`` in output format ``fmt`` (one of ``FORMATS``); the
+    ``html`` page shows the ``notes`` on static findings (by ``id`` of the finding) and is
+    titled after ``command``."""
     if fmt == "full":
         return _render_full(diagnostics, _remembering(source_lines), _Palette(color))
     if fmt == "concise":
@@ -68,6 +73,10 @@ def render(
         return "".join(_github_command(d) + "\n" for d in diagnostics)
     if fmt == "gitlab":
         return json.dumps(_gitlab_issues(diagnostics, _remembering(source_lines)), indent=2) + "\n"
+    if fmt == "html":
+        from aliaslint import html_report
+
+        return html_report.render(diagnostics, source_lines, notes, command)
     raise ValueError(f"unknown output format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 

@@ -413,6 +413,10 @@ def test_low_confidence_shows_in_every_format(fmt, tmp_path):
         (high_issue,), (low_issue,) = json.loads(high_text), json.loads(low_text)
         assert (high_issue["severity"], low_issue["severity"]) == ("major", "minor")
         assert {**high_issue, "severity": "minor"} == low_issue
+    elif fmt == "html":
+        code = '<span class="code-id">AL201</span> '
+        assert "(low confidence)" not in high_text
+        assert low_text == high_text.replace(code, code + "(low confidence) ")
     else:
         pytest.fail(f"no test of low confidence in {fmt}")
 

@@ -320,6 +320,7 @@ class _Session:
                                     f"{finding.message}")
                 else:
                     continue
+                witness.seen = witness.seen or finding.evidence
                 matched = True
             if not matched:
                 unmatched.append(finding)
@@ -387,7 +388,8 @@ class Confirming:
         notes: dict[int, str] = {}
         diagnostics: list[Diagnostic] = []
         for witness in session.witnesses:
-            diagnostic = replace(witness.diagnostic, status=witness.status)
+            diagnostic = replace(witness.diagnostic, status=witness.status,
+                                 evidence=witness.seen if witness.confirmed else None)
             notes[id(diagnostic)] = witness.note
             diagnostics.append(diagnostic)
         diagnostics += session.extra

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from aliaslint.diagnostics import Diagnostic, Status
+from aliaslint.evidence import Process
 from aliaslint.interpreter import interpreter_options
 from aliaslint.runtime.child import ENV_ROLE, ENV_RUN, RECORDS, SETTINGS
 
@@ -147,12 +148,17 @@ _RANK: dict[Status | None, int] = {"confirmed": 4, "could-not-evaluate": 3, "ref
 
 def _merged(found: Iterator[tuple[str, Diagnostic]] | list[tuple[str, Diagnostic]]
             ) -> list[Diagnostic]:
-    by_place: dict[tuple, tuple[Diagnostic, set[str]]] = {}
+    by_place: dict[tuple, tuple[Diagnostic, set[str], list[Process]]] = {}
     for label, diagnostic in found:
         key = (diagnostic.code, diagnostic.filename, diagnostic.cell, diagnostic.location)
-        by_place.setdefault(key, (diagnostic, set()))[1].add(label)
-    return sorted((replace(d, processes=tuple(sorted(labels, key=_natural)))
-                   for d, labels in by_place.values()), key=lambda d: d.sort_key)
+        _, labels, processes = by_place.setdefault(key, (diagnostic, set(), []))
+        labels.add(label)
+        if diagnostic.evidence is not None:
+            processes += diagnostic.evidence.processes
+    # The first process's drawing stands for all of them; the evidence names every process.
+    return sorted((replace(d, processes=tuple(sorted(labels, key=_natural)), evidence=replace(
+        d.evidence, processes=tuple(dict.fromkeys(processes))) if d.evidence else None)
+                   for d, labels, processes in by_place.values()), key=lambda d: d.sort_key)
 
 
 def _natural(label: str) -> tuple:

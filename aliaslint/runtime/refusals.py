@@ -8,7 +8,7 @@ own (``torch/csrc/autograd``, ``aten/src/ATen/MemoryOverlap.cpp``).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from aliaslint.runtime.hazards import Hazard
 
@@ -64,3 +64,21 @@ def refusal(error: BaseException | None) -> Refusal | None:
         if case.text in text:
             return case
     return None
+
+
+# In-place activations whose backward refuses a negative parameter (torch's derivatives
+# check it), by the name of the call, and that parameter's keyword.  `rrelu_` is not one: its
+# backward accepts any bounds.
+SLOPED = {"leaky_relu": "negative_slope", "leaky_relu_": "negative_slope",
+          "elu": "alpha", "elu_": "alpha", "celu": "alpha", "celu_": "alpha"}
+
+
+def negative_parameter(name: str, args: tuple[Any, ...],
+                       kwargs: dict[str, Any]) -> tuple[str, float] | None:
+    """The keyword and value of the negative slope (or alpha) a call of ``name`` passes, if it
+    passes one (``SLOPED``)."""
+    keyword = SLOPED[name]
+    value = args[1] if len(args) > 1 else kwargs.get(keyword)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value >= 0:
+        return None
+    return keyword, value

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
+from aliaslint.runtime.evidence import Layout, Moment, Named
 from aliaslint.runtime.sites import Site
 
 
@@ -19,7 +21,7 @@ class Saved:
     __slots__ = ("tensor", "original", "inner", "version", "site", "requires_grad",
                  "is_output", "node_name", "output_nr", "modified_at", "modified_op",
                  "modified_detached", "detach_site", "overwritten_at", "overwritten_op",
-                 "__weakref__")
+                 "modified_layout", "modified_version", "overwritten_layout", "__weakref__")
 
     def __init__(self, tensor, original, inner, version, site, requires_grad, is_output,
                  node_name, output_nr):
@@ -40,13 +42,41 @@ class Saved:
         self.modified_op = ""
         self.modified_detached = False
         self.detach_site: Site | None = None
+        # The tensor written and the version it made, for the report's drawing.
+        self.modified_layout: Layout | None = None
+        self.modified_version: int | None = None
         # A write through an alias with its own version counter (`.data`) over its bytes.
         self.overwritten_at: Site | None = None
         self.overwritten_op = ""
+        self.overwritten_layout: Layout | None = None
 
     def current(self):
         """The saved tensor (or, under the program's hooks, the original) if alive."""
         return self.tensor if self.original is None else self.original()
+
+
+def history(record: Saved, backward: Site | None) -> dict[str, Any]:
+    """The saved tensor's story as a finding's evidence (``Tracer._report``'s keywords): saved
+    at its version, written (through what, making which version), read by backward."""
+    saved = record.current()
+    # Only an output's node is the op that saved it (an input's is the op that made it).
+    saver = forward_op_name(record.node_name) if record.is_output and record.node_name else ""
+    views: list[Named] = [(f"saved for backward by `{saver}`" if saver
+                           else "saved for backward", saved)]
+    events: list[Moment] = [("saved", record.site, record.version, saver)]
+    if record.detach_site is not None:
+        events.append(("view", record.detach_site, None, "detach"))
+    if record.modified_at is not None:
+        views.append((f"written by `{record.modified_op}`", record.modified_layout))
+        events.append(("written", record.modified_at, record.modified_version,
+                       record.modified_op))
+    if record.overwritten_at is not None:
+        # Through `.data`: the counter autograd checks did not move.
+        views.append((f"written by `{record.overwritten_op}` (through `.data`)",
+                      record.overwritten_layout))
+        events.append(("written", record.overwritten_at, record.version, record.overwritten_op))
+    events.append(("read", backward, saved._version if saved is not None else None, "backward"))
+    return {"views": views, "events": events}
 
 
 def forward_op_name(node_name: str) -> str:

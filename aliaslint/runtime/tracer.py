@@ -41,17 +41,18 @@ from dataclasses import dataclass, field, replace
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from aliaslint.diagnostics import Diagnostic, Related
+from aliaslint.diagnostics import Diagnostic
 from aliaslint.runtime import patches
 from aliaslint.runtime.dispatch import OpEvent, OpFacts, OpInputs, mode_type, written
+from aliaslint.runtime.evidence import Moment, Named, finding, layout, made_then
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.hazards import codes as hazard_codes
 from aliaslint.runtime.numpy_share import NumpyShare
 from aliaslint.runtime.program import run_program
-from aliaslint.runtime.refusals import REFUSALS, Refusal, refusal
+from aliaslint.runtime.refusals import REFUSALS, SLOPED, Refusal, negative_parameter, refusal
 from aliaslint.runtime.regions import Region
 from aliaslint.runtime.saved import Saved as _Saved
-from aliaslint.runtime.saved import forward_op_name, version_error
+from aliaslint.runtime.saved import forward_op_name, history, version_error
 from aliaslint.runtime.sites import LazySite, Site, user_site
 from aliaslint.runtime.storages import NO_STORAGE, layout_of, storage_of
 from aliaslint.runtime.usercode import is_user_file
@@ -94,13 +95,6 @@ LineCallback = Callable[[OpEvent], None]
 # A trace of a long program makes many views; their creation sites are kept for the
 # most recent ones only.
 _MAX_VIEW_SITES = 1 << 14
-
-
-# In-place activations whose backward refuses a negative parameter (torch's derivatives
-# check it), by the name of the call, and that parameter's keyword.  `rrelu_` is not one: its
-# backward accepts any bounds.
-_SLOPED = {"leaky_relu": "negative_slope", "leaky_relu_": "negative_slope",
-           "elu": "alpha", "elu_": "alpha", "celu": "alpha", "celu_": "alpha"}
 
 
 # --- the tracer ------------------------------------------------------------------------------
@@ -220,24 +214,13 @@ class Tracer:
     # -- findings -------------------------------------------------------------------------
 
     def _report(self, hazard: Hazard, site: Site | None, message: str,
-                related: Sequence[tuple[str, Site | None]] = ()) -> None:
-        if site is None:
-            return
-        start, end = site.span()
-        key = (hazard, site.filename, start)
-        if key in self._findings:
-            return
-        spans = []
-        for label, where in related:
-            if where is None:
-                continue
-            where_start, where_end = where.span()
-            spans.append(Related(message=label, filename=where.filename,
-                                 location=where_start, end_location=where_end))
-        self._findings[key] = Diagnostic(
-            code="", message=message, filename=site.filename, location=start,
-            end_location=end, related=tuple(spans), status="runtime",
-        )
+                related: Sequence[tuple[str, Site | None]] = (), views: Sequence[Named] = (),
+                events: Sequence[Moment] = ()) -> None:
+        """A finding, once per (hazard, place); ``views`` (tensors and what they are to it)
+        and ``events`` become its evidence, read only now that it is new."""
+        if site is not None and (key := (hazard, site.filename, site.span()[0])) \
+                not in self._findings:
+            self._findings[key] = finding(site, message, related, views, events)
 
     def _reported(self, hazard: Hazard, site: Site | None) -> bool:
         return site is None or (hazard, site.filename, site.span()[0]) in self._findings
@@ -259,6 +242,8 @@ class Tracer:
     def _report_refusal(self, case: Refusal, op: str, site: Site | None, targets: list[Any],
                         inputs: Callable[[], list[Any]], origin: Site | None = None) -> None:
         related: list[tuple[str, Site | None]] = []
+        views: list[Named] = [(f"written by `{op}`" if op else "written", t) for t in targets]
+        made = None
         if case.kind in ("view", "overlap"):
             for tensor in targets:
                 made = self._view_site(tensor)
@@ -270,23 +255,25 @@ class Tracer:
                 made = self._view_site(tensor)
                 if made is not None:
                     related.append((f"`{made[1]}` made the overlapping input here", made[0]))
+                    views.append((f"overlapping input, made by `{made[1]}`", tensor))
                     break
         elif case.kind == "out" and any(
                 t.is_leaf and t.requires_grad for t in targets):
             # `out=` a leaf that requires grad: the write the leaf rule is about, though
             # torch names the `out=` argument first.
             case = case._replace(hazard=Hazard.LEAF_REFUSED)
+        events = made_then(made, "written", site, op)
         if case.kind == "function":
             if origin is not None:
                 related.append(("its `forward` is defined here", origin))
             what = f" `{op}`" if op else ""
             self._report(case.hazard, site, f"torch refused the outputs of the custom "
-                         f"`autograd.Function`{what}: {case.explanation}", related)
+                         f"`autograd.Function`{what}: {case.explanation}", related, views, events)
             return
         name = f"`{op}`" if op else "an in-place operation"
         call = "call" if case.kind == "out" else "in-place"
         self._report(case.hazard, site, f"torch refused the {call} {name}: {case.explanation}",
-                     related)
+                     related, views, events)
 
     def _function_refused(self, name: str, site: Site | None, error: BaseException,
                           forward: Site | None) -> None:
@@ -313,7 +300,7 @@ class Tracer:
                 f"that requires grad in place (`{op}`) without `ctx.mark_dirty`: autograd "
                 "keeps the input's old history, so gradients through it are silently wrong; "
                 "call `ctx.mark_dirty(input)` and return it, or write a clone",
-                related)
+                related, events=[("written", where, None, op)])
 
     def _refused_at_exit(self, error: BaseException | None) -> None:
         """A refusal that ended the traced block without passing a wrapper (a write torch
@@ -346,7 +333,7 @@ class Tracer:
         return at once."""
         if self._state != "open":
             return None
-        if spec.name in _SLOPED:
+        if spec.name in SLOPED:
             self._negative_slope(spec, args, kwargs, targets)
         if self.deep:
             # The dispatch mode sees the elements written (`x[0, 1] = v` writes a
@@ -374,13 +361,11 @@ class Tracer:
                         targets: list[Any]) -> None:
         """An in-place `leaky_relu` with a negative slope, `elu`/`celu` with a negative alpha,
         on a tensor that requires grad with grad mode on: its backward refuses it."""
-        keyword = _SLOPED[spec.name]
-        value = args[1] if len(args) > 1 else kwargs.get(keyword)
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value >= 0:
-            return
-        if not self._torch.is_grad_enabled() or not any(
+        found = negative_parameter(spec.name, args, kwargs)
+        if found is None or not self._torch.is_grad_enabled() or not any(
                 getattr(t, "requires_grad", False) for t in targets):
             return
+        keyword, value = found
         call = patches.Call(spec, args, kwargs, targets)
         with self._lock:
             where = call.site()
@@ -390,7 +375,9 @@ class Tracer:
                 Hazard.NEGATIVE_SLOPE, where,
                 f"in-place `{spec.name}` with {keyword}={value} on a tensor that requires grad: "
                 "a backward pass through it raises (\"backward calculation is triggered with "
-                "a negative slope\"); use the out-of-place call")
+                "a negative slope\"); use the out-of-place call",
+                [], [(f"written by `{spec.name}`", t) for t in targets],
+                made_then(None, "written", where, spec.name))
 
     def _wrote(self, note: _WriteNote) -> None:
         with self._lock:
@@ -437,7 +424,7 @@ class Tracer:
                 if share is not None:
                     note = note or _WriteNote(op, site, targets)
                     note.shares.append(share)
-                    self._torch_side_write(op, share, site)
+                    self._torch_side_write(op, share, site, tensor)
             if data:
                 if read is None:
                     read = inputs()
@@ -463,6 +450,7 @@ class Tracer:
             if version != before and version != record.version and record.modified_at is None:
                 record.modified_at = note.site()
                 record.modified_op = note.op
+                record.modified_layout, record.modified_version = layout(writer), version
                 record.modified_detached = record.requires_grad and not writer.requires_grad
                 if record.modified_detached:
                     made = self._view_site(writer)
@@ -473,18 +461,20 @@ class Tracer:
                 # torch's own utilities write through `.data` on purpose and undo it
                 # (gradcheck's perturbations); only the user's own such writes count.
                 if note.site.direct:
-                    record.overwritten_at, record.overwritten_op = where, note.op
+                    record.overwritten_at, record.overwritten_op, record.overwritten_layout = (
+                        where, note.op, layout(writer))
         for share in note.shares:
             share.refresh()
 
-    def _torch_side_write(self, op: str, share: NumpyShare, site: LazySite) -> None:
+    def _torch_side_write(self, op: str, share: NumpyShare, site: LazySite,
+                          tensor: Any) -> None:
         if share.user_holds_array() and not self._reported(Hazard.NUMPY_SHARED, site()):
             self._report(
                 Hazard.NUMPY_SHARED, site(),
                 f"in-place `{op}` writes memory shared with a NumPy array that is still alive; "
-                "the array changes too",
-                [("shared with NumPy here", share.site)],
-            )
+                "the array changes too", [("shared with NumPy here", share.site)],
+                [(f"written by `{op}`", tensor)],
+                [("shared", share.site, None, "NumPy"), ("written", site(), None, op)])
 
     def _reads(self, tensors: list[Any], site: Callable[[], Site | None], op: str) -> None:
         """Tensors an operation reads: the base of a view written earlier (AL201), memory a
@@ -505,9 +495,9 @@ class Tracer:
             Hazard.NUMPY_SHARED, site(),
             f"{what} reads memory a NumPy array shares, which was written from the NumPy side "
             "since torch last saw it (no torch write moved its version counter): the tensor "
-            "changed with the array",
-            [("shared with NumPy here", share.site)],
-        )
+            "changed with the array", [("shared with NumPy here", share.site)],
+            [(f"read by {what}", tensor)],
+            [("shared", share.site, None, "NumPy"), ("read", site(), None, op)])
 
     def _check_read(self, tensor: Any) -> None:
         """AL201: is ``tensor`` the base of a view written earlier, or another view over
@@ -530,12 +520,16 @@ class Tracer:
 
     def _report_view_write(self, key: int, pending: _ViewWrite) -> None:
         del self._view_writes[key]
+        read = user_site()
         self._report(
             Hazard.VIEW_WRITE_READ, pending.site,
             f"in-place `{pending.op}` through a view also changes its base, "
             "which is read afterwards",
-            [("view created here", pending.view_site), ("base read here", user_site())],
-        )
+            [("view created here", pending.view_site), ("base read here", read)],
+            [("the base, read afterwards", pending.base()),
+             (f"the view, written by `{pending.op}`", pending.view())],
+            [*made_then((pending.view_site, ""), "written", pending.site, pending.op),
+             ("read", read, None, "")])
         self._update_attention()
 
     def _remember_view_write(self, op: str, view, site: LazySite) -> None:
@@ -578,7 +572,7 @@ class Tracer:
                 f"in-place `{op}` writes a tensor in which several elements share one memory "
                 "location (a stride of 0, as `expand` makes); clone it first",
                 [(f"`{made[1]}` made it here", made[0])] if made else [],
-            )
+                [(f"written by `{op}`", tensor)], made_then(made, "written", site(), op))
             return
         # Two distinct tensors overlap partially only if one of them is a view.
         if not inputs.tensors or not (tensor._is_view() or inputs.any_view()):
@@ -605,7 +599,8 @@ class Tracer:
                 f"in-place `{op}` reads an input that partially overlaps the memory it "
                 "writes; the result depends on the order elements are visited",
                 [("overlapping view created here", made[0])] if made else [],
-            )
+                [(f"written by `{op}`", tensor), (f"read by `{op}`", other)],
+                made_then(made, "written", site(), op))
             return
 
     # -- views ----------------------------------------------------------------------------
@@ -827,6 +822,7 @@ class Tracer:
         outcome = ("backward raises \"modified by an inplace operation\"" if raises else
                    "backward computes from the new values")
         related: list[tuple[str, Site | None]] = [("saved for backward here", record.site)]
+        story = history(record, backward)
         if record.modified_at is None:
             # Written by a call the default tracer does not wrap (torch's C++ code).
             self._report(
@@ -834,7 +830,7 @@ class Tracer:
                 f"a tensor saved for backward here{saver} was written in place before the "
                 f"backward pass read it, by an operation the trace did not see (`--deep` "
                 f"shows it); {outcome}",
-                [("backward runs here", backward)])
+                [("backward runs here", backward)], **story)
             return
         if record.modified_detached:
             related.append(("detached here", record.detach_site))
@@ -842,24 +838,25 @@ class Tracer:
             self._report(
                 Hazard.DETACHED_WRITTEN, record.modified_at,
                 f"in-place `{record.modified_op}` on a `.detach()` alias changes a tensor that "
-                f"autograd saved for backward; {outcome}", related)
+                f"autograd saved for backward; {outcome}", related, **story)
             return
         related.append(("backward runs here", backward))
         self._report(
             Hazard.SAVED_WRITTEN, record.modified_at,
             f"in-place `{record.modified_op}` writes a tensor that autograd saved for "
-            f"backward{saver}; {outcome}", related)
+            f"backward{saver}; {outcome}", related, **story)
 
     def _saved_tensor_read(self, record: _Saved, tensor: Any) -> None:
         """AL103 and AL301 when backward reads a saved tensor whose counter did not move."""
         if record.overwritten_at is not None:
+            backward = user_site()
             self._report(
                 Hazard.UNCOUNTED_WRITTEN, record.overwritten_at,
                 f"in-place `{record.overwritten_op}` through an alias with its own version "
                 "counter (`.data`) changes a tensor saved for backward; autograd cannot "
                 "notice and computes the gradient from the new values",
-                [("saved for backward here", record.site), ("backward runs here", user_site())],
-            )
+                [("saved for backward here", record.site), ("backward runs here", backward)],
+                **history(record, backward))
         if self._numpy:
             self._numpy_read(tensor, user_site, "backward")
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from aliaslint.diagnostics import Diagnostic, Operand, Status
+from aliaslint.evidence import Evidence
 
 if TYPE_CHECKING:
     from aliaslint.runtime.predicates import Predicate
@@ -42,6 +43,8 @@ class Witness:
     # 2: the hazard itself was seen (a wrong answer, the tracer's finding); 1: the premise
     # held (the operands are tensors) but the answer happened to be right on that run.
     strength: int = 0
+    # What the tracer's own finding showed, when one confirmed this one (for the HTML report).
+    seen: Evidence | None = None
 
     def confirm(self, evidence: str, strength: int = 2) -> None:
         if strength > self.strength:
