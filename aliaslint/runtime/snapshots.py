@@ -36,6 +36,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from aliaslint.runtime.evidence import Moment
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.sites import Site, frame_site, user_code, user_site
 
@@ -194,10 +195,11 @@ def _read(tensors: list[Any], site: Site, reader: str) -> None:
                 stale = next((take for where, take in mark.takes.items()
                               if where != here and take.version != version), None)
             if stale is not None:
-                _report(mark, stale, site, reader)
+                _report(mark, stale, site, reader, tensor, version)
 
 
-def _report(mark: _Mark, take: _Take, read_at: Site, reader: str) -> None:
+def _report(mark: _Mark, take: _Take, read_at: Site, reader: str, tensor: Any,
+            version: int) -> None:
     them = "it" if mark.grad else "them"
     if take.written_at is not None:
         changed = f"{take.writer} (line {take.written_at.line}) wrote {them} in place"
@@ -213,10 +215,15 @@ def _report(mark: _Mark, take: _Take, read_at: Site, reader: str) -> None:
                f"{read_at.line}), which then holds the new values · {advice}")
     related: list[tuple[str, Site | None]] = [("overwritten here", take.written_at),
                                               ("read here", read_at)]
+    # What the drawing shows: kept at one version, written by the owner, read at another.
+    events: list[Moment] = [("shared", take.site, take.version, f"kept from `{mark.what}`"),
+                            ("written", take.written_at, None, take.writer),
+                            ("read", read_at, version, reader)]
     for tracer in list(_STATE.get("tracers", ())):
         if tracer._state == "open":
             with tracer._lock:
-                tracer._report(Hazard.SNAPSHOT_OVERWRITTEN, take.site, message, related)
+                tracer._report(Hazard.SNAPSHOT_OVERWRITTEN, take.site, message, related,
+                               [(f"kept from `{mark.what}`", tensor)], events)
 
 
 # --- the wrappers ----------------------------------------------------------------------------
