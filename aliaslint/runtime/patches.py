@@ -7,8 +7,9 @@ Which calls those are comes from the generated op tables (``aliaslint.ops``): ev
 ``torch`` function that takes ``out=`` (it writes only when ``out=`` is given), the
 functions that write an argument besides their result (``batch_norm``'s running
 statistics), ``torch.nn.functional`` calls with an ``inplace`` switch, and the view-making
-methods and functions (kind ``view``, basic indexing, and the sometimes-aliasing ones such
-as ``reshape``).  Every other call runs without any Python of ours in between.
+methods and functions (kind ``view``, ``torch.linalg.diagonal`` among them, basic indexing,
+and the sometimes-aliasing ones such as ``reshape``).  Every other call runs without any
+Python of ours in between.
 
 A wrapper costs a Python call.  A write hands the tensors it writes to each open tracer
 before and after the call; torch's own refusal (an exception) is shown to the tracers and
@@ -283,6 +284,9 @@ def _plan(torch: Any) -> list[tuple[Any, str, str, Any]]:
             owner, offset = torch, 0
         elif owner_name == "torch.nn.functional":
             owner, offset = functional, 0
+        elif owner_name == "torch.linalg" and op.kind == "view":
+            # Only its views (`torch.linalg.diagonal`): its `out=` calls are not wrapped.
+            owner, offset = torch.linalg, 0
         else:
             continue
         value = owner.__dict__.get(attribute) if owner is torch.Tensor else None

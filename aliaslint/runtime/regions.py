@@ -5,8 +5,18 @@ that intersect: ``x[1:4] += 1`` adds in place through the view and then ``__seti
 copies that view onto the very elements it came from, which is no hazard at all.  Sizes,
 strides and the storage offset decide it without reading any data: two regions are the
 same set when their canonical forms (size-1 dimensions dropped, dimensions ordered by
-stride, contiguous neighbours merged) agree; whether different sets intersect is NumPy's
-exact solver's answer (``aliaslint.memory``).
+stride, contiguous neighbours merged) agree.
+
+Whether different sets intersect is answered exactly when that is cheap, and by a sample
+otherwise (``Region.overlap``):
+
+* exact, by NumPy's solver (``numpy.shares_memory``, as ``aliaslint.memory``), when the two
+  canonical forms have at most ``EXACT_DIMS`` dimensions together (two 2-D strided regions;
+  a contiguous tensor is one dimension);
+* exact, by listing the elements of both, when they hold at most ``EXACT_ELEMENTS`` together;
+* else sampled: ``SAMPLES`` elements of the written region, the same ones on every run, each
+  checked exactly against the other region.  A sampled "yes" is a real shared element; a
+  sampled "no" may miss one, and the answer says how many elements the sample checked.
 """
 
 from __future__ import annotations
@@ -23,6 +33,34 @@ if TYPE_CHECKING:
 # An address for the storage's first byte when asking NumPy: both regions are of one
 # storage, so only their offsets from it matter, and nothing is dereferenced.
 _BASE = 1 << 20
+
+# Solved exactly when the two canonical forms have this many dimensions together, at most.
+EXACT_DIMS = 4
+# Otherwise listed exactly when the two regions hold this many elements together, at most.
+EXACT_ELEMENTS = 1 << 15
+# Otherwise this many elements of the first region are checked against the second.
+SAMPLES = 256
+# The solver's budget for one sampled element (a single element against a region).
+_SAMPLE_WORK = 1 << 12
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Whether two regions share an element; ``sampled`` > 0 when a sample of ``of``
+    elements of the first region decided it (otherwise the answer is exact)."""
+
+    found: bool
+    sampled: int = 0
+    of: int = 0
+
+    def __bool__(self) -> bool:
+        return self.found
+
+    def note(self) -> str:
+        """What a finding says about how the overlap was established ("" when exact)."""
+        if not self.sampled:
+            return ""
+        return f" (overlap found by sampling {self.sampled} of {self.of} elements)"
 
 
 @dataclass(frozen=True)
@@ -62,19 +100,95 @@ class Region:
         return self.canonical() == other.canonical()
 
     def intersects(self, other: Region) -> bool:
-        """Do the two regions share an element (exact, NumPy's solver)?"""
+        """Do the two regions share an element?  (``overlap``, as a bool.)"""
+        return self.overlap(other).found
+
+    def overlap(self, other: Region) -> Overlap:
+        """Do the two regions share a byte?  Exact for small problems (see the module's
+        docstring); beyond them a deterministic sample of this region's elements is
+        checked against ``other``, and the answer says so."""
+        mine, theirs = self.canonical(), other.canonical()
+        if mine[0] == "empty" or theirs[0] == "empty":
+            return Overlap(False)
+        low, high = self._bounds()
+        other_low, other_high = other._bounds()
+        if high <= other_low or other_high <= low:
+            return Overlap(False)
+        dims, other_dims = cast(tuple, mine[2]), cast(tuple, theirs[2])
+        if len(dims) + len(other_dims) <= EXACT_DIMS:
+            import numpy as np
+
+            return Overlap(bool(np.shares_memory(self._layout(), other._layout())))
+        count, other_count = _count(dims), _count(other_dims)
+        if count + other_count <= EXACT_ELEMENTS:
+            return Overlap(_listed_overlap(self._starts(), self.itemsize, other._starts(),
+                                           other.itemsize))
+        return self._sampled_overlap(other, count)
+
+    def _bounds(self) -> tuple[int, int]:
+        """The first byte and one past the last that the (non-empty) region spans."""
+        size = self.itemsize
+        last = sum((n - 1) * abs(s) for n, s in zip(self.sizes, self.strides))
+        return self.offset * size, (self.offset + last) * size + size
+
+    def _merged(self) -> tuple[tuple[int, int], ...]:
+        return cast(tuple, self.canonical()[2])
+
+    def _layout(self, offset: int | None = None) -> Any:
+        """The canonical form described to NumPy (one element at ``offset`` when given)."""
         import numpy as np
 
         from aliaslint.memory import _Layout
 
-        def described(region: Region) -> Any:
-            size = region.itemsize
-            return np.asarray(_Layout(_BASE + region.offset * size, region.sizes,
-                                      [s * size for s in region.strides], size))
+        size = self.itemsize
+        if offset is not None:
+            return np.asarray(_Layout(_BASE + offset, (), (), size))
+        dims = self._merged()
+        return np.asarray(_Layout(_BASE + self.offset * size, [n for _, n in dims],
+                                  [s * size for s, _ in dims], size))
 
-        if "empty" in (self.canonical()[0], other.canonical()[0]):
-            return False
-        return bool(np.shares_memory(described(self), described(other)))
+    def _starts(self, picks: Any = None) -> Any:
+        """Byte offsets of the region's elements (of the flat positions ``picks`` only,
+        when given), as a NumPy array."""
+        import numpy as np
+
+        dims = self._merged()
+        size = self.itemsize
+        if picks is None:
+            starts = np.zeros(1, dtype=np.int64)
+            for stride, count in dims:
+                starts = (starts[:, None] + np.arange(count, dtype=np.int64) * stride).ravel()
+        else:
+            starts = np.zeros(len(picks), dtype=np.int64)
+            rest = np.asarray(picks, dtype=np.int64)
+            for stride, count in dims:
+                rest, place = np.divmod(rest, count)
+                starts += place * stride
+        return (starts + self.offset) * size
+
+    def _sampled_overlap(self, other: Region, count: int) -> Overlap:
+        """``SAMPLES`` of this region's elements (the first, the last and a seeded random
+        choice of the others: the same on every run), each checked exactly against
+        ``other``; all of them, and the answer exact, when there are no more."""
+        import numpy as np
+        from numpy.exceptions import TooHardError
+
+        if count <= SAMPLES:
+            picks = np.arange(count)
+        else:
+            inner = np.random.default_rng(0).choice(count - 2, SAMPLES - 2, replace=False)
+            picks = np.concatenate(([0, count - 1], inner + 1))
+        sampled = 0 if count <= SAMPLES else len(picks)
+        theirs = other._layout()
+        # NumPy's stubs allow only -1 and 0 for `max_work`; it takes any budget.
+        solve: Any = np.shares_memory
+        for start in self._starts(picks).tolist():
+            try:
+                if solve(self._layout(start), theirs, max_work=_SAMPLE_WORK):
+                    return Overlap(True, sampled, count)
+            except TooHardError:  # not decided within the budget: not claimed
+                sampled = sampled or count
+        return Overlap(False, sampled, count)
 
     def index(self, key: object) -> Region | None:
         """The region ``tensor[key]`` covers for basic indexing (integers, slices, ``None``,
@@ -122,6 +236,26 @@ class Region:
         sizes += self.sizes[dim:]
         strides += self.strides[dim:]
         return Region(offset, tuple(sizes), tuple(strides), self.itemsize)
+
+
+def _count(dims: tuple[tuple[int, int], ...]) -> int:
+    count = 1
+    for _, size in dims:
+        count *= size
+    return count
+
+
+def _listed_overlap(starts: Any, itemsize: int, other_starts: Any, other_itemsize: int) -> bool:
+    """Does an element starting at one of ``starts`` share a byte with one starting at one of
+    ``other_starts``?  (Elements of ``itemsize`` and ``other_itemsize`` bytes.)"""
+    import numpy as np
+
+    theirs = np.sort(other_starts)
+    # The first of their elements that ends after each of ours begins ...
+    first = np.searchsorted(theirs, starts - other_itemsize, side="right")
+    inside = first < len(theirs)
+    # ... must begin before ours ends.
+    return bool(np.any(theirs[first[inside]] < starts[inside] + itemsize))
 
 
 def _integer(value: object) -> bool:

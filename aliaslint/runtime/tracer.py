@@ -87,6 +87,7 @@ class _ViewWrite:
     op: str
     site: Site
     view_site: Site
+    region: Region | None = None  # the elements written (None: unknown)
 
 
 LineCallback = Callable[[OpEvent], None]
@@ -501,30 +502,26 @@ class Tracer:
 
     def _check_read(self, tensor: Any) -> None:
         """AL201: is ``tensor`` the base of a view written earlier, or another view over
-        the written bytes?"""
-        from aliaslint.memory import shares_memory
-
-        pending = self._view_writes.get(id(tensor))
-        if pending is not None and pending.base() is tensor:
-            self._report_view_write(id(tensor), pending)
-            return
-        if not tensor._is_view():
-            return
-        base = tensor._base
+        the written bytes?  The elements written and read must intersect."""
+        base = tensor
         pending = self._view_writes.get(id(base))
         if pending is None or pending.base() is not base:
-            return
-        view = pending.view()
-        if view is not None and view is not tensor and shares_memory(view, tensor):
-            self._report_view_write(id(base), pending)
+            base = tensor._base if tensor._is_view() else None
+            pending = self._view_writes.get(id(base)) if base is not None else None
+            if pending is None or pending.base() is not base or pending.view() is tensor:
+                return
+        read = Region.of(tensor)
+        overlap = pending.region.overlap(read) if pending.region and read else None
+        if overlap or overlap is None and base is tensor:
+            self._report_view_write(id(base), pending, overlap.note() if overlap else "")
 
-    def _report_view_write(self, key: int, pending: _ViewWrite) -> None:
+    def _report_view_write(self, key: int, pending: _ViewWrite, note: str = "") -> None:
         del self._view_writes[key]
         read = user_site()
         self._report(
             Hazard.VIEW_WRITE_READ, pending.site,
             f"in-place `{pending.op}` through a view also changes its base, "
-            "which is read afterwards",
+            f"which is read afterwards{note}",
             [("view created here", pending.view_site), ("base read here", read)],
             [("the base, read afterwards", pending.base()),
              (f"the view, written by `{pending.op}`", pending.view())],
@@ -548,7 +545,7 @@ class Tracer:
         key = id(base)
         self._view_writes[key] = _ViewWrite(
             weakref.ref(base, functools.partial(self._forget_view_write, key)),
-            weakref.ref(view), op, where, made[0],
+            weakref.ref(view), op, where, made[0], Region.of(view),
         )
         self._update_attention()
 
@@ -589,7 +586,8 @@ class Tracer:
             theirs = Region.of(other)
             if written is None or theirs is None:
                 continue
-            if theirs.same_elements(written) or not theirs.intersects(written):
+            overlap = None if theirs.same_elements(written) else written.overlap(theirs)
+            if not overlap:
                 continue
             if self._reported(Hazard.OVERLAPPING_WRITE, site()):
                 return
@@ -597,7 +595,7 @@ class Tracer:
             self._report(
                 Hazard.OVERLAPPING_WRITE, site(),
                 f"in-place `{op}` reads an input that partially overlaps the memory it "
-                "writes; the result depends on the order elements are visited",
+                f"writes; the result depends on the order elements are visited{overlap.note()}",
                 [("overlapping view created here", made[0])] if made else [],
                 [(f"written by `{op}`", tensor), (f"read by `{op}`", other)],
                 made_then(made, "written", site(), op))
