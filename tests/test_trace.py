@@ -215,6 +215,109 @@ def test_data_update_of_parameter_is_not_a_leaf_write(tmp_path):
     assert summary(findings) == []
 
 
+def test_ema_update_through_detach_and_init_through_data_are_clean(tmp_path):
+    """The idioms of training code that write parameters behind autograd's back on purpose:
+    initialisation through `.data` (`_init_weights` by `self.apply`) and an EMA copy updated
+    through `.detach()` after the optimizer step; no graph holds what they write."""
+    source = """\
+        import copy
+
+        import torch
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.body = nn.Sequential(nn.Linear(8, 16), nn.GELU(), nn.LayerNorm(16))
+                self.head = nn.Linear(16, 1)
+                self.apply(self._init_weights)
+
+            def _init_weights(self, m: nn.Module) -> None:
+                if isinstance(m, nn.Linear):
+                    m.weight.data.normal_(0, 0.02)
+                    m.bias.data.zero_()
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return self.head(self.body(x))
+
+
+        model = Net()
+        ema = copy.deepcopy(model)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        for step in range(3):
+            x, y = torch.randn(4, 8), torch.randn(4, 1)
+            loss = nn.functional.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            for e, p in zip(ema.parameters(), model.parameters()):
+                e.detach().mul_(0.99).add_(p.detach(), alpha=0.01)
+            with torch.no_grad():
+                ema_loss = nn.functional.mse_loss(ema(x), y)
+        weight = ema.head.weight
+    """
+    plain, traced, plain_error, _, findings = both(tmp_path, source)
+    assert plain_error is None
+    assert torch.equal(plain["weight"], traced["weight"])
+    assert summary(findings) == []
+
+
+def test_weight_clipping_through_data_before_backward(tmp_path):
+    """The bad twin of a `.data` write: WGAN's weight clipping put between the forward pass
+    and `backward()`; the second layer's weight was saved (for the gradient of its input),
+    so the gradient is computed from the clipped values and torch says nothing (AL103)."""
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        critic = nn.Sequential(nn.Linear(8, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))
+        optimizer = torch.optim.RMSprop(critic.parameters(), lr=5e-5)
+        for step in range(2):
+            real, fake = torch.randn(4, 8), torch.randn(4, 8)
+            loss = critic(fake).mean() - critic(real).mean()
+            for p in critic.parameters():
+                p.data.clamp_(-0.01, 0.01)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        weight = critic[0].weight
+    """
+    plain, traced, plain_error, _, findings = both(tmp_path, source)
+    assert plain_error is None
+    assert torch.equal(plain["weight"], traced["weight"])
+    assert summary(findings) == [
+        ("AL103", 10, (("saved for backward here", 8), ("backward runs here", 12)))]
+
+
+def test_ema_update_through_detach_before_backward(tmp_path):
+    """The bad twin of the EMA update: the model's own parameters written through
+    `.detach()` between the forward pass and `backward()`; the alias shares the version
+    counter, so backward raises (AL104)."""
+    source = """\
+        import copy
+
+        import torch
+        import torch.nn as nn
+
+        model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
+        ema = copy.deepcopy(model)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.randn(4, 8), torch.randn(4, 1)
+        loss = nn.functional.mse_loss(model(x), y)
+        for e, p in zip(ema.parameters(), model.parameters()):
+            p.detach().mul_(0.99).add_(e.detach(), alpha=0.01)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    """
+    *_, plain_error, traced_error, findings = both(tmp_path, source)
+    assert "modified by an inplace operation" in str(plain_error)
+    assert summary(findings) == [
+        ("AL104", 12, (("saved for backward here", 10), ("detached here", 12),
+                       ("backward runs here", 14)))]
+
+
 def test_leaf_write_that_torch_refuses_is_reported_where_it_raised(tmp_path):
     script = tmp_path / "update.py"
     script.write_text(textwrap.dedent("""\

@@ -6,6 +6,8 @@ block's address to the next tensor at once); the CUDA tests are skipped without 
 from __future__ import annotations
 
 import gc
+import runpy
+import textwrap
 
 import pytest
 
@@ -92,3 +94,67 @@ def test_save_on_cpu_copy_makes_a_later_cuda_write_harmless():
         x.add_(1.0)  # the saved copy on the CPU is what backward reads
         y.sum().backward()
     assert tracer.findings == []
+
+
+# A critic's training steps with WGAN's weight clipping put before `backward()` (AL103 at
+# line 15: the clipped weight was saved, and backward reads the clipped values).  On CUDA
+# every synchronising call (`.item()`, `.cpu()`, `nonzero`, a copy to the host) raises once
+# the program has set the sync debug mode, so a tracer that synchronised would end the run.
+SYNC_FREE_TRAINING = """\
+    import torch
+    import torch.nn as nn
+
+    device = "{device}"
+    critic = nn.Sequential(nn.Linear(8, 32), nn.LeakyReLU(0.2, inplace=True),
+                           nn.Linear(32, 1)).to(device)
+    optimizer = torch.optim.SGD(critic.parameters(), lr=1e-2, momentum=0.9)
+    batches = [torch.randn(16, 8, device=device) for _ in range(6)]
+    if device == "cuda":
+        torch.cuda.set_sync_debug_mode("error")
+    for step in range(3):
+        real, fake = batches[2 * step], batches[2 * step + 1]
+        loss = critic(fake).mean() - critic(real).mean()
+        for p in critic.parameters():
+            p.data.clamp_(-0.01, 0.01)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    if device == "cuda":
+        torch.cuda.set_sync_debug_mode("default")
+"""
+
+
+def traced_training(tmp_path, device: str, deep: bool) -> list[tuple]:
+    """The findings of the training program on ``device``: (code, row, related rows)."""
+    path = tmp_path / "train.py"
+    path.write_text(textwrap.dedent(SYNC_FREE_TRAINING).format(device=device))
+    try:
+        with aliaslint.trace(deep=deep) as tracer:
+            runpy.run_path(str(path), run_name="__main__")
+    finally:
+        if device == "cuda":
+            torch.cuda.set_sync_debug_mode("default")
+    return [(d.code, d.location.row, tuple((r.message, r.location.row) for r in d.related))
+            for d in tracer.findings]
+
+
+@pytest.mark.parametrize("deep", [False, True])
+def test_training_steps_on_the_cpu_give_the_clipping_finding(tmp_path, deep):
+    """The CPU run of the program the CUDA test below runs: its findings."""
+    assert traced_training(tmp_path, "cpu", deep) == [
+        ("AL103", 15, (("saved for backward here", 13), ("backward runs here", 17)))]
+
+
+@cuda
+@pytest.mark.cuda
+@pytest.mark.parametrize("deep", [False, True])
+def test_tracer_adds_no_device_synchronisation(tmp_path, deep):
+    """Training steps on CUDA under `set_sync_debug_mode("error")`: the tracer's work at each
+    op (storages, versions, layouts, the saved-tensor hooks) reads no device memory, so the
+    run completes, and the deliberate hazard is still reported.  Backward runs the CUDA
+    nodes in autograd's device thread, where no user line is on the stack: the backward's
+    line may be missing from the related locations."""
+    found = traced_training(tmp_path, "cuda", deep)
+    assert [(code, row) for code, row, _ in found] == [("AL103", 15)]
+    assert found[0][2] in ((("saved for backward here", 13), ("backward runs here", 17)),
+                           (("saved for backward here", 13),))

@@ -433,7 +433,8 @@ def test_regions_of_basic_indexing_and_their_element_sets():
 def test_inplace_activation_with_a_negative_slope_is_reported_at_the_call(tmp_path):
     """torch refuses the backward of an in-place `leaky_relu` with a negative slope, and of
     `elu`/`celu` with a negative alpha (functional, `_` and module forms): each is reported at
-    the in-place call, before the backward pass raises."""
+    the in-place call (the module's at its constructor, the call related), before the backward
+    pass raises."""
     source = """\
         import torch
         import torch.nn as nn
@@ -450,9 +451,123 @@ def test_inplace_activation_with_a_negative_slope_is_reported_at_the_call(tmp_pa
                 print("backward raised:", "negative slope" in str(error))
     """
     assert traced(tmp_path, source) == [
-        ("AL105", 6, ()), ("AL105", 7, ()), ("AL105", 8, ()), ("AL105", 9, ())]
+        ("AL105", 6, ()), ("AL105", 7, ()), ("AL105", 8, ()),
+        ("AL105", 9, (("the in-place write runs here", 9),))]
     out, error, _ = run(tmp_path / "prog.py", None)  # untraced: torch raises at each backward
     assert error is None and out.count("backward raised: True") == 4
+
+
+def test_inplace_module_with_a_negative_slope_is_reported_where_it_is_built(tmp_path):
+    """An in-place module's write is written where the module is built: the finding is at
+    the constructor, the call that runs it related (as the static AL105 has it); one module
+    run twice is one finding."""
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        class Block(nn.Module):
+            def __init__(self, dim: int) -> None:
+                super().__init__()
+                self.fc = nn.Linear(dim, dim)
+                self.act = nn.LeakyReLU(-0.2, inplace=True)
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return self.act(self.fc(x))
+
+
+        block = Block(4)
+        for step in range(2):
+            try:
+                block(torch.randn(3, 4)).sum().backward()
+            except RuntimeError as error:
+                print("backward raised:", "negative slope" in str(error))
+    """
+    assert traced(tmp_path, source) == [
+        ("AL105", 9, (("the in-place write runs here", 12),))]
+    out, _, _ = run(tmp_path / "prog.py", None)
+    assert out.count("backward raised: True") == 2
+
+
+def test_inplace_module_overwriting_a_saved_output_is_reported_where_it_is_built(tmp_path):
+    """`nn.ReLU(inplace=True)` on a sigmoid's output, which sigmoid's backward reads: at the
+    constructor, with the call, the saving op and the backward related."""
+    source = """\
+        import torch
+        import torch.nn as nn
+
+
+        class Gate(nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.proj = nn.Linear(8, 8)
+                self.act = nn.ReLU(inplace=True)
+
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                gate = torch.sigmoid(self.proj(x))
+                return self.act(gate) * x
+
+
+        model = Gate()
+        loss = model(torch.randn(4, 8)).sum()
+        loss.backward()
+    """
+    assert traced(tmp_path, source) == [
+        ("AL105", 9, (("the in-place write runs here", 13), ("saved for backward here", 12),
+                      ("backward runs here", 18)))]
+
+
+def test_inplace_module_built_through_a_torch_superclass_is_reported_where_it_is_built(
+        tmp_path):
+    """`nn.ReLU6(True)` (positional `inplace`) is built through `Hardtanh.__init__`: the
+    line that builds it is still the user's."""
+    source = """\
+        import torch
+        import torch.nn as nn
+
+        act = nn.ReLU6(True)
+        x = torch.randn(5, requires_grad=True)
+        y = torch.sigmoid(x)
+        act(y)
+        try:
+            y.sum().backward()
+        except RuntimeError as error:
+            print("backward raised:", "inplace" in str(error))
+    """
+    assert traced(tmp_path, source) == [
+        ("AL105", 4, (("the in-place write runs here", 7), ("saved for backward here", 6),
+                      ("backward runs here", 9)))]
+
+
+def test_inplace_module_a_library_builds_is_reported_at_the_users_call(tmp_path, monkeypatch):
+    """A module built by an installed package: its constructor is not the user's to change,
+    so the write is reported where the user's code runs it (as any write inside a
+    library), as AL101."""
+    library = tmp_path / "site-packages"
+    library.mkdir()
+    (library / "trunk.py").write_text(textwrap.dedent("""\
+        import torch.nn as nn
+
+
+        def make() -> nn.Module:
+            return nn.ReLU(inplace=True)
+    """))
+    monkeypatch.syspath_prepend(str(library))
+    source = """\
+        import torch
+        import trunk
+
+        act = trunk.make()
+        x = torch.randn(5, requires_grad=True)
+        y = torch.sigmoid(x)
+        act(y)
+        try:
+            y.sum().backward()
+        except RuntimeError as error:
+            print("backward raised:", "inplace" in str(error))
+    """
+    assert traced(tmp_path, source) == [
+        ("AL101", 7, (("saved for backward here", 6), ("backward runs here", 9)))]
 
 
 def test_inplace_activation_whose_backward_accepts_it_is_clean(tmp_path):

@@ -27,7 +27,7 @@ RULE = Rule(
         "`x = F.relu(x)`), so the input a later read or backward needs keeps its values, which "
         "is the fix; it costs one more activation-sized tensor",
     confirm=CLOBBERED,
-    traced=(Hazard.NEGATIVE_SLOPE,),
+    traced=(Hazard.NEGATIVE_SLOPE, Hazard.MODULE_SAVED_WRITTEN),
     # The tracer reports the write a backward pass then reads as a saved tensor written.
     confirmed_by=(Hazard.SAVED_WRITTEN,),
 )

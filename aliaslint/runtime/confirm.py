@@ -310,7 +310,9 @@ class _Session:
                 if not (finding.code == code or rule is not None and finding.code in {
                         codes[hazard] for hazard in rule.confirmed_by}):
                     continue
-                if row in witness.rows:
+                # At the row the witness watches, or (an in-place module's write, reported
+                # where the module is built) at the finding's own primary row.
+                if row in witness.rows or row == witness.diagnostic.location.row:
                     witness.ran = True
                     witness.confirm(f"the tracer saw it: {finding.message}")
                 elif row in {r.location.row for r in witness.diagnostic.related

@@ -13,6 +13,9 @@ import enum
 class Hazard(enum.Enum):
     # Backward read a tensor autograd saved, written in place since it was saved.
     SAVED_WRITTEN = "saved-written"
+    # The same, written by the `forward` of an in-place module the user built
+    # (`nn.ReLU(inplace=True)`): reported where the module is built.
+    MODULE_SAVED_WRITTEN = "module-saved-written"
     # The same, written through a `.detach()` alias.
     DETACHED_WRITTEN = "detached-written"
     # The same, written through an alias with its own version counter (`.data`).

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from aliaslint.runtime import snapshots
+from aliaslint.runtime import sites, snapshots
 from aliaslint.runtime.dispatch import tensors_in
 from aliaslint.runtime.sites import LazySite, Site, frame_site, user_code, user_filename
 
@@ -347,6 +347,55 @@ def _install(torch: Any) -> None:
     for owner, attribute, replacement in _replacements(torch):
         _replace(owner, attribute, replacement)
     _install_extras(torch)
+    _install_builders(torch)
+
+
+@functools.cache
+def _inplace_modules(torch: Any) -> tuple[tuple[type, ...], tuple[type, ...]]:
+    """The torch.nn module classes whose ``__init__`` takes ``inplace`` (``nn.ReLU``,
+    ``nn.Dropout``), and the classes that define those ``__init__``s (``_DropoutNd``)."""
+    classes: list[type] = []
+    owners: dict[type, None] = {}
+    for name in dir(torch.nn):
+        cls = getattr(torch.nn, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, torch.nn.Module)):
+            continue
+        owner = next(k for k in cls.__mro__ if "__init__" in k.__dict__)
+        try:
+            parameters = inspect.signature(owner.__dict__["__init__"]).parameters
+        except (TypeError, ValueError):
+            continue
+        if "inplace" in parameters:
+            classes.append(cls)
+            owners[owner] = None
+    return tuple(classes), tuple(owners)
+
+
+def _builder(original: Callable[..., Any], compiling: Callable[[], bool]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        if _TRACERS and getattr(self, "inplace", False) is True and not compiling():
+            # Built by the user's own call (or the user's subclass): not by a library, and
+            # not by a subclass of torch's (`nn.ReLU6` calls `Hardtanh.__init__`).
+            frame = sys._getframe(1)
+            if user_code(frame.f_code):
+                sites.built(self, frame_site(frame))
+
+    return __init__
+
+
+def _install_builders(torch: Any) -> None:
+    """Where the user builds an in-place module (``nn.ReLU(inplace=True)``): a finding about
+    the write its ``forward`` makes points there.  A cost at construction only."""
+    compiling = torch.compiler.is_compiling
+    classes, owners = _inplace_modules(torch)
+    for owner in owners:
+        _replace(owner, "__init__", _builder(owner.__dict__["__init__"], compiling))
+    for cls in classes:
+        forward = getattr(getattr(cls, "forward", None), "__code__", None)
+        if forward is not None:
+            sites.INPLACE_FORWARDS.add(forward)
 
 
 _ABSENT = object()

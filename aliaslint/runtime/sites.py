@@ -1,12 +1,15 @@
-"""Where an operation comes from: the innermost frame of user code, and its source span."""
+"""Where an operation comes from: the innermost frame of user code, and its source span; and
+where the user built the in-place torch.nn modules (``nn.ReLU(inplace=True)``) whose
+``forward`` runs an operation."""
 
 from __future__ import annotations
 
 import functools
 import os
 import sys
+import weakref
 from types import CodeType, FrameType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from aliaslint.diagnostics import Position, display_path
 from aliaslint.runtime.usercode import is_user_file
@@ -19,6 +22,9 @@ class Site(NamedTuple):
     line: int
     code: CodeType
     lasti: int
+    # Where the in-place module whose `forward` made the call was built, when user code
+    # built it (`nn.ReLU(inplace=True)`): where the in-place operation is written.
+    built_at: Site | None = None
 
     def span(self) -> tuple[Position, Position]:
         """The source range of the running expression (the call, ``x += 1``, ``t[i] = v``)."""
@@ -92,6 +98,34 @@ def frame_site(frame: FrameType) -> Site:
     return Site(_USER_FILE[id(code)][1], frame.f_lineno, code, frame.f_lasti)
 
 
+# id(module) → (a weak reference to it, the user line that built it), for the torch.nn
+# modules built with `inplace=True` while a trace is open; and the code of their `forward`s.
+_BUILT: dict[int, tuple[weakref.ref, Site]] = {}
+INPLACE_FORWARDS: set[CodeType] = set()
+
+
+def built(module: Any, site: Site) -> None:
+    """User code at ``site`` built the in-place module ``module``."""
+    key = id(module)
+    _BUILT[key] = (weakref.ref(module, lambda _ref: _BUILT.pop(key, None)), site)
+
+
+def _built_at(frame: FrameType) -> Site | None:
+    """Where the module whose ``forward`` ``frame`` runs was built (an in-place module's)."""
+    module = frame.f_locals.get("self")
+    entry = _BUILT.get(id(module))
+    return entry[1] if entry is not None and entry[0]() is module else None
+
+
+def written_where(site: Site | None) -> tuple[Site | None, list[tuple[str, Site | None]]]:
+    """Where a finding about a write at ``site`` points, and its related location: for a
+    write an in-place module's ``forward`` makes, the line that built the module (where the
+    in-place operation is written, as the static rule has it), with the call related."""
+    if site is None or site.built_at is None:
+        return site, []
+    return site.built_at, [("the in-place write runs here", site._replace(built_at=None))]
+
+
 _ALIASLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -100,7 +134,8 @@ class LazySite:
     whether user code made the call itself (``direct``) rather than through a library
     (an optimizer, ``gradcheck``).  ``direct`` may be known beforehand (from the wrapper
     the call went through); otherwise it is whether the first frame outside aliaslint is
-    user code."""
+    user code.  Walking out to the user's frame it passes the ``forward`` of the in-place
+    module that made the call, if any: the site then says where the user built it."""
 
     __slots__ = ("known", "site", "direct", "_preset")
 
@@ -118,8 +153,13 @@ class LazySite:
                 frame = frame.f_back
             if self._preset is None:
                 self.direct = frame is not None and user_code(frame.f_code)
+            built_at = None
             while frame is not None and not user_code(frame.f_code):
+                if built_at is None and frame.f_code in INPLACE_FORWARDS:
+                    built_at = _built_at(frame)
                 frame = frame.f_back
             if frame is not None:
                 self.site = frame_site(frame)
+                if built_at is not None:
+                    self.site = self.site._replace(built_at=built_at)
         return self.site

@@ -53,7 +53,7 @@ from aliaslint.runtime.refusals import REFUSALS, SLOPED, Refusal, negative_param
 from aliaslint.runtime.regions import Region
 from aliaslint.runtime.saved import Saved as _Saved
 from aliaslint.runtime.saved import forward_op_name, history, version_error
-from aliaslint.runtime.sites import LazySite, Site, user_site
+from aliaslint.runtime.sites import LazySite, Site, user_site, written_where
 from aliaslint.runtime.storages import NO_STORAGE, layout_of, storage_of
 from aliaslint.runtime.usercode import is_user_file
 
@@ -369,15 +369,15 @@ class Tracer:
         keyword, value = found
         call = patches.Call(spec, args, kwargs, targets)
         with self._lock:
-            where = call.site()
+            where, runs = written_where(call.site())
             if self._reported(Hazard.NEGATIVE_SLOPE, where):
                 return
             self._report(
                 Hazard.NEGATIVE_SLOPE, where,
                 f"in-place `{spec.name}` with {keyword}={value} on a tensor that requires grad: "
                 "a backward pass through it raises (\"backward calculation is triggered with "
-                "a negative slope\"); use the out-of-place call",
-                [], [(f"written by `{spec.name}`", t) for t in targets],
+                "a negative slope\"); use the out-of-place call (`inplace=False`)",
+                runs, [(f"written by `{spec.name}`", t) for t in targets],
                 made_then(None, "written", where, spec.name))
 
     def _wrote(self, note: _WriteNote) -> None:
@@ -839,10 +839,11 @@ class Tracer:
                 f"autograd saved for backward; {outcome}", related, **story)
             return
         related.append(("backward runs here", backward))
+        where, runs = written_where(record.modified_at)  # an in-place module's: where built
         self._report(
-            Hazard.SAVED_WRITTEN, record.modified_at,
+            Hazard.MODULE_SAVED_WRITTEN if runs else Hazard.SAVED_WRITTEN, where,
             f"in-place `{record.modified_op}` writes a tensor that autograd saved for "
-            f"backward{saver}; {outcome}", related, **story)
+            f"backward{saver}; {outcome}", runs + related, **story)
 
     def _saved_tensor_read(self, record: _Saved, tensor: Any) -> None:
         """AL103 and AL301 when backward reads a saved tensor whose counter did not move."""
