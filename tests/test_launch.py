@@ -131,6 +131,8 @@ def frames(stderr: str) -> list[str]:
     "x = torch.ones(2, 3).t()\nx.view(-1)\n",
     # the tracer raises autograd's own error from its unpack hook
     "x = torch.ones(3, requires_grad=True)\ny = x.exp()\ny.add_(1)\ny.sum().backward()\n",
+    # torch raises inside a call the tracer wraps to follow snapshots
+    "m = torch.nn.Linear(2, 2)\nbest = m.state_dict()\nm.load_state_dict({'weight': best['weight']})\n",
 ])
 def test_tracebacks_show_the_frames_of_a_plain_run(tmp, body):
     (tmp / "prog.py").write_text("import torch\n\n\ndef main():\n" + textwrap.indent(body, "    ")

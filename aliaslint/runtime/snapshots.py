@@ -234,6 +234,13 @@ def _caller_site(frame: Any) -> Site | None:
     return frame_site(frame) if user_code(frame.f_code) else user_site()
 
 
+def _from_the_caller(error: BaseException) -> None:
+    """The program sees what torch raised as a plain run shows it: without this wrapper's
+    frame (a traceback cut at aliaslint's frames would lose torch's below it)."""
+    if error.__traceback__ is not None:
+        error.__traceback__ = error.__traceback__.tb_next
+
+
 def install(torch: Any, replace: Callable[[Any, str, Any], None],
             tracers: list[Tracer]) -> None:
     """Wrap what takes, writes and reads snapshots (``replace`` records each attribute for
@@ -264,7 +271,11 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
         site = _caller_site(sys._getframe(1))
         if site is not None:
             _read(list(_tensors(state, tensor_type)), site, "`load_state_dict`")
-        result = load_state_dict(self, state, *args, **kwargs)
+        try:
+            result = load_state_dict(self, state, *args, **kwargs)
+        except BaseException as error:
+            _from_the_caller(error)
+            raise
         _owner_wrote(site, "`load_state_dict`")
         return result
 
@@ -279,7 +290,11 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
                 if site is not None:
                     _read(list(_tensors((*args, *kwargs.values()), tensor_type)), site,
                           f"`{name}`")
-            return original(*args, **kwargs)
+            try:
+                return original(*args, **kwargs)
+            except BaseException as error:
+                _from_the_caller(error)
+                raise
 
         return traced
 
@@ -290,7 +305,11 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
     def writer(original: Callable[..., Any], name: str) -> Callable[..., Any]:
         @functools.wraps(original)
         def traced(*args: Any, **kwargs: Any) -> Any:
-            result = original(*args, **kwargs)
+            try:
+                result = original(*args, **kwargs)
+            except BaseException as error:
+                _from_the_caller(error)
+                raise
             if MARKS and tracers and not compiling():
                 _owner_wrote(user_site(), name)
             return result
