@@ -401,6 +401,9 @@ LOW_MARKS = {
     "sarif": lambda out: [r["level"] for r in json.loads(out)["runs"][0]["results"]],
     "github": lambda out: [line.partition(" ")[0] for line in out.splitlines()],
     "gitlab": lambda out: [issue["severity"] for issue in json.loads(out)],
+    # The static findings' list: each finding's code, marked when low, then where.
+    "html": lambda out: re.findall(r'<span class="code-id">AL999</span> ([^<]*)<span '
+                                   r'class="where">([^<]*)</span>', out),
 }
 LOW_EXPECTED = {
     "full": ["AL999 [dummy-rule] `torch.zeros(3)` makes zeros",
@@ -411,6 +414,7 @@ LOW_EXPECTED = {
     "sarif": ["error", "warning"],
     "github": ["::error", "::warning"],
     "gitlab": ["major", "minor"],
+    "html": [("", "m.py:2"), ("(low confidence) ", "m.py:3")],
 }
 
 
