@@ -60,6 +60,7 @@ from aliaslint.diagnostics import (
 )
 from aliaslint.incremental import ChunkPositions, StatementCache
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
+from aliaslint.parsing import parse_module
 from aliaslint.project import Link, Loader, Program, digest_of
 from aliaslint.reading import file_error as _file_error
 from aliaslint.reading import read_file
@@ -76,7 +77,6 @@ from aliaslint.screen import (
 from aliaslint.suppressions import parse_suppressions
 from aliaslint.walk import walk
 from aliaslint.workers import run_all
-from aliaslint.parsing import parse_module
 
 # Told (files done, files in all) as a run goes.
 Progress = Callable[[int, int], None]

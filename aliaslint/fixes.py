@@ -37,10 +37,10 @@ from aliaslint.config import FixPolicy
 from aliaslint.diagnostics import FILE_NOT_CHECKED, Diagnostic, Edit, Fix, Position
 from aliaslint.lines import Lines, split_keepends, usual_break
 from aliaslint.notebooks import load_notebook
+from aliaslint.parsing import parse_module
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import compile_error
 from aliaslint.writes import replace_content
-from aliaslint.parsing import parse_module
 
 # Passes over one file before giving up on fixes that keep producing new ones.
 MAX_PASSES = 10

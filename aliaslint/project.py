@@ -30,9 +30,8 @@ from typing import Any, Callable
 import libcst as cst
 
 from aliaslint.cache import content_hash
-
-from aliaslint.screen import budget_error, compile_error
 from aliaslint.parsing import parse_module
+from aliaslint.screen import budget_error, compile_error
 
 # Libraries whose behaviour comes from the generated tables, never from their source.
 _MODELLED = frozenset({"torch", "numpy", "functorch"})

@@ -61,7 +61,6 @@ from aliaslint.analysis.syntax import (
 )
 from aliaslint.analysis.values import (
     root_of,
-    ordered_positional,
     INT,
     OTHER,
     SHAPE,
@@ -89,6 +88,7 @@ from aliaslint.analysis.values import (
     is_true,
     kept_as_copy,
     local_class,
+    ordered_positional,
 )
 
 

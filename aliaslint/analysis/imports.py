@@ -10,7 +10,6 @@ findings are its own check's), and its function bodies only when something calls
 from __future__ import annotations
 
 import ast
-
 from typing import Any
 
 import libcst as cst

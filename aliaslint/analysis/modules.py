@@ -36,8 +36,6 @@ from aliaslint.analysis.syntax import (
 )
 from aliaslint.analysis.values import (
     BOTTOM,
-    ordered_positional,
-    spread_modules,
     OTHER,
     UNKNOWN,
     Args,
@@ -61,6 +59,8 @@ from aliaslint.analysis.values import (
     join,
     local_class,
     module_items,
+    ordered_positional,
+    spread_modules,
 )
 
 
@@ -702,4 +702,3 @@ def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str
                 arg.keyword is None and position == 0 and not arg.star:
             return {name: arg.value}
     return {}
-
