@@ -18,7 +18,8 @@ from aliaslint.cli_output import (
     use_color,
 )
 from aliaslint.config import CliOptions, Settings
-from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR, Diagnostic
+from aliaslint.diagnostics import FILE_NOT_CHECKED, INTERNAL_ERROR, UNUSED_SUPPRESSION, \
+    Diagnostic
 from aliaslint.engine import Result, check_buffer, check_stdin, display_path, program_link, \
     stdin_target
 from aliaslint.fixes import fix_bytes, fix_file
@@ -81,13 +82,33 @@ class Recheck:
 
     def __call__(self, text: str) -> list[Diagnostic]:
         link = program_link(self.result.program, self.path, self.settings)
-        found = check_buffer(text, self.path, self.filename, self.settings, link=link)
-        if self.checked is None:
+        first = self.checked is None
+        if first:
             self.checked = text
+        found = [d for d in check_buffer(text, self.path, self.filename, self.settings,
+                                         link=link)
+                 if not self._used_elsewhere(d, text)]
+        if first:
             own = {(d.code, d.location, d.end_location) for d in found}
             self.elsewhere = [d for d in self.result.diagnostics if d.filename == self.filename
                               and (d.code, d.location, d.end_location) not in own]
         return found + self.elsewhere if text == self.checked else found
+
+    def _used_elsewhere(self, finding: Diagnostic, text: str) -> bool:
+        """Is ``finding`` an AL901 the run withdrew (another file's check used that
+        suppression)?  Matched by message and the suppression's line, which a fix above it
+        may have moved."""
+        if finding.code != UNUSED_SUPPRESSION:
+            return False
+        lines = text.splitlines()
+        line = lines[finding.location.row - 1] if finding.location.row <= len(lines) else None
+        return any(d.filename == finding.filename and d.message == finding.message
+                   and self._checked_line(d.location.row) == line
+                   for d in self.result.used_elsewhere)
+
+    def _checked_line(self, row: int) -> str | None:
+        lines = (self.checked or "").splitlines()
+        return lines[row - 1] if row <= len(lines) else None
 
 
 def fix_paths(args, cwd: Path, result: Result,

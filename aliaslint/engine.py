@@ -74,7 +74,7 @@ from aliaslint.screen import (
     budget_error,
     without_lone_backslashes,
 )
-from aliaslint.suppressions import parse_suppressions
+from aliaslint.suppressions import Suppressions, parse_suppressions
 from aliaslint.walk import walk
 from aliaslint.workers import run_all
 
@@ -94,6 +94,10 @@ class Result:
     # The checked files as one program (None for one file or standard input): `--fix` and
     # `--add-noqa` check a file again within it, so that they see what the check saw.
     program: Program | None = None
+    # The AL901 findings a file's own check makes for suppressions another file's check
+    # used (a caller's check found a write inside this helper): left out of
+    # ``diagnostics``, and out of the file's findings when `--fix` checks it again.
+    used_elsewhere: frozenset[Diagnostic] = frozenset()
 
     @property
     def files(self) -> list[Path]:
@@ -312,8 +316,13 @@ def _check_module(module: cst.Module, source: str, filename: str, enabled: froze
         # suppress it; its unused suppressions are that file's own check's to report.
         elsewhere = [(d, row) for d, row in located if d.filename == shown]
         if elsewhere:
-            diagnostics += _apply_suppressions(text, elsewhere, enabled - {UNUSED_SUPPRESSION},
-                                               shown)
+            suppressions = parse_suppressions(text)
+            diagnostics += _unsuppressed(suppressions, elsewhere)
+            if link is not None and UNUSED_SUPPRESSION in enabled:
+                # That file's own check, blind to this call, calls them unused: the run
+                # withdraws those findings (`Result.used_elsewhere`).
+                link.used_elsewhere += _unused_findings(suppressions, enabled, shown,
+                                                        used=True)
     return sorted(errors + diagnostics, key=lambda d: d.sort_key)
 
 
@@ -508,25 +517,39 @@ def _locate(context: Context, findings: list[Finding], filename: str,
 def _apply_suppressions(source: str, located: list[tuple[Diagnostic, int]], enabled,
                         filename: str) -> list[Diagnostic]:
     suppressions = parse_suppressions(source)
-    kept = []
-    for diagnostic, statement_row in located:
-        if not suppressions.suppresses(diagnostic.code, (diagnostic.location.row, statement_row)):
-            kept.append(diagnostic)
+    kept = _unsuppressed(suppressions, located)
     if UNUSED_SUPPRESSION in enabled:
-        known = registry.rules()
-        for directive, code in suppressions.unused():
-            start = Position(directive.row, directive.column)
-            end = Position(directive.row, directive.end_column)
-            if code is None:
-                message = f"unused suppression `{directive.text.strip()}`: nothing to silence here"
-            elif code not in known:
-                message = f"suppression names unknown rule `{code}`"
-            elif code not in enabled:
-                message = f"suppression of `{code}` is unused: the rule is not enabled"
-            else:
-                message = f"unused suppression of `{code}`: no {code} finding on this line"
-            kept.append(Diagnostic(UNUSED_SUPPRESSION, message, filename, start, end))
+        kept += _unused_findings(suppressions, enabled, filename)
     return kept
+
+
+def _unsuppressed(suppressions: Suppressions, located: list[tuple[Diagnostic, int]]
+                  ) -> list[Diagnostic]:
+    """The findings no comment silences; each comment records what it silenced."""
+    return [diagnostic for diagnostic, statement_row in located
+            if not suppressions.suppresses(diagnostic.code,
+                                           (diagnostic.location.row, statement_row))]
+
+
+def _unused_findings(suppressions: Suppressions, enabled, filename: str,
+                     used: bool = False) -> list[Diagnostic]:
+    """An AL901 finding for each suppression that silenced nothing; with ``used``, the ones
+    its file's own check would report for the suppressions that silenced something here."""
+    known = registry.rules()
+    found = []
+    for directive, code in suppressions.used() if used else suppressions.unused():
+        start = Position(directive.row, directive.column)
+        end = Position(directive.row, directive.end_column)
+        if code is None:
+            message = f"unused suppression `{directive.text.strip()}`: nothing to silence here"
+        elif code not in known:
+            message = f"suppression names unknown rule `{code}`"
+        elif code not in enabled:
+            message = f"suppression of `{code}` is unused: the rule is not enabled"
+        else:
+            message = f"unused suppression of `{code}`: no {code} finding on this line"
+        found.append(Diagnostic(UNUSED_SUPPRESSION, message, filename, start, end))
+    return found
 
 
 NOTEBOOK_SUFFIX = ".ipynb"
@@ -535,16 +558,25 @@ NOTEBOOK_SUFFIX = ".ipynb"
 def check_file(path: Path, filename: str, settings: Settings,
                cache: Cache | None = None) -> list[Diagnostic]:
     """Check one file on disk; every failure is a finding, never an exception."""
-    return _check_file(path, filename, settings, cache)[0]
+    return _check_file(path, filename, settings, cache).diagnostics
+
+
+class Checked(NamedTuple):
+    """One file's check in a run."""
+
+    diagnostics: list[Diagnostic]
+    seen: Seen | None  # what the cache's index may remember of it
+    # AL901 findings of other files' checks this check shows to be wrong (Link.used_elsewhere)
+    used_elsewhere: tuple[Diagnostic, ...] = ()
 
 
 def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None,
-                program: Program | None = None):
+                program: Program | None = None) -> Checked:
     """The findings, and the (size, mtime) stat, content hash and extent the cache may
     remember.  With a ``program``, the file is analysed with the checked files it imports."""
     read = read_file(path, filename, settings.max_file_size)
     if isinstance(read, Diagnostic):
-        return [read], None
+        return Checked([read], None)
     data, stat = read
     regular = S_ISREG(stat.st_mode)
     rules = settings.rules_for(path)
@@ -565,20 +597,23 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
         if cached is not None:
             verbose.note(f"cache hit {filename} (same content"
                          f"{', and of the files it uses' if used else ''})")
-            return cached, Seen(stat, digest, extent, sorted(used), hit=True) if regular \
-                else None
+            return Checked(cached, Seen(stat, digest, extent, sorted(used), hit=True)
+                           if regular else None)
     diagnostics = check_buffer(data, path, filename, settings, rules, link=link)
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
-        return diagnostics, None  # a crash is not a result worth remembering: retry next time
+        # A crash is not a result worth remembering: retry next time.
+        return Checked(diagnostics, None)
+    used_elsewhere = tuple(link.used_elsewhere) if link is not None else ()
     if cache is None:
-        return diagnostics, None
+        return Checked(diagnostics, None, used_elsewhere)
     used = link.dependencies() if link is not None else {}
-    if any(d.filename != filename for d in diagnostics):
-        # A finding in another file, made by this file's call: the entry holds one file's
-        # findings, so this file is analysed again next time.
-        return diagnostics, None
+    if used_elsewhere or any(d.filename != filename for d in diagnostics):
+        # A finding in another file (or a suppression there used), made by this file's
+        # call: the entry holds one file's findings, so this file is analysed again next
+        # time.
+        return Checked(diagnostics, None, used_elsewhere)
     cache.store(Binding(with_dependencies(digest, used), kind, key), diagnostics, extent)
-    return diagnostics, Seen(stat, digest, extent, sorted(used)) if regular else None
+    return Checked(diagnostics, Seen(stat, digest, extent, sorted(used)) if regular else None)
 
 
 class Seen(NamedTuple):
@@ -707,8 +742,11 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
         def progress(count: int, total: int = total) -> None:
             done(cached + count, total)
     hits = len(files) - len(jobs_list)
-    for job, (found, seen) in zip(jobs_list, _run(jobs_list, jobs, store, progress, program)):
+    used_elsewhere: set[Diagnostic] = set()
+    for job, (found, seen, withdrawn) in zip(jobs_list,
+                                             _run(jobs_list, jobs, store, progress, program)):
         diagnostics.extend(found)
+        used_elsewhere.update(withdrawn)
         if seen is not None and store is not None:
             hits += seen.hit
             store.remember(str(job[0]), seen.stat, seen.digest, seen.extent,
@@ -717,7 +755,9 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
         verbose.note(f"{len(files) - hits} analysed, {hits} from cache")
     if store is not None:
         store.save_index()
-    return Result(distinct(diagnostics), files, program=program)
+    return Result(distinct([d for d in diagnostics if d.code != UNUSED_SUPPRESSION
+                            or d not in used_elsewhere]), files,
+                  program=program, used_elsewhere=frozenset(used_elsewhere))
 
 
 def source_roots(resolver: Resolver) -> tuple[Path, ...]:
@@ -823,7 +863,7 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
     return ordered
 
 
-def _check_job(job) -> tuple:
+def _check_job(job) -> Checked:
     path, filename, settings = job
     try:
         return _check_file(path, filename, settings, _worker_cache, _worker_program)
@@ -837,9 +877,9 @@ def _check_job(job) -> tuple:
         gc.freeze()
 
 
-def _not_in_time(job, why: str, overran: bool) -> tuple[list[Diagnostic], None]:
+def _not_in_time(job, why: str, overran: bool) -> Checked:
     _, filename, settings = job
-    return [not_checked(filename, settings, why, overran)], None
+    return Checked([not_checked(filename, settings, why, overran)], None)
 
 
 def not_checked(filename: str, settings: Settings, why: str, overran: bool) -> Diagnostic:

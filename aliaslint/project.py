@@ -30,6 +30,7 @@ from typing import Any, Callable
 import libcst as cst
 
 from aliaslint.cache import content_hash
+from aliaslint.diagnostics import Diagnostic
 from aliaslint.parsing import parse_module
 from aliaslint.screen import budget_error, compile_error
 
@@ -256,6 +257,9 @@ class Link:
     # (by the name its findings are shown under) and its text.
     contexts: dict[str, Any] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
+    # Suppressions in those files that silenced findings made here, as the AL901 findings
+    # their own checks report (``Result.used_elsewhere``).
+    used_elsewhere: list[Diagnostic] = field(default_factory=list)
 
     def allows(self, path: str) -> bool:
         """May the analysis load ``path`` too?  Each analysis reads at most ``LOADED_LINES``

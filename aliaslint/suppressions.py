@@ -54,8 +54,22 @@ class Suppressions:
                     return True
         return False
 
+    def used(self):
+        """(directive, code or None) for each suppression that silenced something, as
+        ``unused`` would name it had it silenced nothing."""
+        for directives in self.by_row.values():
+            for directive in directives:
+                if not directive.explicit or not directive.used:
+                    continue
+                if directive.codes is None:
+                    yield directive, None
+                    continue
+                for code in directive.codes:
+                    if code in directive.used:
+                        yield directive, code
+
     def unused(self):
-        """(directive, code or None, reason) for each suppression that silenced nothing."""
+        """(directive, code or None) for each suppression that silenced nothing."""
         for directives in self.by_row.values():
             for directive in directives:
                 if not directive.explicit:

@@ -104,6 +104,34 @@ def test_add_noqa_and_fix_see_what_the_whole_program_check_saw(project, capsys):
         (project / "helpers.py").read_text()
     assert "g.mul_(2)  # noqa: AL101\n" in (project / "train.py").read_text()
     assert check(capsys) == (0, [], "All checks passed! (2 files checked)")
+    # The noqa in helpers.py silences a finding only train.py's check makes: it is used.
+    assert check(capsys, "--report-unused-suppressions") == (
+        0, [], "All checks passed! (2 files checked)")
+
+
+def test_a_suppression_used_by_another_files_check_is_not_unused(project, capsys):
+    """`helpers.py`'s noqa is used by `train.py`'s check; from the cache too, and when
+    `--fix` checks `helpers.py` again.  Checked alone, helpers.py makes no such finding."""
+    (project / "helpers.py").write_text(HELPERS.replace(
+        "max=width)", "max=width)  # noqa: AL208").replace(
+        "return torch.sigmoid(x)", "return torch.sigmoid(x)  # noqa: AL101"))
+    (project / "train.py").write_text(TRAIN.replace("g.mul_(2)", "g.mul_(2)  # noqa: AL101"))
+    cached = ["check", "--isolated", "--output-format", "concise",
+              "--report-unused-suppressions"]
+    for _ in range(2):  # analysed, then (helpers.py) from the cache
+        assert main(cached) == 1
+        assert [line.split()[:2] for line in capsys.readouterr().out.splitlines()[:-1]] == [
+            ["helpers.py:5:30:", "AL901"]]
+    # `--fix` edits helpers.py (a fix of its own) and checks it again, alone.
+    with (project / "helpers.py").open("a") as helpers:
+        helpers.write("SCRATCH = torch.zeros(1)\nprint(SCRATCH.storage().data_ptr())\n")
+    assert main([*cached, "--select", "ALL", "--fix"]) == 1
+    out = capsys.readouterr().out
+    assert [line.split()[:2] for line in out.splitlines()[:-1]] == [
+        ["helpers.py:5:30:", "AL901"]]
+    assert "print(SCRATCH.untyped_storage().data_ptr())" in (project / "helpers.py").read_text()
+    code, findings, _ = check(capsys, "--report-unused-suppressions", "helpers.py")
+    assert (code, findings) == (1, ["helpers.py:5:AL901", "helpers.py:9:AL901"])
 
 
 def test_add_noqa_keeps_line_endings_and_an_ignore_list(project, capsys):
