@@ -173,7 +173,21 @@ class Effects(Interpreter):
             self._log_write(applied, env)
             for token in outer:
                 self._dirty(token, applied, env)
+            if write.target is None:
+                # An optimizer step (or `load_state_dict`) inside the callee writes every
+                # parameter: the caller's references to them (a kept `state_dict()`) see
+                # the new values, as after a step of its own.
+                self._mark_stale(outer, applied, set(), env)
 
+
+    def _kept_by_call(self, value: ModuleValue | ParamsValue, node: cst.CSTNode,
+                      function: cst.FunctionDef) -> ModuleValue | ParamsValue:
+        """A snapshot the callee took (`return model.state_dict()`, `{"model":
+        model.state_dict()}`) is taken, for the caller, by the call it keeps."""
+        snapshot = value.snapshot
+        if snapshot is None or id(snapshot) not in self._made_inside(function):
+            return value
+        return replace(value, snapshot=node)
 
     def _caller_elements(self, token: object, args: Sequence[
             tuple[Value, cst.BaseExpression | None]]) -> list[Value]:
@@ -214,7 +228,8 @@ class Effects(Interpreter):
                 each = None if value.each is None else moved(value.each, (*path, "each"))
                 return replace(value, items=items, each=each, origin=node)
             if isinstance(value, (ModuleValue, ParamsValue)):
-                return value  # a factory's model and its optimizer keep their identity
+                # A factory's model and its optimizer keep their identity.
+                return self._kept_by_call(value, node, function)
             if not isinstance(value, TensorValue):
                 return value if value.kind is Kind.OTHER else UNKNOWN
             if containers.element_token(value.storage) is not None:

@@ -584,7 +584,14 @@ class Modules(Effects):
             result = TensorValue(origin=node, storage=alloc, counter=alloc,
                                  requires_grad=result.requires_grad, leaf=result.leaf)
         elif isinstance(result, ModuleValue):
+            given = next((value for value, _ in args if isinstance(value, ModuleValue)
+                          and value.module is result.module), None)
+            if given is not None:
+                # The module it was given (`unwrap_model(model)`), not a new one.
+                return given
             return self._rebased(result, node) if isinstance(node, cst.Call) else UNKNOWN
+        elif isinstance(result, ParamsValue) and isinstance(node, cst.Call):
+            return self._kept_by_call(result, node, function)
         elif (layers := module_items(result)) is not None and \
                 isinstance(result, ContainerValue) and result.items is not None and \
                 isinstance(node, cst.Call):

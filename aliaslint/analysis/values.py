@@ -297,6 +297,15 @@ class ContainerValue(Value):
     mapping: bool = False
     keys: tuple | None = field(default=None, compare=False)
 
+    @property
+    def snapshot(self) -> cst.CSTNode | None:
+        """Where an element was kept as a snapshot (`{"model": model.state_dict()}`): the
+        container holds the same tensors, not copies."""
+        for element in (*(self.items or ()), *((self.each,) if self.each is not None else ())):
+            if element.snapshot is not None:
+                return element.snapshot
+        return None
+
     def with_saves_renamed(self, mapping: dict[int, int]) -> ContainerValue:
         each = self.each.with_saves_renamed(mapping) if self.each is not None else None
         items = None if self.items is None else tuple(
@@ -556,6 +565,12 @@ def refers_to(value: Value, tokens: set) -> bool:
         return True
     if isinstance(value, ParamsValue):
         return not value.params.isdisjoint(tokens)
+    if isinstance(value, ContainerValue):
+        # Only a container holding a snapshot: its elements are then known to be the
+        # source's own tensors (other containers' elements are followed where written).
+        return value.snapshot is not None and any(
+            refers_to(element, tokens)
+            for element in (*(value.items or ()), *((value.each,) if value.each else ())))
     return isinstance(value, ModuleValue) and not value.module.params.isdisjoint(tokens)
 
 

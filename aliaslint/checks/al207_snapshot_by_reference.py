@@ -29,7 +29,10 @@ RULE = Rule(
 def snapshot_by_reference(event: StaleRead, ctx: Context):
     write, value = event.write, event.value
     snapshot = value.snapshot
-    if snapshot is None or write.activation or write.callee is not None:
+    if snapshot is None or write.activation or write.callee is not None and \
+            write.target is not None:
+        # A callee's write to a tensor argument is AL208's; a callee that steps an
+        # optimizer (writes parameters, target None) changes the snapshot as a step here does.
         return
     if event.rewritten or _handed_on(event):
         # The second name is itself written again (`buf[i][m] = v` round a loop), or only
@@ -59,7 +62,10 @@ def snapshot_by_reference(event: StaleRead, ctx: Context):
             [ctx.quote(snapshot), f" is no copy: line {ctx.line(write.node)} changes it in "
              f"place before `{event.name}` is read (line {ctx.line(event.read)})"])
         + f" · {ctx.code(snapshot)} keeps {kind}, not a copy · take a copy: {advice}",
-        (("changed in place here", write.node), read_related(event)),
+        (("changed in place here", write.node),
+         *(((f"the parameters are written here, inside `{write.callee}`", write.defined_at),)
+           if write.callee is not None and write.defined_at is not None else ()),
+         read_related(event)),
         # The run reads what the name holds once the snapshot statement has finished.
         witness=RULE.witness(target=tuple(event.name.split("."))),
         fix=_copy(snapshot, value, ctx),

@@ -108,3 +108,89 @@ with torch.no_grad():
 opt.step()
 print(clones[0], change)
 assert change.item() > 0
+
+
+# case: the best weights kept while a helper runs the epoch and another unwraps the model
+# runs: raises AssertionError
+import torch
+from torch import nn
+
+
+def unwrap(model):
+    return model.module if hasattr(model, "module") else model
+
+
+def best_weights(model):
+    return unwrap(model).state_dict()
+
+
+def train_epoch(model, opt, x, y):
+    for xb, yb in zip(x.split(8), y.split(8)):
+        opt.zero_grad()
+        nn.functional.mse_loss(model(xb), yb).backward()
+        opt.step()
+
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.5)
+x, y = torch.randn(32, 4), torch.randn(32, 1)
+best, kept = float("inf"), None
+for epoch in range(4):
+    train_epoch(model, opt, x, y)
+    with torch.no_grad():
+        loss = nn.functional.mse_loss(model(x), y).item()
+    if loss < best:
+        best, kept = loss, best_weights(model)  # error: AL207
+    x = x.flip(0)
+model.load_state_dict(kept)
+with torch.no_grad():
+    assert abs(nn.functional.mse_loss(model(x.flip(0)), y).item() - best) < 1e-6
+
+
+# case: an in-memory checkpoint dict kept for a rollback
+# runs: raises AssertionError
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Embedding(10, 8), nn.Linear(8, 10))
+opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+data = torch.randint(0, 10, (16, 5))
+rollback = None
+for step in range(6):
+    loss = nn.functional.cross_entropy(model(data[:, :-1]).flatten(0, 1), data[:, 1:].flatten())
+    if step == 2:
+        rollback = {"model": model.state_dict(), "step": step}  # error: AL207
+        weights = model[1].weight.detach().clone()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+model.load_state_dict(rollback["model"])
+assert torch.equal(model[1].weight, weights)
+
+
+# case: copies kept by the same helpers and checkpoint
+import copy
+import torch
+from torch import nn
+
+
+def best_weights(model):
+    return copy.deepcopy(model.state_dict())
+
+
+def train_epoch(model, opt, x, y):
+    opt.zero_grad()
+    nn.functional.mse_loss(model(x), y).backward()
+    opt.step()
+
+
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.5)
+x, y = torch.randn(32, 4), torch.randn(32, 1)
+kept = best_weights(model)
+checkpoint = {"model": copy.deepcopy(model.state_dict()), "step": 0}
+for epoch in range(3):
+    train_epoch(model, opt, x, y)
+model.load_state_dict(kept)
+model.load_state_dict(checkpoint["model"])
