@@ -129,6 +129,12 @@ out = dict(maps)
 out["p3"].mul_(2)
 maps["p3"].sum().backward()
 """, [(3, "AL101")], [], True),
+    ("dict_of_keywords", """\
+maps = {"p3": torch.sigmoid(stem(x))}
+out = dict(**maps)
+out["p3"].mul_(2)
+maps["p3"].sum().backward()
+""", [(3, "AL101")], [], True),
     ("dict_spread", """\
 maps = {"p3": torch.sigmoid(stem(x))}
 out = {**maps, "scale": 2.0}

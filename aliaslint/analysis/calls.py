@@ -336,6 +336,10 @@ class Calls(Factories):
                 items.append(element)
             return ContainerValue(origin=node, each=ContainerValue(origin=node,
                                                                    items=tuple(items)))
+        if qualname in MAPPING_COPIES and len(args) == 1 and args[0][0].star == "**" and \
+                isinstance(args[0][1], ContainerValue) and args[0][1].mapping:
+            # `dict(**d)`: a new dict of the same values, as `dict(d)`.
+            return containers.copied(args[0][1], node, mapping=True)
         container = self._builtin_container(qualname, positional, node)
         if container is not None:
             return container
@@ -823,7 +827,7 @@ class Calls(Factories):
             source = positional[0]
             if isinstance(source, ParamsValue) and source.kind is Kind.PARAMS:
                 return ParamsValue(Kind.OTHER, origin=node, params=source.params, snapshot=node)
-            if source.snapshot is not None:
+            if source.snapshot is not None and not isinstance(source, ContainerValue):
                 return kept_as_copy(source, node, origin=node)
             if isinstance(source, ContainerValue) and source.replicated is not None:
                 return replace(source, origin=node)

@@ -196,6 +196,8 @@ def copied(container: ContainerValue, origin: cst.CSTNode, *, mapping: bool) -> 
 
 def merged(parts: list[ContainerValue], origin: cst.CSTNode) -> ContainerValue:
     """`{**a, **b}` or `a | b`: later keys win where all keys are literal."""
+    if len(parts) == 1:
+        return replace(parts[0], origin=origin)  # `{**d}`: the same elements
     keys: list[object] = []
     items: list[Value] = []
     for part in parts:

@@ -696,3 +696,47 @@ class Subsampling(nn.Module):
         return h
 model = Subsampling()
 model(torch.randn(2, 1, 4, 4), torch.ones(1, 1, 4, 4)).sum().backward()
+
+
+# case: attention maps made by a dict comprehension, rescaled through a shallow copy (which
+# element a key picks is not known: low)
+# runs: raises RuntimeError
+import torch
+from torch import nn
+
+
+class LevelAttention(nn.Module):
+    def __init__(self, levels, channels=4):
+        super().__init__()
+        self.convs = nn.ModuleDict({name: nn.Conv2d(channels, 1, 1) for name in levels})
+
+    def forward(self, feats):
+        return {name: torch.sigmoid(conv(feats[name])) for name, conv in self.convs.items()}
+
+
+def reweight(maps, weights):
+    out = dict(**maps)
+    for name, w in weights.items():
+        out[name].mul_(w)  # low: AL101
+    return out
+
+
+feats = {name: torch.randn(1, 4, 8, 8, requires_grad=True) for name in ("p3", "p4")}
+maps = reweight(LevelAttention(["p3", "p4"])(feats), {"p3": 1.0, "p4": 0.5})
+sum(m.sum() for m in maps.values()).backward()
+
+
+# case: the same maps, each one copied before it is scaled
+import torch
+
+
+def reweight(maps, weights):
+    out = {name: m.clone() for name, m in maps.items()}
+    for name, w in weights.items():
+        out[name].mul_(w)
+    return out
+
+
+feats = {name: torch.randn(1, 4, 8, 8, requires_grad=True) for name in ("p3", "p4")}
+maps = reweight({name: torch.sigmoid(f) for name, f in feats.items()}, {"p3": 1.0, "p4": 0.5})
+sum(m.sum() for m in maps.values()).backward()
