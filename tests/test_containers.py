@@ -129,6 +129,41 @@ out = dict(maps)
 out["p3"].mul_(2)
 maps["p3"].sum().backward()
 """, [(3, "AL101")], [], True),
+    ("appended_in_a_loop", """\
+outs = []
+for i in range(3):
+    gate = torch.sigmoid(stem(x) * i)
+    outs.append(gate * 2)
+    gate.mul_(0.5)
+sum(o.sum() for o in outs).backward()
+""", [(5, "AL101")], [], True),
+    ("appended_in_a_loop_then_written_out_of_place_is_clean", """\
+outs = []
+for i in range(3):
+    gate = torch.sigmoid(stem(x) * i)
+    outs.append(gate * 2)
+    gate = gate * 0.5
+sum(o.sum() for o in outs).backward()
+""", [], [], False),
+    ("a_tuple_returned_keeps_each_graph", """\
+def cell(inp):
+    h = torch.tanh(stem(inp))
+    return stem(h), h
+
+
+out, state = cell(x)
+state.mul_(0.5)
+out.sum().backward()
+""", [(7, "AL101")], [], True),
+    ("a_tuple_returned_keeps_each_graph_apart", """\
+def two(inp):
+    return torch.sigmoid(stem(inp)), torch.exp(stem(inp))
+
+
+gated, grown = two(x)
+grown.mul_(0.5)
+gated.sum().backward()
+""", [], [], False),
     ("dict_of_keywords", """\
 maps = {"p3": torch.sigmoid(stem(x))}
 out = dict(**maps)

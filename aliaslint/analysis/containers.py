@@ -76,7 +76,12 @@ def join_containers(a: ContainerValue, b: ContainerValue) -> ContainerValue:
                        each=join(a.each, b.each) if a.each is not None and b.each is not None
                        else None)
     left, right = some_element(a), some_element(b)
-    each = join(left, right) if left is not None and right is not None else None
+    if a.items == () or b.items == ():
+        # One path left it empty (the list before a loop appends to it): every element
+        # there may be is the other path's.
+        each = right if a.items == () else left
+    else:
+        each = join(left, right) if left is not None and right is not None else None
     return ContainerValue(origin=a.origin, each=each, mapping=a.mapping and b.mapping)
 
 

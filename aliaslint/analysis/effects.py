@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 import libcst as cst
 from aliaslint.analysis import containers
-from aliaslint.analysis.events import Write
+from aliaslint.analysis.events import Save, Write
 from aliaslint.nodes import walk_code
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
 from aliaslint.analysis.syntax import declares_mutation
@@ -216,11 +216,17 @@ class Effects(Interpreter):
 
     def _returned_container(self, summary: Summary, result: ContainerValue,
                             args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                            node: cst.CSTNode, label: str | None, env: Env,
-                            graph: frozenset[int], function: cst.FunctionDef) -> Value:
+                            mapping: dict[object, frozenset], node: cst.CSTNode,
+                            label: str | None, env: Env, graph: frozenset[int],
+                            function: cst.FunctionDef) -> Value:
         """A container the callee returns, in the caller's terms: its argument's elements
         are the caller's; a tensor it made is a new tensor per path, holding the saves the
-        callee left on it."""
+        callee left on it, and its graph is the callee's graph of it, moved onto the
+        caller's saves (`return self.pi(h), h`: the logits' graph holds what tanh saved of
+        `h` and what the Linears saved of their inputs and parameters)."""
+        renamed: dict[int, list[Save]] = {}  # a callee's save → the caller's
+        made: dict[tuple, TensorValue] = {}  # path → the callee's tensor made there
+
         def moved(value: Value, path: tuple) -> Value:
             if isinstance(value, ContainerValue):
                 items = None if value.items is None else tuple(
@@ -245,14 +251,74 @@ class Effects(Interpreter):
             tensor = self._outer_item(value, path, args, node, env, function)
             if not (isinstance(tensor, TensorValue) and tensor.storage == ("alloc", id(node), path)):
                 return tensor
-            new: set[int] = set()
             for stored, save in summary.saves:
                 if stored == value.storage:
-                    made = self._new_save(tensor, node, label, save.what, env)
-                    if made is not None:
-                        new.add(made.id)
-            return replace(tensor, graph=graph | frozenset(new))
-        return moved(result, ())
+                    copy = self._new_save(tensor, node, label, save.what, env)
+                    if copy is not None:
+                        renamed.setdefault(save.id, []).append(copy)
+            made[path] = value
+            return tensor
+
+        moved_result = moved(result, ())
+        self._move_saves(summary, args, mapping, node, label, env, renamed, function)
+
+        def with_graphs(value: Value, path: tuple) -> Value:
+            if isinstance(value, ContainerValue):
+                items = None if value.items is None else tuple(
+                    with_graphs(v, (*path, k)) for k, v in enumerate(value.items))
+                each = None if value.each is None else with_graphs(value.each, (*path, "each"))
+                return replace(value, items=items, each=each)
+            theirs = made.get(path)
+            if theirs is None or not isinstance(value, TensorValue):
+                return value
+            return replace(value, graph=graph | frozenset(
+                copy.id for old in theirs.graph for copy in renamed.get(old, ())))
+        return with_graphs(moved_result, ())
+
+    def _move_saves(self, summary: Summary,
+                    args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                    mapping: dict[object, frozenset], node: cst.CSTNode, label: str | None,
+                    env: Env, renamed: dict[int, list[Save]],
+                    function: cst.FunctionDef) -> None:
+        """The saves a callee left pending on the caller's memory (its tensor arguments, the
+        parameters of its modules), made again by the call; and the pairs of a save the
+        callee wrote after it, on those saves."""
+        for token, save in summary.saves:
+            if save.id in renamed:
+                continue
+            copies: list[Save | None] = []
+            if isinstance(token, tuple) and token[0] == "arg" and token[1] < len(args):
+                value, arg_node = args[token[1]]
+                copies.append(self._new_save(value, node, label, "its input", env, arg_node))
+            elif containers.element_token(token) is not None:
+                index = token[1]
+                copies.extend(self._new_save(element, node, label, "its input", env,
+                                             args[index][1])
+                              for element in self._caller_elements(token, args)
+                              if isinstance(element, TensorValue))
+            elif token in mapping:
+                copies.extend(self._save(t, t, node, label, "its parameters", env)
+                              for t in mapping[token])
+            elif _allocated(token) and self._single(token) and not self._in(token, function):
+                # A tensor one object holds (a cache on `self`, a global): the same memory
+                # for the caller, saved by the call.
+                copies.append(self._save(token, save.counter, node, label, save.what, env))
+            elif not save.conditional:
+                # A tensor only the callee held (the state a loop in it passed along):
+                # autograd holds it still, and what the callee wrote of it after saving it
+                # is read by the caller's backward.
+                pending = env.flow.saves.get(token, ())
+                if save not in pending:
+                    env.flow.saves[token] = pending + (save,)
+                copies.append(save)
+            renamed[save.id] = [copy for copy in copies if copy is not None]
+        for write, save in summary.dirty:
+            if save.conditional:
+                continue
+            for copy in renamed.get(save.id, ()):
+                pair = (write, copy)
+                if pair not in env.flow.dirty:
+                    env.flow.dirty = env.flow.dirty + (pair,)
 
 
 def _items(value: Value) -> tuple[Value, ...]:

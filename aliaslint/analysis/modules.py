@@ -600,8 +600,8 @@ class Modules(Effects):
             return replace(result, items=tuple(self._rebased(m, node, keep_origin=True)
                                                for m in layers), origin=node)
         elif isinstance(result, ContainerValue) and result.replicated is None:
-            return self._returned_container(summary, result, args, node, label, env, graph,
-                                            function)
+            return self._returned_container(summary, result, args, mapping, node, label, env,
+                                            graph, function)
         elif isinstance(result, (RefValue, LambdaValue)) or isinstance(
                 result, PartialValue) and not any(
                     isinstance(value, (TensorValue, ContainerValue))

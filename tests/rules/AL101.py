@@ -740,3 +740,62 @@ def reweight(maps, weights):
 feats = {name: torch.randn(1, 4, 8, 8, requires_grad=True) for name in ("p3", "p4")}
 maps = reweight({name: torch.sigmoid(f) for name, f in feats.items()}, {"p3": 1.0, "p4": 0.5})
 sum(m.sum() for m in maps.values()).backward()
+
+
+# case: a recurrent policy returns (logits, state); a helper resets the state in place
+# runs: raises RuntimeError
+import torch
+from torch import nn
+
+
+class Policy(nn.Module):
+    def __init__(self, obs_dim=5, hidden=8, actions=3):
+        super().__init__()
+        self.ih = nn.Linear(obs_dim, hidden)
+        self.hh = nn.Linear(hidden, hidden)
+        self.pi = nn.Linear(hidden, actions)
+
+    def forward(self, obs, h):
+        h = torch.tanh(self.ih(obs) + self.hh(h))
+        return self.pi(h), h
+
+
+def reset_finished(h, done):
+    h.mul_((1.0 - done).unsqueeze(-1))  # error: AL101
+    return h
+
+
+policy = Policy()
+h = torch.zeros(4, 8)
+logps = []
+for step in range(3):
+    logits, h = policy(torch.randn(4, 5), h)
+    logps.append(logits.log_softmax(-1)[:, 0])
+    h = reset_finished(h, (torch.rand(4) < 0.5).float())
+(-sum(lp.mean() for lp in logps)).backward()
+
+
+# case: the same rollout, the state reset out of place
+import torch
+from torch import nn
+
+
+class Policy(nn.Module):
+    def __init__(self, obs_dim=5, hidden=8, actions=3):
+        super().__init__()
+        self.ih = nn.Linear(obs_dim, hidden)
+        self.pi = nn.Linear(hidden, actions)
+
+    def forward(self, obs, h):
+        h = torch.tanh(self.ih(obs) + h)
+        return self.pi(h), h
+
+
+policy = Policy()
+h = torch.zeros(4, 8)
+logps = []
+for step in range(3):
+    logits, h = policy(torch.randn(4, 5), h)
+    logps.append(logits.log_softmax(-1)[:, 0])
+    h = h * (1.0 - (torch.rand(4) < 0.5).float()).unsqueeze(-1)
+(-sum(lp.mean() for lp in logps)).backward()
