@@ -499,10 +499,14 @@ class Calls(Factories):
             grad, no_grad = env.flow.grad, bool(op.extra.get("no_grad"))
             if no_grad:
                 env.flow.grad = False  # `nn.init.*_` write under no_grad
+            activation = is_activation(op)
             try:
+                # An activation called through a value (`self.act = torch.relu_`, a
+                # parameter given `F.relu_`) writes as an in-place module does: nothing at
+                # the call says so, so the name it writes is not read as intended later.
                 result = self._write(target, nodes.get(name), node, None, env,
-                                     activation=is_activation(op), fill=op.fills,
-                                     inputs=inputs)
+                                     activation=activation, fill=op.fills, inputs=inputs,
+                                     visible=not activation or _spells(node.func, op))
             finally:
                 env.flow.grad = grad
             if no_grad:
@@ -878,3 +882,11 @@ def _flag_argument(node: cst.Call, keyword: str) -> bool | None:
 def _method_name(call: cst.Call) -> str | None:
     """`cpu` for `t.cpu()`."""
     return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+
+
+def _spells(func: cst.BaseExpression, op: ops.Op) -> bool:
+    """Does the called expression name the op itself (`torch.relu_`, `x.relu_`, `F.relu_`),
+    rather than a value that holds it (`self.act`, a parameter)?"""
+    name = func.attr.value if isinstance(func, cst.Attribute) else \
+        func.value if isinstance(func, cst.Name) else None
+    return name == op.name.rsplit(".", 1)[-1]

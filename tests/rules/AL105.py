@@ -477,3 +477,52 @@ fake = gen(torch.randn(2, 8, 4, 4))
 loss_d = disc(fake.detach()).mean()
 loss_g = -disc(fake).mean()
 loss_g.backward()
+
+
+# case: the activation given to a residual block as a value is torch.relu_
+# runs: raises AssertionError
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class ResidualMLP(nn.Module):
+    def __init__(self, dim, activation):
+        super().__init__()
+        self.activation = activation
+        self.fc = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        h = self.activation(x)  # error: AL105
+        return x + self.fc(h)
+
+
+block = ResidualMLP(8, activation=torch.relu_)
+x = torch.randn(4, 8)
+with torch.no_grad():
+    expected = x + block.fc(F.relu(x))
+    out = block(x.clone())
+assert torch.allclose(out, expected)
+
+
+# case: the same block given the out-of-place torch.relu, and relu_ called by its name
+import torch
+from torch import nn
+
+
+class ResidualMLP(nn.Module):
+    def __init__(self, dim, activation):
+        super().__init__()
+        self.activation = activation
+        self.fc = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        h = self.activation(x)
+        return x + self.fc(h)
+
+
+block = ResidualMLP(8, activation=torch.relu)
+out = block(torch.randn(4, 8))
+y = torch.randn(4, 8)
+torch.relu_(y)
+print(out, y + 1)
