@@ -269,3 +269,55 @@ def libcst_parse(text: str):
     import libcst
 
     return libcst.parse_module(text)
+
+
+# A block whose behaviour its builder, in another file, chooses through the constructor: the
+# block's own file cannot see the choice; the builder's check runs the block's methods with
+# the values it passed, and reports what happens inside them there.
+CONFIGURED_BLOCK = '''\
+from torch import nn
+
+
+class ResidualMLP(nn.Module):
+    def __init__(self, dim, activation):
+        super().__init__()
+        self.activation = activation
+        self.fc = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        h = self.activation(x)
+        return x + self.fc(h)
+'''
+CONFIGURED_BUILDER = '''\
+import torch
+from torch import nn
+
+from blocks import ResidualMLP
+
+
+def build(dim, depth):
+    return nn.Sequential(*[ResidualMLP(dim, activation={activation}) for _ in range(depth)])
+
+
+x = torch.randn(4, 8)
+model = build(8, 2)
+with torch.no_grad():
+    first = model[0]
+    expected = x + first.fc(torch.relu(x))
+    out = first(x.clone())
+assert torch.allclose(out, expected), "the shortcut added relu(x)"
+'''
+
+
+@pytest.mark.parametrize("activation, found", [("torch.relu_", [("AL105", "blocks.py", 11)]),
+                                               ("torch.relu", [])])
+def test_a_class_in_another_file_runs_with_what_its_builder_gave(tmp_path, activation, found):
+    _write(tmp_path, {"blocks.py": CONFIGURED_BLOCK,
+                      "train.py": CONFIGURED_BUILDER.format(activation=activation)})
+    assert _findings(tmp_path) == found
+    assert _findings(tmp_path, ("blocks.py",)) == []  # alone, the block's file cannot know
+    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert (run.returncode != 0) == bool(found), run.stderr
+    if found:
+        assert "the shortcut added relu(x)" in run.stderr

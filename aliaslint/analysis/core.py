@@ -182,17 +182,25 @@ class Interpreter:
             self._instance_sites = Instances(self.module)
         return self._instance_sites
 
-    def _emit(self, event: Event) -> None:
-        if self._silent or self._raised_in is self._stmt:
+    def _emit(self, event: Event, low: bool = False) -> None:
+        if self._raised_in is self._stmt:
+            return
+        write = getattr(event, "write", None)
+        low = low or self._assuming or isinstance(event, SavedWrite) and event.save.assumed \
+            or isinstance(write, Write) and (write.may or write.guessed or write.assumed)
+        if self._silent:
+            # The body of another file's function, run for a summary with this call's
+            # values: what happens inside it is reported where the summary is applied.
+            stack = self._summary_stack
+            if stack and stack[-1].events is not None and stack[-1].level == self._silent:
+                stack[-1].events.append((event, low))
             return
         if self._loop_events is not None:
             # Loop passes meet the same event again: report it once.
             if event in self._loop_events:
                 return
             self._loop_events.add(event)
-        write = getattr(event, "write", None)
-        if self._assuming or isinstance(event, SavedWrite) and event.save.assumed or \
-                isinstance(write, Write) and (write.may or write.guessed or write.assumed):
+        if low:
             if event not in self._emitted:
                 self.low.add(event)
         else:

@@ -510,6 +510,8 @@ class Modules(Effects):
         the saves it left pending (moved onto the caller's storages), the saves it wrote
         before returning, and its result.  ``may``: one of several definitions that may run
         (see dispatch.py), so its events are `low`."""
+        for event, low in summary.events:
+            self._emit(event, low=low or may)
         if summary.backward:
             # The body ran a backward pass: through the graphs of the arguments it reached,
             # which are then no longer pending.

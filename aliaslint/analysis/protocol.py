@@ -90,6 +90,10 @@ class _Frame:
     approximation: Summary | None = None  # what a recursive call sees this round
     recursive: bool = False  # a call inside it reached it again
     provisional: bool = False  # it used a summary still being computed
+    # The events of its body, with whether each is `low`: kept for a function of another
+    # file, whose body runs nowhere else with the caller's values (None: not kept).
+    events: list | None = None
+    level: int = 0  # the silence depth its own body runs at
 
 
 class Protocol(Interpreter):
@@ -123,11 +127,14 @@ class Protocol(Interpreter):
         frame = _Frame(key)
         stack.append(frame)
         self._silent += 1
+        frame.level = self._silent
+        foreign = id(function) in self._homes
         outer_stmt = self._stmt
         summary: Summary | None = None
         try:
             for _ in range(RECURSION_ROUNDS):
                 frame.recursive = False
+                frame.events = [] if foreign else None
                 self._summaries_run += 1
                 summary = self._summarise(function, cls, args, layout, exact)
                 if not frame.recursive or summary is None or (
@@ -141,6 +148,8 @@ class Protocol(Interpreter):
             self._silent -= 1
             stack.pop()
             self._stmt = outer_stmt
+        if summary is not None and frame.events:
+            summary = replace(summary, events=tuple(dict.fromkeys(frame.events)))
         if frame.provisional:
             for outer in stack:
                 outer.provisional = True

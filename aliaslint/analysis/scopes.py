@@ -251,6 +251,9 @@ class Summary:
     dirty: tuple = ()
     # Storages of the object's state as the callee saw them: the caller sees the same.
     kept: frozenset = frozenset()
+    # What its body reported, with whether each is `low` (another file's function only: see
+    # Protocol._summary); reported again where the summary is applied.
+    events: tuple = ()
 
 
 
