@@ -199,6 +199,8 @@ class Calls(Factories):
                 if qualname == "builtins.super":
                     return self._super(node, env)
         args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+        for arg, value in args[:-1]:
+            self._read_at_the_op(arg.value, value, env)
         if dispatched and receiver is not None:
             bound = self._dispatch(receiver, node.func.attr.value if isinstance(
                 node.func, cst.Attribute) else "", node, args, env)

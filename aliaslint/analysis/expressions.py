@@ -346,6 +346,8 @@ class Expressions(Interpreter):
         """A list or tuple display; `[t]` remembers its one element for `[t] * n`,
         and `a, b = x, y` binds element by element.  `[*a, b]` splices `a`'s elements."""
         values = [self._eval(element.value, env) for element in node.elements]
+        for element, value in zip(node.elements[:-1], values):
+            self._read_at_the_op(element.value, value, env)  # `torch.cat((x, act(x)))`
         if any(isinstance(element, cst.StarredElement) for element in node.elements):
             spliced: list[Value] = []
             for element, value in zip(node.elements, values):
@@ -389,6 +391,7 @@ class Expressions(Interpreter):
     def _binary(self, node: cst.BinaryOperation, env: Env) -> Value:
         left = self._eval(node.left, env)
         right = self._eval(node.right, env)
+        self._read_at_the_op(node.left, left, env)
         if isinstance(node.operator, cst.Multiply) and Kind.TENSOR not in (left.kind, right.kind):
             # `[t] * n` / `n * [t]`: n references to one object.
             for container, count in ((left, node.right), (right, node.left)):
@@ -416,6 +419,19 @@ class Expressions(Interpreter):
         else:  # `2 * x` runs x.__rmul__(2)
             bound, nodes = {"self": right, "other": left}, {"self": node.right, "other": node.left}
         return self._record_saves(op, bound, result, node, env, nodes)
+
+    def _read_at_the_op(self, operand: cst.BaseExpression, value: Value, env: Env) -> None:
+        """A tensor operand's values are read when the operation runs, after the operands to
+        its right are evaluated: in `x + self.fc(self.act(x))` (or `torch.cat((x,
+        self.act(x)))`, `f(x, self.act(x))`) the op reads what the in-place `act` left in
+        `x`.  A name such an operand wrote in the meantime is read here (the write's own
+        name, at a write the code spells, is not: see _write)."""
+        key = name_key(operand)
+        if key is None or not isinstance(value, TensorValue) or key not in env.flow.stale:
+            return
+        write = env.flow.stale.pop(key)
+        self._emit(StaleRead(write.node, write.stmt, write, key, operand, value,
+                             self._rewriting, self._stmt))
 
     def _unary(self, node: cst.UnaryOperation, env: Env) -> Value:
         operand = self._eval(node.expression, env)

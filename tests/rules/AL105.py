@@ -526,3 +526,66 @@ out = block(torch.randn(4, 8))
 y = torch.randn(4, 8)
 torch.relu_(y)
 print(out, y + 1)
+
+
+# case: a pre-activation block adds the input back in the same expression that rectifies it
+# runs: raises AssertionError
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class PreActBlock(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.act = nn.ReLU(inplace=True)  # error: AL105
+        self.fc = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return x + self.fc(self.act(x))
+
+
+class Concat(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = nn.ReLU(inplace=True)  # error: AL105
+
+    def forward(self, x):
+        return torch.cat((x, self.act(x)), dim=1)
+
+
+block = PreActBlock(8)
+x = torch.randn(4, 8)
+with torch.no_grad():
+    expected = x + block.fc(F.relu(x))
+    out = block(x.clone())
+    both = Concat()(x.clone())
+assert torch.equal(both[:, :8], x) and torch.allclose(out, expected)
+
+
+# case: the same block with the activation out of place, or the input read first
+import torch
+from torch import nn
+
+
+class PreActBlock(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.act = nn.ReLU()
+        self.fc = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return x + self.fc(self.act(x))
+
+
+class Summed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        total = x.sum()
+        return total + self.act(x).sum()
+
+
+print(PreActBlock(8)(torch.randn(4, 8)), Summed()(torch.randn(4, 8)))
