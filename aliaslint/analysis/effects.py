@@ -6,7 +6,7 @@ grad mode and must/may status those writes keep.  Used by the summaries of modul
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 import libcst as cst
@@ -279,14 +279,19 @@ class Effects(Interpreter):
                     args: Sequence[tuple[Value, cst.BaseExpression | None]],
                     mapping: dict[object, frozenset], node: cst.CSTNode, label: str | None,
                     env: Env, renamed: dict[int, list[Save]],
-                    function: cst.FunctionDef) -> None:
-        """The saves a callee left pending on the caller's memory (its tensor arguments, the
-        parameters of its modules), made again by the call; and the pairs of a save the
-        callee wrote after it, on those saves."""
+                    function: cst.FunctionDef, *, may: bool = False,
+                    result_saves: Callable[[object], list[Save | None] | None] | None = None
+                    ) -> None:
+        """The saves a callee left pending, moved onto the caller's storages (its tensor
+        arguments and their elements, the parameters of its modules, what ``result_saves``
+        says of the tensor it returns, memory one object holds) or kept as they are (what
+        only the callee held); and the pairs of a save the callee wrote after it, on those
+        saves.  ``renamed`` maps each callee save's id to the caller's saves."""
         for token, save in summary.saves:
             if save.id in renamed:
                 continue
             copies: list[Save | None] = []
+            made = None
             if isinstance(token, tuple) and token[0] == "arg" and token[1] < len(args):
                 value, arg_node = args[token[1]]
                 copies.append(self._new_save(value, node, label, "its input", env, arg_node))
@@ -299,6 +304,8 @@ class Effects(Interpreter):
             elif token in mapping:
                 copies.extend(self._save(t, t, node, label, "its parameters", env)
                               for t in mapping[token])
+            elif result_saves is not None and (made := result_saves(token)) is not None:
+                copies.extend(made)
             elif _allocated(token) and self._single(token) and not self._in(token, function):
                 # A tensor one object holds (a cache on `self`, a global): the same memory
                 # for the caller, saved by the call.
@@ -316,7 +323,7 @@ class Effects(Interpreter):
             if save.conditional:
                 continue
             for copy in renamed.get(save.id, ()):
-                pair = (write, copy)
+                pair = (replace(write, may=True) if may and not write.may else write, copy)
                 if pair not in env.flow.dirty:
                     env.flow.dirty = env.flow.dirty + (pair,)
 

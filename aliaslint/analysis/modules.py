@@ -613,59 +613,25 @@ class Modules(Effects):
             return result  # a closure (`def hook(...)` made by a factory): its definition
         elif result.kind is not Kind.OTHER:
             return UNKNOWN
-        new: set[int] = set()
-        moved_ids: dict[int, Save] = {}
-        carried: set[int] = set()
-        for token, save in summary.saves:
-            # A save the callee left pending, moved onto the caller's storages.
-            moved: list[Save | None] = []
-            if isinstance(token, tuple) and token[0] == "arg" and token[1] < len(args):
-                value, arg_node = args[token[1]]
-                moved.append(self._new_save(value, node, label, "its input", env, arg_node))
-            elif containers.element_token(token) is not None:
-                index = token[1]
-                for element in self._caller_elements(token, args):
-                    if isinstance(element, TensorValue):
-                        moved.append(self._new_save(element, node, label, "its input", env,
-                                                    args[index][1]))
-            elif token in mapping:
-                moved.extend(self._save(t, t, node, label, "its parameters", env)
-                             for t in mapping[token])
-            elif isinstance(summary.result, TensorValue) and token == summary.result.storage \
+        def result_saves(token: object) -> list[Save | None] | None:
+            """The saves the callee left on the tensor it returns, on the caller's."""
+            if isinstance(summary.result, TensorValue) and token == summary.result.storage \
                     and not kept_result:
-                moved.append(self._new_save(result, node, label, "its result", env))
-            elif _allocated(token) and self._single(token) and \
-                    not self._in(token, function):
-                # A tensor one object holds (a cache on `self`, a global): the same memory
-                # for the caller, saved by the call.
-                moved.append(self._save(token, save.counter, node, label, save.what, env))
-            elif isinstance(summary.result, ContainerValue):
-                moved.extend(self._new_save(mine, node, label, "its result", env)
-                             for theirs, mine in zip(_items(summary.result), _items(result))
-                             if isinstance(theirs, TensorValue) and theirs.storage == token
-                             and not _of_argument(theirs))
-            elif not save.conditional:
-                # A tensor the caller can reach as it is (its object's state, a tensor the
-                # callee returns inside a tuple): autograd holds that same tensor.
-                pending = env.flow.saves.get(token, ())
-                if save not in pending:
-                    env.flow.saves[token] = pending + (save,)
-                carried.add(save.id)
-            for copy in moved:
-                if copy is not None:
-                    new.add(copy.id)
-                    moved_ids[save.id] = copy
-        for write, save in summary.dirty:
-            # Saved, then written, inside the callee: the backward the caller runs through
-            # what it got back reads the written tensor.
-            if save.conditional:
-                continue
-            target_save = moved_ids.get(save.id) or (save if save.id in carried else None)
-            if target_save is None:
-                continue
-            pair = (replace(write, may=True) if may and not write.may else write, target_save)
-            if pair not in env.flow.dirty:
-                env.flow.dirty = env.flow.dirty + (pair,)
+                return [self._new_save(result, node, label, "its result", env)]
+            if isinstance(summary.result, ContainerValue):
+                return [self._new_save(mine, node, label, "its result", env)
+                        for theirs, mine in zip(_items(summary.result), _items(result))
+                        if isinstance(theirs, TensorValue) and theirs.storage == token
+                        and not _of_argument(theirs)]
+            return None
+
+        renamed: dict[int, list[Save]] = {}
+        self._move_saves(summary, args, mapping, node, label, env, renamed, function, may=may,
+                         result_saves=result_saves)
+        # Kept as they are: autograd holds the very tensor (its object's state, a tensor
+        # the callee returns inside a tuple); the others are new saves of the caller's.
+        carried = {old for old, copies in renamed.items() if any(c.id == old for c in copies)}
+        new = {c.id for copies in renamed.values() for c in copies} - carried
         if isinstance(result, TensorValue):
             theirs_graph = summary.result.graph if isinstance(summary.result, TensorValue) \
                 else frozenset()
