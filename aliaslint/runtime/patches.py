@@ -32,13 +32,13 @@ import inspect
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from aliaslint.runtime import sites, snapshots
-from aliaslint.runtime.dispatch import tensors_in
+from aliaslint.runtime.observer import Call, WriteSpec, inputs_of
 from aliaslint.runtime.sites import LazySite, Site, frame_site, user_code, user_filename
+from aliaslint.runtime.wrap_plan import inplace_modules, plan
 
 if TYPE_CHECKING:
     from aliaslint.runtime.tracer import Tracer
@@ -48,79 +48,6 @@ _LOCK = threading.Lock()
 _LOCAL = threading.local()
 # (owner, attribute, the value it had) for each attribute replaced, to restore them.
 _REPLACED: list[tuple[Any, str, Any]] = []
-
-
-@dataclass(frozen=True)
-class WriteSpec:
-    """Where a writing call's written tensors are among its arguments."""
-
-    name: str
-    # (position, keyword) of each written argument; position -1: keyword only.
-    places: tuple[tuple[int, str], ...]
-    # The call writes only when this keyword is given a true value (``out=``, ``inplace=``),
-    # found at this position when passed positionally (-1: keyword only).
-    switch: tuple[int, str] | None = None
-    # False for calls that change only sizes, strides or the storage (``set_``, ``t_``).
-    data: bool = True
-
-    def targets(self, args: tuple[Any, ...], kwargs: dict[str, Any],
-                tensor_type: type) -> list[Any]:
-        if self.places == _RECEIVER and self.switch is None:  # most calls: `x.add_(y)`
-            return [args[0]] if args and isinstance(args[0], tensor_type) else []
-        if self.switch is not None:
-            position, keyword = self.switch
-            value = args[position] if 0 <= position < len(args) else kwargs.get(keyword)
-            # Never the truth of a tensor (`out=t` of several elements has none): the
-            # switch is off when absent, None or False.
-            if value is None or isinstance(value, int) and not value:
-                return []
-            if keyword == "out":
-                return list(tensors_in((value,), tensor_type))
-        found: list[Any] = []
-        for position, keyword in self.places:
-            value = args[position] if 0 <= position < len(args) else kwargs.get(keyword)
-            if value is not None:
-                found += tensors_in((value,), tensor_type)
-        return found
-
-
-_RECEIVER = ((0, "self"),)
-
-
-def any_view(args: tuple[Any, ...], kwargs: dict[str, Any], tensor_type: Any) -> bool:
-    """Is any tensor argument (one level into lists) a view?  (The written ones too.)"""
-    for value in (*args, *kwargs.values()) if kwargs else args:
-        if isinstance(value, tensor_type):
-            if value._is_view():
-                return True
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, tensor_type) and item._is_view():
-                    return True
-    return False
-
-
-def inputs_of(args: tuple[Any, ...], kwargs: dict[str, Any], tensor_type: type,
-              written: list[Any]) -> list[Any]:
-    """The tensors a call reads: its tensor arguments (one level into lists), less those
-    it writes."""
-    ids = {id(t) for t in written}
-    return [t for t in tensors_in((*args, *kwargs.values()), tensor_type) if id(t) not in ids]
-
-
-class Call:
-    """One wrapped writing call: the call, the tensors it writes, and its user line."""
-
-    __slots__ = ("spec", "args", "kwargs", "targets", "site")
-
-    def __init__(self, spec: WriteSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
-                 targets: list[Any]) -> None:
-        self.spec, self.args, self.kwargs, self.targets = spec, args, kwargs, targets
-        # The user line that made the call (the stack is walked once, on demand).
-        self.site = LazySite()
-
-    def inputs(self) -> list[Any]:
-        return inputs_of(self.args, self.kwargs, type(self.targets[0]), self.targets)
 
 
 # --- the wrappers ---------------------------------------------------------------------------
@@ -240,85 +167,6 @@ def _property_viewer(descriptor: Any, name: str, compiling: Callable[[], bool]) 
     return property(get, set, doc=getattr(descriptor, "__doc__", None))
 
 
-# --- what to wrap, from the op tables -------------------------------------------------------
-
-
-def _places(op: Any, offset: int) -> tuple[tuple[int, str], ...]:
-    """Positions of ``op``'s written arguments; ``offset`` 1 for methods (the receiver)."""
-    places = []
-    for name in op.writes:
-        if name in ("self", "input") and offset == 1:
-            places.append((0, name))
-        elif name in op.params:
-            places.append((op.params.index(name) + offset, name))
-        else:
-            places.append((-1, name))
-    return tuple(places)
-
-
-def _switch_position(function: Any, keyword: str) -> int:
-    try:
-        parameters = list(inspect.signature(function).parameters.values())
-    except (TypeError, ValueError):
-        return -1
-    for index, parameter in enumerate(parameters):
-        if parameter.name == keyword:
-            return index if parameter.kind is parameter.POSITIONAL_OR_KEYWORD else -1
-    return -1
-
-
-def _plan(torch: Any) -> list[tuple[Any, str, str, Any]]:
-    """(owner, attribute, role, detail) for everything to wrap; role is "write" or "view"."""
-    from aliaslint import ops
-
-    plan: list[tuple[Any, str, str, Any]] = []
-    functional = torch.nn.functional
-    for qualified in ops.names("ops"):
-        owner_name, _, attribute = qualified.rpartition(".")
-        op = ops.lookup(qualified)
-        if op is None:
-            continue
-        if owner_name == "torch.Tensor":
-            owner, offset = torch.Tensor, 1
-        elif owner_name == "torch":
-            owner, offset = torch, 0
-        elif owner_name == "torch.nn.functional":
-            owner, offset = functional, 0
-        elif owner_name == "torch.linalg" and op.kind == "view":
-            # Only its views (`torch.linalg.diagonal`): its `out=` calls are not wrapped.
-            owner, offset = torch.linalg, 0
-        else:
-            continue
-        value = owner.__dict__.get(attribute) if owner is torch.Tensor else None
-        if value is None:
-            value = getattr(owner, attribute, None)
-        if value is None or isinstance(value, type):
-            continue
-        if op.is_property:
-            if op.kind == "view" and owner is torch.Tensor:
-                plan.append((owner, attribute, "view-property", op))
-            continue
-        if not callable(value):
-            continue
-        if op.kind == "inplace" and op.bumps_version is not False:
-            spec = WriteSpec(attribute, _places(op, offset), data=not op.metadata_only)
-        elif owner is torch and op.has_out:
-            spec = WriteSpec(attribute, (), switch=(-1, "out"))
-        elif owner is torch and op.writes:
-            spec = WriteSpec(attribute, _places(op, offset))
-        elif owner is functional and op.inplace_kwarg:
-            # Named as the in-place op it then is (`relu_`).
-            spec = WriteSpec(attribute + "_", ((0, op.params[0] if op.params else "input"),),
-                             switch=(_switch_position(value, op.inplace_kwarg), op.inplace_kwarg))
-        elif op.kind in ("view", "indexing", "sometimes_alias") and owner is not functional:
-            plan.append((owner, attribute, "view", op))
-            continue
-        else:
-            continue
-        plan.append((owner, attribute, "write", spec))
-    return plan
-
-
 @functools.cache
 def _replacements(torch: Any) -> tuple[tuple[Any, str, Any], ...]:
     """(owner, attribute, wrapper) for everything the plan wraps; built once per process."""
@@ -326,7 +174,7 @@ def _replacements(torch: Any) -> tuple[tuple[Any, str, Any], ...]:
     grad_enabled = torch.is_grad_enabled
     tensor_type = torch.Tensor
     made = []
-    for owner, attribute, role, detail in _plan(torch):
+    for owner, attribute, role, detail in plan(torch):
         current = owner.__dict__.get(attribute) if isinstance(owner, type) else None
         original = getattr(owner, attribute)
         if role == "write":
@@ -350,27 +198,6 @@ def _install(torch: Any) -> None:
     _install_builders(torch)
 
 
-@functools.cache
-def _inplace_modules(torch: Any) -> tuple[tuple[type, ...], tuple[type, ...]]:
-    """The torch.nn module classes whose ``__init__`` takes ``inplace`` (``nn.ReLU``,
-    ``nn.Dropout``), and the classes that define those ``__init__``s (``_DropoutNd``)."""
-    classes: list[type] = []
-    owners: dict[type, None] = {}
-    for name in dir(torch.nn):
-        cls = getattr(torch.nn, name, None)
-        if not (isinstance(cls, type) and issubclass(cls, torch.nn.Module)):
-            continue
-        owner = next(k for k in cls.__mro__ if "__init__" in k.__dict__)
-        try:
-            parameters = inspect.signature(owner.__dict__["__init__"]).parameters
-        except (TypeError, ValueError):
-            continue
-        if "inplace" in parameters:
-            classes.append(cls)
-            owners[owner] = None
-    return tuple(classes), tuple(owners)
-
-
 def _builder(original: Callable[..., Any], compiling: Callable[[], bool]) -> Callable[..., Any]:
     @functools.wraps(original)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -389,7 +216,7 @@ def _install_builders(torch: Any) -> None:
     """Where the user builds an in-place module (``nn.ReLU(inplace=True)``): a finding about
     the write its ``forward`` makes points there.  A cost at construction only."""
     compiling = torch.compiler.is_compiling
-    classes, owners = _inplace_modules(torch)
+    classes, owners = inplace_modules(torch)
     for owner in owners:
         _replace(owner, "__init__", _builder(owner.__dict__["__init__"], compiling))
     for cls in classes:

@@ -39,7 +39,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aliaslint.diagnostics import Diagnostic
 from aliaslint.runtime import patches
@@ -48,6 +48,7 @@ from aliaslint.runtime.evidence import Moment, Named, finding, layout, made_then
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.hazards import codes as hazard_codes
 from aliaslint.runtime.numpy_share import NumpyShare
+from aliaslint.runtime.observer import Call, WriteSpec, any_view, inputs_of
 from aliaslint.runtime.program import run_program
 from aliaslint.runtime.refusals import REFUSALS, SLOPED, Refusal, negative_parameter, refusal
 from aliaslint.runtime.regions import Region
@@ -56,9 +57,6 @@ from aliaslint.runtime.saved import forward_op_name, history, version_error
 from aliaslint.runtime.sites import LazySite, Site, user_site, written_where
 from aliaslint.runtime.storages import NO_STORAGE, layout_of, storage_of
 from aliaslint.runtime.usercode import is_user_file
-
-if TYPE_CHECKING:
-    from aliaslint.runtime.patches import Call, WriteSpec
 
 # What torch says when an in-place op writes a leaf that requires grad with grad mode on.
 LEAF_ERROR = REFUSALS[0].text
@@ -340,7 +338,7 @@ class Tracer:
             # The dispatch mode sees the elements written (`x[0, 1] = v` writes a
             # temporary view of `x`); the call shows which tensor the user wrote through.
             if spec.data and any(t._is_view() for t in targets):
-                call = patches.Call(spec, args, kwargs, targets)
+                call = Call(spec, args, kwargs, targets)
                 with self._lock:
                     for tensor in targets:
                         if tensor._is_view():
@@ -348,9 +346,9 @@ class Tracer:
                             self._remember_view_write(spec.name, tensor, call.site)
             return None
         if not (self._saved or self._numpy or self._view_writes or self._watches or (
-                spec.data and patches.any_view(args, kwargs, self._tensor_type))):
+                spec.data and any_view(args, kwargs, self._tensor_type))):
             return None
-        call = patches.Call(spec, args, kwargs, targets)
+        call = Call(spec, args, kwargs, targets)
         with self._lock:
             note = self._before_write(spec.name, targets, call.site, spec.data, call.inputs,
                                       args)
@@ -367,7 +365,7 @@ class Tracer:
                 getattr(t, "requires_grad", False) for t in targets):
             return
         keyword, value = found
-        call = patches.Call(spec, args, kwargs, targets)
+        call = Call(spec, args, kwargs, targets)
         with self._lock:
             where, runs = written_where(call.site())
             if self._reported(Hazard.NEGATIVE_SLOPE, where):
@@ -655,7 +653,7 @@ class Tracer:
                 self._resolve()
             writes = written(facts, args, kwargs, tensor_type)
             written_ids = {id(w) for w in writes}
-            inputs = [t for t in patches.inputs_of(args, kwargs, tensor_type, writes)
+            inputs = [t for t in inputs_of(args, kwargs, tensor_type, writes)
                       if id(t) not in written_ids]
             if not (facts is not None and facts.makes_view):
                 self._reads(inputs, site, facts.name if facts else op.overloadpacket.__name__)

@@ -1,0 +1,87 @@
+"""The interface between the wrappers on torch's entry points (``aliaslint.runtime.patches``)
+and whatever observes the calls they see (the tracer): the calls as the wrappers hand them
+over.
+
+It sits apart from both sides so that the tracer needs nothing of the wrappers' module to
+read what they give it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aliaslint.runtime.dispatch import tensors_in
+from aliaslint.runtime.sites import LazySite, Site
+
+_RECEIVER = ((0, "self"),)
+
+
+@dataclass(frozen=True)
+class WriteSpec:
+    """Where a writing call's written tensors are among its arguments."""
+
+    name: str
+    # (position, keyword) of each written argument; position -1: keyword only.
+    places: tuple[tuple[int, str], ...]
+    # The call writes only when this keyword is given a true value (``out=``, ``inplace=``),
+    # found at this position when passed positionally (-1: keyword only).
+    switch: tuple[int, str] | None = None
+    # False for calls that change only sizes, strides or the storage (``set_``, ``t_``).
+    data: bool = True
+
+    def targets(self, args: tuple[Any, ...], kwargs: dict[str, Any],
+                tensor_type: type) -> list[Any]:
+        if self.places == _RECEIVER and self.switch is None:  # most calls: `x.add_(y)`
+            return [args[0]] if args and isinstance(args[0], tensor_type) else []
+        if self.switch is not None:
+            position, keyword = self.switch
+            value = args[position] if 0 <= position < len(args) else kwargs.get(keyword)
+            # Never the truth of a tensor (`out=t` of several elements has none): the
+            # switch is off when absent, None or False.
+            if value is None or isinstance(value, int) and not value:
+                return []
+            if keyword == "out":
+                return list(tensors_in((value,), tensor_type))
+        found: list[Any] = []
+        for position, keyword in self.places:
+            value = args[position] if 0 <= position < len(args) else kwargs.get(keyword)
+            if value is not None:
+                found += tensors_in((value,), tensor_type)
+        return found
+
+
+def any_view(args: tuple[Any, ...], kwargs: dict[str, Any], tensor_type: Any) -> bool:
+    """Is any tensor argument (one level into lists) a view?  (The written ones too.)"""
+    for value in (*args, *kwargs.values()) if kwargs else args:
+        if isinstance(value, tensor_type):
+            if value._is_view():
+                return True
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, tensor_type) and item._is_view():
+                    return True
+    return False
+
+
+def inputs_of(args: tuple[Any, ...], kwargs: dict[str, Any], tensor_type: type,
+              written: list[Any]) -> list[Any]:
+    """The tensors a call reads: its tensor arguments (one level into lists), less those
+    it writes."""
+    ids = {id(t) for t in written}
+    return [t for t in tensors_in((*args, *kwargs.values()), tensor_type) if id(t) not in ids]
+
+
+class Call:
+    """One wrapped writing call: the call, the tensors it writes, and its user line."""
+
+    __slots__ = ("spec", "args", "kwargs", "targets", "site")
+
+    def __init__(self, spec: WriteSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
+                 targets: list[Any]) -> None:
+        self.spec, self.args, self.kwargs, self.targets = spec, args, kwargs, targets
+        # The user line that made the call (the stack is walked once, on demand).
+        self.site = LazySite()
+
+    def inputs(self) -> list[Any]:
+        return inputs_of(self.args, self.kwargs, type(self.targets[0]), self.targets)
