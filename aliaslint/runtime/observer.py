@@ -8,11 +8,14 @@ read what they give it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from aliaslint.runtime.dispatch import tensors_in
-from aliaslint.runtime.sites import LazySite, Site
+from aliaslint.runtime.sites import LazySite
+
+SavedTensorHook = Callable[[Any], Any]
 
 _RECEIVER = ((0, "self"),)
 

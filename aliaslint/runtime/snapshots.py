@@ -37,7 +37,6 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from aliaslint.runtime.evidence import Moment
-from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.sites import Site, frame_site, user_code, user_site
 
 if TYPE_CHECKING:
@@ -220,10 +219,8 @@ def _report(mark: _Mark, take: _Take, read_at: Site, reader: str, tensor: Any,
                             ("written", take.written_at, None, take.writer),
                             ("read", read_at, version, reader)]
     for tracer in list(_STATE.get("tracers", ())):
-        if tracer._state == "open":
-            with tracer._lock:
-                tracer._report(Hazard.SNAPSHOT_OVERWRITTEN, take.site, message, related,
-                               [(f"kept from `{mark.what}`", tensor)], events)
+        tracer._snapshot_overwritten(take.site, message, related,
+                                     [(f"kept from `{mark.what}`", tensor)], events)
 
 
 # --- the wrappers ----------------------------------------------------------------------------
