@@ -1,19 +1,23 @@
 """The interface between the wrappers on torch's entry points (``aliaslint.runtime.patches``)
 and whatever observes the calls they see (the tracer): the calls as the wrappers hand them
-over.
+over, and ``EntryPointObserver``, what an observer answers to.
 
-It sits apart from both sides so that the tracer needs nothing of the wrappers' module to
-read what they give it.
+It sits apart from both sides so that neither imports the other: the wrappers know only
+this protocol, and a tracer is one implementation of it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from aliaslint.runtime.dispatch import tensors_in
-from aliaslint.runtime.sites import LazySite
+from aliaslint.runtime.evidence import Moment, Named
+from aliaslint.runtime.sites import LazySite, Site
+
+# What an observer learns before a write and wants back once the write has run.
+Note = TypeVar("Note")
 
 SavedTensorHook = Callable[[Any], Any]
 
@@ -88,3 +92,47 @@ class Call:
 
     def inputs(self) -> list[Any]:
         return inputs_of(self.args, self.kwargs, type(self.targets[0]), self.targets)
+
+
+class EntryPointObserver(Protocol[Note]):
+    """What the wrappers on torch's entry points tell each open observer, in the order the
+    program makes the calls.  Every method runs on the program's thread, in the middle of
+    its call, so each returns at once when it has nothing to follow."""
+
+    def will_write(self, spec: WriteSpec, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   targets: list[Any]) -> Note | None:
+        """A wrapped call is about to write ``targets``; what is returned comes back to
+        ``wrote`` once the call has run (None: nothing to settle)."""
+
+    def wrote(self, note: Note) -> None:
+        """The write ``will_write`` announced has run (version counters have moved)."""
+
+    def refused(self, call: Call, error: BaseException) -> None:
+        """A wrapped write raised ``error`` (re-raised to the program afterwards)."""
+
+    def made_view(self, op: str, source: Any, result: Any, site: Site | None,
+                  args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """A wrapped call (or a custom Function) returned a view: ``result``."""
+
+    def function_refused(self, name: str, site: Site | None, error: BaseException,
+                         forward: Site | None) -> None:
+        """A custom Function's ``apply`` raised ``error``."""
+
+    def function_wrote_input(self, name: str, op: str, write: Site | None,
+                             call: Site | None) -> None:
+        """A custom Function's ``forward`` wrote an input that requires grad without
+        ``ctx.mark_dirty``."""
+
+    def shared_with_numpy(self, tensor: Any, array: Any, site: Site | None,
+                          from_numpy: bool) -> None:
+        """``tensor`` and the NumPy ``array`` now share memory."""
+
+    def nest_hooks(self, pack: SavedTensorHook,
+                   unpack: SavedTensorHook) -> tuple[SavedTensorHook, SavedTensorHook]:
+        """The program pushes saved-tensor hooks of its own: the pair to push instead."""
+
+    def snapshot_overwritten(self, site: Site | None, message: str,
+                             related: list[tuple[str, Site | None]], views: list[Named],
+                             events: list[Moment]) -> None:
+        """A snapshot kept by reference (``aliaslint.runtime.snapshots``) was read after its
+        owner wrote it."""

@@ -46,8 +46,9 @@ from typing import Any
 
 from aliaslint.diagnostics import Diagnostic
 from aliaslint.runtime.deep import DeepObserver
-from aliaslint.runtime import patches
 from aliaslint.runtime.dispatch import OpEvent, mode_type
+from aliaslint.runtime.observer import EntryPointObserver
+from aliaslint.runtime.patches import Patches
 from aliaslint.runtime.program import run_program
 from aliaslint.runtime.refusal_reports import Refusals
 from aliaslint.runtime.refusals import REFUSALS
@@ -56,23 +57,28 @@ from aliaslint.runtime.saved_tensors import SavedTensors
 from aliaslint.runtime.shared_arrays import SharedArrays
 from aliaslint.runtime.trace_state import LineCallback, TraceState
 from aliaslint.runtime.views import Views
-from aliaslint.runtime.writes import Writes
+from aliaslint.runtime.writes import WriteNote, Writes
 
 # What torch says when an in-place op writes a leaf that requires grad with grad mode on.
 LEAF_ERROR = REFUSALS[0].text
 
 __all__ = ["OpEvent", "Tracer", "forward_op_name", "run_program", "trace"]
 
+# torch is one per process, and so are the wrappers on it: every tracer joins these.
+_PATCHES = Patches()
+
 
 class Tracer:
     """Observes the code run inside ``with trace() as t:``; ``t.findings`` lists the hazards.
 
-    The patches' wrappers report to it; each of their calls goes straight to the part that
-    follows it, bound here once, so that a wrapped call costs one method call.
+    To the patches it is the observer of torch's entry points (``EntryPointObserver``); each
+    of those calls goes straight to the part that follows it, bound here once, so that a
+    wrapped call costs one method call.
     """
 
-    def __init__(self, deep: bool = False) -> None:
+    def __init__(self, deep: bool = False, patches: Patches | None = None) -> None:
         self.deep = deep
+        self._patches = _PATCHES if patches is None else patches
         self._shared = shared = TraceState(deep)
         self._views = views = Views(shared)
         self._arrays = arrays = SharedArrays(shared)
@@ -80,16 +86,16 @@ class Tracer:
         self._writes = writes = Writes(shared, saved, views, arrays)
         saved.writes = writes
         self._refusals = refusals = Refusals(shared, views)
-        self._deep = DeepObserver(shared, writes, views, patches.wrapped_caller_is_user)
-        self._will_write = writes.will_write
-        self._wrote = writes.wrote
-        self._refused = refusals.refused
-        self._function_refused = refusals.function_refused
-        self._function_wrote_input = refusals.function_wrote_input
-        self._made_view = views.made_view
-        self._shared_with_numpy = arrays.shared_with_numpy
-        self._nest_hooks = saved.nest_hooks
-        self._snapshot_overwritten = shared.snapshot_overwritten
+        self._deep = DeepObserver(shared, writes, views, self._patches.wrapped_caller_is_user)
+        self.will_write = writes.will_write
+        self.wrote = writes.wrote
+        self.refused = refusals.refused
+        self.function_refused = refusals.function_refused
+        self.function_wrote_input = refusals.function_wrote_input
+        self.made_view = views.made_view
+        self.shared_with_numpy = arrays.shared_with_numpy
+        self.nest_hooks = saved.nest_hooks
+        self.snapshot_overwritten = shared.snapshot_overwritten
         self._state = "new"
         self._previous_thread_profile: Callable[[FrameType, str, Any], object] | None = None
 
@@ -137,7 +143,8 @@ class Tracer:
                 self._mode = mode_type()(self._deep)
                 self._mode.__enter__()
             try:
-                patches.activate(self)
+                observer: EntryPointObserver[WriteNote] = self
+                self._patches.activate(observer)
             except BaseException:
                 if self.deep:
                     self._mode.__exit__(None, None, None)
@@ -154,7 +161,7 @@ class Tracer:
     def __exit__(self, *exc_info) -> None:
         self._refusals.refused_at_exit(exc_info[1])
         threading.setprofile(self._previous_thread_profile)
-        patches.deactivate(self)
+        self._patches.deactivate(self)
         self._state = "closed"
         self._shared.open = False
         try:
@@ -170,7 +177,7 @@ class Tracer:
         sys.setprofile(self._previous_thread_profile)
         if self._state != "open":
             return
-        patches.push_hooks(self._shared.torch, self._saved.pack, self._saved.unpack)
+        self._patches.push_hooks(self._shared.torch, self._saved.pack, self._saved.unpack)
         if self.deep:
             from torch.utils._python_dispatch import _push_mode
 
