@@ -43,22 +43,22 @@ def test_a_recorded_view_is_not_attributed_to_a_new_storage_at_the_same_address(
             pytest.skip("the allocator did not reuse the address")
         # The same layout over the new storage, made by torch's own method (not recorded).
         lookalike = torch._C.TensorBase.expand(second, 2, SIZE)
-        assert tracer._view_site(lookalike) is None
+        assert tracer._views.view_site(lookalike) is None
         fresh = second.expand(2, SIZE)
-        assert tracer._view_site(fresh) is not None
+        assert tracer._views.view_site(fresh) is not None
 
 
 def test_saved_records_are_forgotten_with_their_graph():
     with aliaslint.trace() as tracer:
         x = torch.randn(8, requires_grad=True)
         y = torch.sigmoid(x)
-        assert tracer._saved
+        assert tracer._saved.by_storage
         del y
         gc.collect()
-        assert not tracer._saved
+        assert not tracer._saved.by_storage
         z = torch.sigmoid(x)
         z.sum().backward()
-        assert not tracer._saved  # freed by the backward pass
+        assert not tracer._saved.by_storage  # freed by the backward pass
 
 
 @cuda
@@ -80,7 +80,7 @@ def test_cuda_caching_allocator_reuse_is_not_identity():
         second = reused_address("cuda")
         if second is None:
             pytest.skip("the caching allocator did not reuse the block")
-        assert tracer._view_site(torch._C.TensorBase.expand(second, 2, SIZE)) is None
+        assert tracer._views.view_site(torch._C.TensorBase.expand(second, 2, SIZE)) is None
 
 
 @cuda

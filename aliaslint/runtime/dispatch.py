@@ -114,14 +114,16 @@ class OpInputs:
 @functools.cache
 def mode_type() -> Callable[[Any], TorchDispatchMode]:
     """The ``--deep`` tracer's dispatch mode: hands writes and views (and, while the tracer
-    waits for a read, every op) to ``tracer._observe``; every other op passes through."""
+    waits for a read, every op) to ``observer.observe`` (``aliaslint.runtime.deep``); every
+    other op passes through."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class AliasMode(TorchDispatchMode):
-        def __init__(self, tracer: Any) -> None:
+        def __init__(self, observer: Any) -> None:
             super().__init__()
-            self.tracer = tracer
-            self.facts = tracer._facts
+            self.facts = observer.facts
+            self.shared = observer.shared
+            self.observe = observer.observe
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             if kwargs is None:
@@ -130,8 +132,8 @@ def mode_type() -> Callable[[Any], TorchDispatchMode]:
                 facts = self.facts[func]
             except KeyError:
                 facts = self.facts[func] = learn(func)
-            if facts is None and not self.tracer._attentive:
+            if facts is None and not self.shared.attentive:
                 return func(*args, **kwargs)
-            return self.tracer._observe(func, facts, args, kwargs)
+            return self.observe(func, facts, args, kwargs)
 
     return AliasMode

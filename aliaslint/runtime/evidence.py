@@ -1,8 +1,8 @@
 """A runtime finding as the tracer makes it: its spans, and the evidence the report draws.
 
-Called only when a finding is new (``Tracer._report``), never per operation, so what it reads
-(storage sizes, dtypes, the process's rank and worker) costs the traced program nothing on
-its hot path.  Tensors are read for their layout only: no data, no device synchronisation.
+Called only when a finding is new (``TraceState.report``), never per operation, so what it
+reads (storage sizes, dtypes, the process's rank and worker) costs the traced program nothing
+on its hot path.  Tensors are read for their layout only: no data, no device synchronisation.
 """
 
 from __future__ import annotations
@@ -104,6 +104,6 @@ def this_process() -> Process:
 
 def made_then(made: tuple[Site | None, str] | None, kind: EventKind, site: Site | None,
               op: str) -> list[Moment]:
-    """Where the view was made (``Tracer._view_site``'s answer, when known), then ``kind``."""
+    """Where the view was made (``Views.view_site``'s answer, when known), then ``kind``."""
     moments: list[Moment] = [("view", made[0], None, made[1])] if made else []
     return [*moments, (kind, site, None, op)]

@@ -56,8 +56,8 @@ class Saved:
 
 
 def history(record: Saved, backward: Site | None) -> dict[str, Any]:
-    """The saved tensor's story as a finding's evidence (``Tracer._report``'s keywords): saved
-    at its version, written (through what, making which version), read by backward."""
+    """The saved tensor's story as a finding's evidence (``TraceState.report``'s keywords):
+    saved at its version, written (through what, making which version), read by backward."""
     saved = record.current()
     # Only an output's node is the op that saved it (an input's is the op that made it).
     saver = forward_op_name(record.node_name) if record.is_output and record.node_name else ""

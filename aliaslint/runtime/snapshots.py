@@ -37,11 +37,10 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from aliaslint.runtime.evidence import Moment
-from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.sites import Site, frame_site, user_code, user_site
 
 if TYPE_CHECKING:
-    from aliaslint.runtime.tracer import Tracer
+    from aliaslint.runtime.observer import EntryPointObserver
 
 # id(tensor) → its mark, for the live marked tensors.
 MARKS: dict[int, _Mark] = {}
@@ -219,11 +218,9 @@ def _report(mark: _Mark, take: _Take, read_at: Site, reader: str, tensor: Any,
     events: list[Moment] = [("shared", take.site, take.version, f"kept from `{mark.what}`"),
                             ("written", take.written_at, None, take.writer),
                             ("read", read_at, version, reader)]
-    for tracer in list(_STATE.get("tracers", ())):
-        if tracer._state == "open":
-            with tracer._lock:
-                tracer._report(Hazard.SNAPSHOT_OVERWRITTEN, take.site, message, related,
-                               [(f"kept from `{mark.what}`", tensor)], events)
+    for observer in list(_STATE.get("observers", ())):
+        observer.snapshot_overwritten(take.site, message, related,
+                                      [(f"kept from `{mark.what}`", tensor)], events)
 
 
 # --- the wrappers ----------------------------------------------------------------------------
@@ -242,10 +239,11 @@ def _from_the_caller(error: BaseException) -> None:
 
 
 def install(torch: Any, replace: Callable[[Any, str, Any], None],
-            tracers: list[Tracer]) -> None:
+            observers: list[EntryPointObserver[Any]]) -> None:
     """Wrap what takes, writes and reads snapshots (``replace`` records each attribute for
-    the patches' restore); ``uninstall`` removes the step hook and forgets the marks."""
-    _STATE["tracers"] = tracers
+    the patches' restore) for ``observers`` (the patches' list, changed in place as tracers
+    open and close); ``uninstall`` removes the step hook and forgets the marks."""
+    _STATE["observers"] = observers
     compiling = torch.compiler.is_compiling
     tensor_type = torch.Tensor
     module = torch.nn.Module
@@ -254,7 +252,7 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
     @functools.wraps(state_dict)
     def traced_state_dict(self: Any, *args: Any, **kwargs: Any) -> Any:
         result = state_dict(self, *args, **kwargs)
-        if not tracers or compiling() or kwargs.get("keep_vars") or len(args) > 2 and args[2]:
+        if not observers or compiling() or kwargs.get("keep_vars") or len(args) > 2 and args[2]:
             return result
         frame = sys._getframe(1)
         if user_code(frame.f_code) and isinstance(result, dict):
@@ -266,7 +264,7 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
 
     @functools.wraps(load_state_dict)
     def traced_load_state_dict(self: Any, state: Any, *args: Any, **kwargs: Any) -> Any:
-        if not tracers or compiling() or not MARKS:
+        if not observers or compiling() or not MARKS:
             return load_state_dict(self, state, *args, **kwargs)
         site = _caller_site(sys._getframe(1))
         if site is not None:
@@ -285,7 +283,7 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
     def reader(original: Callable[..., Any], name: str) -> Callable[..., Any]:
         @functools.wraps(original)
         def traced(*args: Any, **kwargs: Any) -> Any:
-            if MARKS and tracers and not compiling():
+            if MARKS and observers and not compiling():
                 site = _caller_site(sys._getframe(1))
                 if site is not None:
                     _read(list(_tensors((*args, *kwargs.values()), tensor_type)), site,
@@ -310,7 +308,7 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
             except BaseException as error:
                 _from_the_caller(error)
                 raise
-            if MARKS and tracers and not compiling():
+            if MARKS and observers and not compiling():
                 _owner_wrote(user_site(), name)
             return result
 
@@ -322,7 +320,7 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
     replace(torch.autograd, "backward", writer(torch.autograd.backward, "`backward()`"))
 
     def stepped(opt: Any, args: Any, kwargs: Any) -> None:
-        if MARKS and tracers and not compiling():
+        if MARKS and observers and not compiling():
             _owner_wrote(user_site(), f"`{type(opt).__name__}.step()`")
 
     from torch.optim.optimizer import register_optimizer_step_post_hook
@@ -333,7 +331,7 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
 
     def get_grad(self: Any) -> Any:
         grad = descriptor.__get__(self)
-        if grad is not None and tracers:
+        if grad is not None and observers:
             frame = sys._getframe(1)
             if user_code(frame.f_code) and not compiling():
                 _mark(grad, frame_site(frame), ".grad", grad=True)
