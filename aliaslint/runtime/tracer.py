@@ -53,7 +53,7 @@ from aliaslint.runtime.refusals import REFUSALS, SLOPED, Refusal, negative_param
 from aliaslint.runtime.regions import Region
 from aliaslint.runtime.saved import Saved as _Saved
 from aliaslint.runtime.saved import forward_op_name, history, version_error
-from aliaslint.runtime.sites import LazySite, Site, user_site, written_where
+from aliaslint.runtime.sites import LazySite, Site, running_in_caller, user_site, written_where
 from aliaslint.runtime.storages import NO_STORAGE, layout_of, storage_of
 from aliaslint.runtime.usercode import is_user_file
 
@@ -538,7 +538,11 @@ class Tracer:
         where = site()
         # A view made and written on one line (`x[:, 0] = 0`, `x[i].zero_()`) is how code
         # updates part of a tensor on purpose; a view made on another line was given a name.
+        # So is a view made on a line that is still running, in a caller: an argument
+        # (`erase(batch[i])`) that the called function writes.
         if where is None or (made[0].filename, made[0].line) == (where.filename, where.line):
+            return
+        if running_in_caller(made[0]):
             return
         if self._reported(Hazard.VIEW_WRITE_READ, where):
             return
