@@ -33,7 +33,7 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import FrameType
+from types import FrameType, FunctionType
 from typing import TYPE_CHECKING, Any
 
 from aliaslint.runtime import sites, snapshots
@@ -344,10 +344,59 @@ def _replacements(torch: Any) -> tuple[tuple[Any, str, Any], ...]:
 
 
 def _install(torch: Any) -> None:
+    defaults = _defaults(torch)  # read before the functions they hold are replaced
     for owner, attribute, replacement in _replacements(torch):
         _replace(owner, attribute, replacement)
+    for function, attribute, value in defaults:
+        _replace(function, attribute, value)
     _install_extras(torch)
     _install_builders(torch)
+
+
+@functools.cache
+def _defaults(torch: Any) -> tuple[tuple[Any, str, Any], ...]:
+    """(method, ``"__defaults__"`` or ``"__kwdefaults__"``, its value with each wrapped
+    function in it replaced by the wrapper) for the methods of torch.nn's classes whose
+    defaults hold a function the trace wraps: ``activation=F.relu`` of the
+    ``nn.Transformer*`` classes.  A module built with the default then holds the
+    ``F.relu`` that the trace has, as it does untraced: ``torch.save`` of the module can
+    pickle it (pickle finds a function by name and refuses one that is not what the name
+    gives), and ``activation is F.relu`` holds.  Built once per process, before the first
+    install."""
+    wrapped: dict[int, tuple[Any, Any]] = {}
+    for owner, attribute, replacement in _replacements(torch):
+        original = owner.__dict__.get(attribute) if isinstance(owner, type) else getattr(
+            owner, attribute, None)
+        if isinstance(original, staticmethod) and isinstance(replacement, staticmethod):
+            original, replacement = original.__func__, replacement.__func__
+        if original is not None:
+            wrapped[id(original)] = (original, replacement)
+
+    def swapped(values: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(wrapped[id(v)][1] if id(v) in wrapped and wrapped[id(v)][0] is v else v
+                     for v in values)
+
+    found: list[tuple[Any, str, Any]] = []
+    seen: set[int] = set()
+    for name in dir(torch.nn):
+        cls = getattr(torch.nn, name, None)
+        if not isinstance(cls, type):
+            continue
+        for member in list(vars(cls).values()):
+            function = getattr(member, "__func__", member)
+            if not isinstance(function, FunctionType) or id(function) in seen:
+                continue
+            seen.add(id(function))
+            defaults, keywords = function.__defaults__, function.__kwdefaults__
+            if defaults:
+                values = swapped(defaults)
+                if any(a is not b for a, b in zip(values, defaults)):
+                    found.append((function, "__defaults__", values))
+            if keywords:
+                mapping = dict(zip(keywords, swapped(tuple(keywords.values()))))
+                if any(mapping[k] is not keywords[k] for k in keywords):
+                    found.append((function, "__kwdefaults__", mapping))
+    return tuple(found)
 
 
 @functools.cache
