@@ -496,6 +496,41 @@ def test_clean_programs_report_nothing_and_compute_the_same(tmp_path, source):
                 assert expected == actual
 
 
+TRANSFORMER_SAVED_WHOLE = """\
+import io
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, dim_feedforward=16), 2)
+relu_default = [layer.activation is F.relu for layer in encoder.layers]
+fast_path = [layer.activation_relu_or_gelu for layer in encoder.layers]
+buffer = io.BytesIO()
+torch.save(encoder, buffer)  # the whole module, as word_language_model saves its model
+buffer.seek(0)
+loaded = torch.load(buffer, weights_only=False)
+x = torch.randn(5, 3, 8)
+encoder.eval(), loaded.eval()
+same = torch.equal(encoder(x), loaded(x))
+"""
+
+
+def test_a_transformer_built_with_the_default_activation_pickles_as_untraced(tmp_path):
+    """`nn.TransformerEncoderLayer(activation=F.relu)`: the default, taken when torch was
+    imported, is the function the trace wraps; a module holding it is still saved whole by
+    `torch.save` (pickle refuses a function that is not what its name gives) and still sees
+    `activation is F.relu`."""
+    plain, traced, plain_error, traced_error, findings = both(tmp_path, TRANSFORMER_SAVED_WHOLE)
+    assert plain_error is None and findings == []
+    for name in ("relu_default", "fast_path", "same"):
+        assert traced[name] == plain[name]
+    assert traced["relu_default"] == [True, True] and traced["same"] is True
+    layer = torch.nn.TransformerEncoderLayer(8, 2)
+    assert layer.activation is torch.nn.functional.relu  # restored after the trace
+
+
 def test_user_tensors_are_not_kept_alive():
     with aliaslint.trace():
         x = torch.randn(4, requires_grad=True)

@@ -626,6 +626,47 @@ def test_masked_item_assignment_into_a_slice_changes_the_base(tmp_path):
         ("AL201", 7, (("view created here", 6), ("base read here", 8)))]
 
 
+ERASE_PER_SAMPLE = """\
+    import random
+
+    import torch
+    import torch.nn as nn
+
+
+    def erase(img, height, width):
+        top = random.randint(0, height - 2)
+        img[:, top:top + 2, 0:2] = torch.zeros(img.shape[0], 2, 2)
+
+
+    def erase_batch(batch):
+        for i in range(batch.shape[0]):
+            {call}
+        return batch
+
+
+    random.seed(0)
+    stem = nn.Conv2d(3, 4, 3)
+    images = erase_batch(torch.rand(4, 3, 8, 8))
+    print(stem(images).shape)
+"""
+
+
+def test_a_helper_writing_the_view_it_was_passed_updates_the_batch_on_purpose(tmp_path):
+    """timm's RandomErasing on a batch (`self._erase(input[i], ...)`, writing `img[...]`):
+    the view is an argument of the call that writes it, made on the caller's line that is
+    still running, as `x[i].zero_()` makes and writes one on one line.  Not AL201."""
+    source = ERASE_PER_SAMPLE.format(call="erase(batch[i], batch.shape[2], batch.shape[3])")
+    assert traced(tmp_path, source) == []
+
+
+def test_a_named_view_a_helper_writes_still_changes_the_base(tmp_path):
+    """The same helper given a view kept under a name of its own."""
+    source = ERASE_PER_SAMPLE.format(
+        call="sample = batch[i]\n            erase(sample, batch.shape[2], batch.shape[3])")
+    assert traced(tmp_path, source) == [
+        ("AL201", 9, (("view created here", 14), ("base read here", 22)))]
+
+
 def test_item_assignment_into_expanded_positions_writes_every_row(tmp_path):
     source = """\
         import torch

@@ -36,7 +36,7 @@ import inspect
 import sys
 import threading
 from collections.abc import Callable
-from types import FrameType
+from types import FrameType, FunctionType
 from typing import Any
 
 from aliaslint.runtime import sites, snapshots
@@ -173,6 +173,52 @@ def _builder(original: Callable[..., Any], compiling: Callable[[], bool],
                 sites.built(self, frame_site(frame))
 
     return __init__
+
+
+def _defaults(torch: Any, replacements: tuple[tuple[Any, str, Any], ...]
+              ) -> tuple[tuple[Any, str, Any], ...]:
+    """(method, ``"__defaults__"`` or ``"__kwdefaults__"``, its value with each wrapped
+    function in it replaced by the wrapper) for the methods of torch.nn's classes whose
+    defaults hold a function the trace wraps: ``activation=F.relu`` of the
+    ``nn.Transformer*`` classes.  A module built with the default then holds the
+    ``F.relu`` that the trace has, as it does untraced: ``torch.save`` of the module can
+    pickle it (pickle finds a function by name and refuses one that is not what the name
+    gives), and ``activation is F.relu`` holds.  Read before the first install of these
+    ``replacements``."""
+    wrapped: dict[int, tuple[Any, Any]] = {}
+    for owner, attribute, replacement in replacements:
+        original = owner.__dict__.get(attribute) if isinstance(owner, type) else getattr(
+            owner, attribute, None)
+        if isinstance(original, staticmethod) and isinstance(replacement, staticmethod):
+            original, replacement = original.__func__, replacement.__func__
+        if original is not None:
+            wrapped[id(original)] = (original, replacement)
+
+    def swapped(values: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(wrapped[id(v)][1] if id(v) in wrapped and wrapped[id(v)][0] is v else v
+                     for v in values)
+
+    found: list[tuple[Any, str, Any]] = []
+    seen: set[int] = set()
+    for name in dir(torch.nn):
+        cls = getattr(torch.nn, name, None)
+        if not isinstance(cls, type):
+            continue
+        for member in list(vars(cls).values()):
+            function = getattr(member, "__func__", member)
+            if not isinstance(function, FunctionType) or id(function) in seen:
+                continue
+            seen.add(id(function))
+            defaults, keywords = function.__defaults__, function.__kwdefaults__
+            if defaults:
+                values = swapped(defaults)
+                if any(a is not b for a, b in zip(values, defaults)):
+                    found.append((function, "__defaults__", values))
+            if keywords:
+                mapping = dict(zip(keywords, swapped(tuple(keywords.values()))))
+                if any(mapping[k] is not keywords[k] for k in keywords):
+                    found.append((function, "__kwdefaults__", mapping))
+    return tuple(found)
 
 
 def _install_extras(torch: Any, observers: Observers, per_thread: threading.local,
@@ -329,6 +375,8 @@ class Patches:
         # The push of saved-tensor hooks as torch has it, for the tracers' own hooks.
         self._original_push: Callable[..., Any] | None = None
         self._wrappers: tuple[tuple[Any, str, Any], ...] | None = None
+        # torch.nn's functions whose defaults hold a function wrapped here (_defaults).
+        self._default_swaps: tuple[tuple[Any, str, Any], ...] | None = None
 
     def activate(self, observer: EntryPointObserver[Any]) -> None:
         """Add ``observer`` to those the wrappers report to; install them for the first one."""
@@ -361,8 +409,13 @@ class Patches:
     # -- installing and restoring -----------------------------------------------------------
 
     def _install(self, torch: Any) -> None:
-        for owner, attribute, replacement in self._replacements(torch):
+        replacements = self._replacements(torch)
+        if self._default_swaps is None:  # read before the functions are replaced
+            self._default_swaps = _defaults(torch, replacements)
+        for owner, attribute, replacement in replacements:
             self._replace(owner, attribute, replacement)
+        for function, attribute, value in self._default_swaps:
+            self._replace(function, attribute, value)
         self._original_push = _install_extras(torch, self.observers, self._local, self._replace)
         self._install_builders(torch)
 

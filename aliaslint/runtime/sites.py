@@ -79,6 +79,22 @@ def user_site() -> Site | None:
     return None
 
 
+def running_in_caller(site: Site) -> bool:
+    """Is the line of ``site`` running in a frame that called into the innermost frame of
+    user code: the line is executing a call whose callee (or something it called) is running
+    now, so whatever the line made before that call is one of its temporaries?"""
+    frame: FrameType | None = sys._getframe(1)
+    innermost = True
+    while frame is not None:
+        code = frame.f_code
+        if user_code(code):
+            if not innermost and code is site.code and frame.f_lineno == site.line:
+                return True
+            innermost = False
+        frame = frame.f_back
+    return False
+
+
 def user_code(code: CodeType) -> bool:
     """Is ``code`` the user's (``aliaslint.runtime.usercode``)?  Cached per code object."""
     entry = _USER_FILE.get(id(code))

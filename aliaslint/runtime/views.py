@@ -20,7 +20,7 @@ from aliaslint.runtime.dispatch import OpEvent, OpInputs
 from aliaslint.runtime.evidence import made_then
 from aliaslint.runtime.hazards import Hazard
 from aliaslint.runtime.regions import Region
-from aliaslint.runtime.sites import LazySite, Site, user_site
+from aliaslint.runtime.sites import LazySite, Site, running_in_caller, user_site
 from aliaslint.runtime.storages import NO_STORAGE, layout_of, storage_of
 from aliaslint.runtime.trace_state import TraceState
 
@@ -124,7 +124,11 @@ class Views:
         where = site()
         # A view made and written on one line (`x[:, 0] = 0`, `x[i].zero_()`) is how code
         # updates part of a tensor on purpose; a view made on another line was given a name.
+        # So is a view made on a line that is still running, in a caller: an argument
+        # (`erase(batch[i])`) that the called function writes.
         if where is None or (made[0].filename, made[0].line) == (where.filename, where.line):
+            return
+        if running_in_caller(made[0]):
             return
         if self._shared.reported(Hazard.VIEW_WRITE_READ, where):
             return
