@@ -367,6 +367,7 @@ class Tracer:
                 getattr(t, "requires_grad", False) for t in targets):
             return
         keyword, value = found
+        setting = f"{keyword}={value}" if keyword.isidentifier() else f"{keyword} = {value}"
         call = patches.Call(spec, args, kwargs, targets)
         with self._lock:
             where, runs = written_where(call.site())
@@ -374,7 +375,7 @@ class Tracer:
                 return
             self._report(
                 Hazard.NEGATIVE_SLOPE, where,
-                f"in-place `{spec.name}` with {keyword}={value} on a tensor that requires grad: "
+                f"in-place `{spec.name}` with {setting} on a tensor that requires grad: "
                 "a backward pass through it raises (\"backward calculation is triggered with "
                 "a negative slope\"); use the out-of-place call (`inplace=False`)",
                 runs, [(f"written by `{spec.name}`", t) for t in targets],
