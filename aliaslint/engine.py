@@ -74,7 +74,7 @@ from aliaslint.screen import (
     budget_error,
     without_lone_backslashes,
 )
-from aliaslint.suppressions import Suppressions, parse_suppressions
+from aliaslint.suppressions import parse_suppressions, unsuppressed, unused_findings
 from aliaslint.walk import walk
 from aliaslint.workers import run_all
 
@@ -317,11 +317,11 @@ def _check_module(module: cst.Module, source: str, filename: str, enabled: froze
         elsewhere = [(d, row) for d, row in located if d.filename == shown]
         if elsewhere:
             suppressions = parse_suppressions(text)
-            diagnostics += _unsuppressed(suppressions, elsewhere)
+            diagnostics += unsuppressed(suppressions, elsewhere)
             if link is not None and UNUSED_SUPPRESSION in enabled:
                 # That file's own check, blind to this call, calls them unused: the run
                 # withdraws those findings (`Result.used_elsewhere`).
-                link.used_elsewhere += _unused_findings(suppressions, enabled, shown,
+                link.used_elsewhere += unused_findings(suppressions, enabled, shown,
                                                         used=True)
     return sorted(errors + diagnostics, key=lambda d: d.sort_key)
 
@@ -517,39 +517,10 @@ def _locate(context: Context, findings: list[Finding], filename: str,
 def _apply_suppressions(source: str, located: list[tuple[Diagnostic, int]], enabled,
                         filename: str) -> list[Diagnostic]:
     suppressions = parse_suppressions(source)
-    kept = _unsuppressed(suppressions, located)
+    kept = unsuppressed(suppressions, located)
     if UNUSED_SUPPRESSION in enabled:
-        kept += _unused_findings(suppressions, enabled, filename)
+        kept += unused_findings(suppressions, enabled, filename)
     return kept
-
-
-def _unsuppressed(suppressions: Suppressions, located: list[tuple[Diagnostic, int]]
-                  ) -> list[Diagnostic]:
-    """The findings no comment silences; each comment records what it silenced."""
-    return [diagnostic for diagnostic, statement_row in located
-            if not suppressions.suppresses(diagnostic.code,
-                                           (diagnostic.location.row, statement_row))]
-
-
-def _unused_findings(suppressions: Suppressions, enabled, filename: str,
-                     used: bool = False) -> list[Diagnostic]:
-    """An AL901 finding for each suppression that silenced nothing; with ``used``, the ones
-    its file's own check would report for the suppressions that silenced something here."""
-    known = registry.rules()
-    found = []
-    for directive, code in suppressions.used() if used else suppressions.unused():
-        start = Position(directive.row, directive.column)
-        end = Position(directive.row, directive.end_column)
-        if code is None:
-            message = f"unused suppression `{directive.text.strip()}`: nothing to silence here"
-        elif code not in known:
-            message = f"suppression names unknown rule `{code}`"
-        elif code not in enabled:
-            message = f"suppression of `{code}` is unused: the rule is not enabled"
-        else:
-            message = f"unused suppression of `{code}`: no {code} finding on this line"
-        found.append(Diagnostic(UNUSED_SUPPRESSION, message, filename, start, end))
-    return found
 
 
 NOTEBOOK_SUFFIX = ".ipynb"

@@ -14,6 +14,7 @@ import tokenize
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from aliaslint.diagnostics import UNUSED_SUPPRESSION, Diagnostic, Position
 from aliaslint.lines import normalise_line_breaks
 from aliaslint.lines import split as split_lines
 
@@ -216,3 +217,34 @@ def _merged(comment: tokenize.TokenInfo, codes: set[str]) -> LineEdit | None:
         start = comment.start[1] + match.start("codes")
         return LineEdit(0, start, comment.start[1] + match.end("codes"), merged)
     return None
+
+
+def unsuppressed(suppressions: Suppressions, located: list[tuple[Diagnostic, int]]
+                 ) -> list[Diagnostic]:
+    """The findings no comment silences; each comment records what it silenced."""
+    return [diagnostic for diagnostic, statement_row in located
+            if not suppressions.suppresses(diagnostic.code,
+                                           (diagnostic.location.row, statement_row))]
+
+
+def unused_findings(suppressions: Suppressions, enabled, filename: str,
+                    used: bool = False) -> list[Diagnostic]:
+    """An AL901 finding for each suppression that silenced nothing; with ``used``, the ones
+    its file's own check would report for the suppressions that silenced something here."""
+    from aliaslint import registry  # the rules import this module's users
+
+    known = registry.rules()
+    found = []
+    for directive, code in suppressions.used() if used else suppressions.unused():
+        start = Position(directive.row, directive.column)
+        end = Position(directive.row, directive.end_column)
+        if code is None:
+            message = f"unused suppression `{directive.text.strip()}`: nothing to silence here"
+        elif code not in known:
+            message = f"suppression names unknown rule `{code}`"
+        elif code not in enabled:
+            message = f"suppression of `{code}` is unused: the rule is not enabled"
+        else:
+            message = f"unused suppression of `{code}`: no {code} finding on this line"
+        found.append(Diagnostic(UNUSED_SUPPRESSION, message, filename, start, end))
+    return found

@@ -457,6 +457,40 @@ def test_inplace_activation_with_a_negative_slope_is_reported_at_the_call(tmp_pa
     assert error is None and out.count("backward raised: True") == 4
 
 
+def test_inplace_rrelu_in_eval_mode_with_a_negative_slope_is_reported(tmp_path):
+    """In eval mode (`training=False`, the default of `F.rrelu`, `F.rrelu_` and
+    `torch.rrelu_`) an in-place rrelu is a leaky ReLU of slope (lower + upper) / 2, whose
+    backward refuses a negative one as `leaky_relu_`'s does: the call forms are reported at
+    the call, the module at its constructor; its training mode (slopes drawn per element and
+    kept) and bounds whose mean is not negative run backward and are not reported."""
+    source = """\
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        w = torch.randn(6, requires_grad=True)
+        act = nn.RReLU(-0.3, -0.1, inplace=True)
+        for make in (lambda: F.rrelu(w * 2, -0.3, -0.1, inplace=True),
+                     lambda: torch.rrelu_(w * 3, -5.0, 1.0),
+                     lambda: F.rrelu_(w * 4, lower=-0.6, upper=0.5),
+                     lambda: act.eval()(w * 5),
+                     lambda: act.train()(w * 6),
+                     lambda: F.rrelu(w * 7, -0.5, 0.5, inplace=True)):
+            try:
+                make().sum().backward()
+                print("backward ran")
+            except RuntimeError as error:
+                print("backward raised:", "negative slope" in str(error))
+    """
+    # The default tracer (the deep one sees `rrelu_with_noise` write its noise buffer).
+    assert traced(tmp_path, source, deep=False) == [
+        ("AL105", 6, (("the in-place write runs here", 10),)),
+        ("AL105", 7, ()), ("AL105", 8, ()), ("AL105", 9, ())]
+    out, error, _ = run(tmp_path / "prog.py", None)  # untraced: torch raises at four of six
+    assert error is None
+    assert out.count("backward raised: True") == 4 and out.count("backward ran") == 2
+
+
 def test_inplace_module_with_a_negative_slope_is_reported_where_it_is_built(tmp_path):
     """An in-place module's write is written where the module is built: the finding is at
     the constructor, the call that runs it related (as the static AL105 has it); one module
@@ -571,8 +605,9 @@ def test_inplace_module_a_library_builds_is_reported_at_the_users_call(tmp_path,
 
 
 def test_inplace_activation_whose_backward_accepts_it_is_clean(tmp_path):
-    """The correct twins: a positive slope, `rrelu_` (its backward takes any bounds), no
-    grad needed, grad mode off; backward runs."""
+    """The correct twins: a positive slope, `rrelu_` with its default bounds and in training
+    mode with negative ones (its backward uses the slopes it drew), no grad needed, grad mode
+    off; backward runs."""
     source = """\
         import torch
         import torch.nn as nn
@@ -582,6 +617,7 @@ def test_inplace_activation_whose_backward_accepts_it_is_clean(tmp_path):
         F.leaky_relu(w * 2, 0.1, inplace=True).sum().backward()
         nn.ELU(alpha=0.5, inplace=True)(w * 3).sum().backward()
         F.rrelu(w * 4, inplace=True).sum().backward()
+        F.rrelu(w * 6, -0.3, -0.1, training=True, inplace=True).sum().backward()
         F.leaky_relu(torch.randn(6), -0.1, inplace=True)
         with torch.no_grad():
             F.celu(w * 5, -0.5, inplace=True)

@@ -8,7 +8,7 @@ own (``torch/csrc/autograd``, ``aten/src/ATen/MemoryOverlap.cpp``).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from aliaslint.runtime.hazards import Hazard
 
@@ -67,18 +67,47 @@ def refusal(error: BaseException | None) -> Refusal | None:
 
 
 # In-place activations whose backward refuses a negative parameter (torch's derivatives
-# check it), by the name of the call, and that parameter's keyword.  `rrelu_` is not one: its
-# backward accepts any bounds.
+# check it), by the name of the call, and that parameter's keyword.  `rrelu_` is one in eval
+# mode (`training=False`, the default of its functional forms): it is then a leaky ReLU of
+# slope (lower + upper) / 2; in training mode its backward uses the slopes it drew, whatever
+# their sign.
 SLOPED = {"leaky_relu": "negative_slope", "leaky_relu_": "negative_slope",
-          "elu": "alpha", "elu_": "alpha", "celu": "alpha", "celu_": "alpha"}
+          "elu": "alpha", "elu_": "alpha", "celu": "alpha", "celu_": "alpha",
+          "rrelu_": "lower"}
+# rrelu's defaults for `lower` and `upper` (torch.nn.functional.rrelu).
+_RRELU_BOUNDS = (1.0 / 8.0, 1.0 / 3.0)
+
+
+def _number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def negative_parameter(name: str, args: tuple[Any, ...],
                        kwargs: dict[str, Any]) -> tuple[str, float] | None:
     """The keyword and value of the negative slope (or alpha) a call of ``name`` passes, if it
-    passes one (``SLOPED``)."""
+    passes one (``SLOPED``); for ``rrelu_`` in eval mode, the slope its bounds make."""
+    if name == "rrelu_":
+        return _rrelu_slope(args, kwargs)
     keyword = SLOPED[name]
     value = args[1] if len(args) > 1 else kwargs.get(keyword)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value >= 0:
+    if not _number(value) or value >= 0:
         return None
     return keyword, value
+
+
+def _rrelu_slope(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str, float] | None:
+    """``rrelu_(input, lower, upper, training)`` (and ``F.rrelu(..., inplace=True)``, whose
+    first four parameters are the same) with ``training`` false: its one slope when it is
+    negative."""
+    def argument(position: int, keyword: str, default: Any) -> Any:
+        return args[position] if len(args) > position else kwargs.get(keyword, default)
+
+    lower = argument(1, "lower", _RRELU_BOUNDS[0])
+    upper = argument(2, "upper", _RRELU_BOUNDS[1])
+    training = argument(3, "training", False)
+    if not isinstance(training, int) or training or not (_number(lower) and _number(upper)):
+        return None
+    slope = (lower + upper) / 2
+    if slope >= 0:
+        return None
+    return "eval-mode slope", round(slope, 6)

@@ -8,16 +8,21 @@ written them.
 
 What is followed, each at a cost paid only where it applies:
 
-* marks: each tensor ``state_dict()`` hands to user code (not with ``keep_vars=True``: those
-  are the parameters themselves), and the tensor a user line reads as ``.grad``.  A mark is
-  the tensor (weakly: nothing is kept alive), its version and the user line: O(1) per tensor;
+* marks: each tensor a module's ``state_dict()`` hands to user code (not with
+  ``keep_vars=True``: those are the parameters themselves), each tensor of an optimizer's
+  ``state_dict()["state"]`` (momentum buffers, moments, step counts: every step updates them
+  in place), and the tensor a user line reads as ``.grad``.  A mark is the tensor (weakly:
+  nothing is kept alive), its version and the user line: O(1) per tensor;
 * the owner's writes, by the version counters they move: after an optimizer step (torch's
-  global step hook), ``load_state_dict``, ``zero_grad`` and ``backward`` the live marks are
-  compared with their versions (nothing is done while there are none); a write user code
-  makes itself (``p.copy_(...)``) to memory a mark covers is seen by the write's wrapper;
+  global step hook), ``load_state_dict`` (a module's or an optimizer's), ``zero_grad`` and
+  ``backward`` the live marks are compared with their versions (nothing is done while there
+  are none); a write user code makes itself (``p.copy_(...)``) to memory a mark covers is
+  seen by the write's wrapper;
 * reads of a marked tensor by user code: ``load_state_dict``, ``torch.save``, the
   comparisons (``torch.equal``, ``allclose``, ``isclose``, ``dist``, ``cosine_similarity``)
-  and the inputs of a write user code makes.  Other operations are not wrapped.
+  and the inputs of a write user code makes.  Other operations are not wrapped.  An
+  optimizer's state tensors are its live ones (``optimizer.state[p]`` reaches the same
+  objects), so for them only the first two, which are handed the whole kept state, count.
 
 A marked tensor read after the owner wrote it is reported at the line that took it, with
 where it was overwritten and read.  A ``.grad`` read again at a later line marks the
@@ -49,6 +54,8 @@ _BY_STORAGE: dict[int, set[int]] = {}
 _LOCK = threading.RLock()
 _STATE: dict[str, Any] = {}
 
+# What an optimizer's state tensors are marked as taken from.
+_OPTIMIZER_STATE = "optimizer.state_dict()"
 # The comparisons whose tensor arguments are reads of a kept snapshot.
 _COMPARISONS = (("torch", "equal"), ("torch", "allclose"), ("torch", "isclose"),
                 ("torch", "dist"), ("torch.nn.functional", "cosine_similarity"))
@@ -66,10 +73,12 @@ class _Take:
 
 
 class _Mark:
-    __slots__ = ("ref", "storage", "what", "grad", "takes", "latest")
+    __slots__ = ("ref", "storage", "what", "grad", "live", "takes", "latest")
 
     def __init__(self, ref: weakref.ref, storage: int, what: str, grad: bool) -> None:
         self.ref, self.storage, self.what, self.grad = ref, storage, what, grad
+        # The owner's own tensor object, not an alias made for the snapshot.
+        self.live = what == _OPTIMIZER_STATE
         # (file, line) → the take; `latest` is the most recent one's key.
         self.takes: dict[tuple[str, int], _Take] = {}
         self.latest: tuple[str, int] = ("", 0)
@@ -166,22 +175,25 @@ def _tensors(value: Any, tensor_type: type, depth: int = 0) -> Iterable[Any]:
     """The tensors in ``value``: itself, or the values of dicts and items of lists within."""
     if isinstance(value, tensor_type):
         yield value
-    elif depth < 3 and isinstance(value, dict):
+    elif depth < 5 and isinstance(value, dict):
         for item in value.values():
             yield from _tensors(item, tensor_type, depth + 1)
-    elif depth < 3 and isinstance(value, (list, tuple)):
+    elif depth < 5 and isinstance(value, (list, tuple)):
         for item in value:
             yield from _tensors(item, tensor_type, depth + 1)
 
 
-def _read(tensors: list[Any], site: Site, reader: str) -> None:
-    """User code reads ``tensors``: report each marked one the owner wrote since it was kept."""
+def _read(tensors: list[Any], site: Site, reader: str, whole: bool = False) -> None:
+    """User code reads ``tensors``: report each marked one the owner wrote since it was kept.
+    ``whole``: the reader was handed a whole state (``load_state_dict``, ``torch.save``).  An
+    optimizer's state tensors are the live ones the program also reaches through
+    ``optimizer.state``, so only such a read shows that the kept state was the one read."""
     if not MARKS:
         return
     with _LOCK:
         for index, tensor in enumerate(tensors):
             mark = MARKS.get(id(tensor))
-            if mark is None or mark.ref() is not tensor:
+            if mark is None or mark.ref() is not tensor or mark.live and not whole:
                 continue
             version = _version(tensor)
             latest = mark.takes.get(mark.latest)
@@ -208,7 +220,8 @@ def _report(mark: _Mark, take: _Take, read_at: Site, reader: str, tensor: Any,
         kept = "`.grad` is the gradient tensor itself, not a copy"
         advice = "keep `.grad.clone()`, or let `zero_grad()` set the gradients to None"
     else:
-        kept = f"`{mark.what}` returns references to the module's tensors, not copies"
+        owner = "optimizer's state" if mark.live else "module's"
+        kept = f"`{mark.what}` returns references to the {owner} tensors, not copies"
         advice = "take a copy: `copy.deepcopy(...)` or `{k: v.clone() for k, v in ...items()}`"
     message = (f"{kept}: {changed} before {reader} read the kept reference (line "
                f"{read_at.line}), which then holds the new values · {advice}")
@@ -262,23 +275,45 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
                     _mark(value, site, "state_dict()", grad=False)
         return result
 
-    @functools.wraps(load_state_dict)
-    def traced_load_state_dict(self: Any, state: Any, *args: Any, **kwargs: Any) -> Any:
-        if not observers or compiling() or not MARKS:
-            return load_state_dict(self, state, *args, **kwargs)
-        site = _caller_site(sys._getframe(1))
-        if site is not None:
-            _read(list(_tensors(state, tensor_type)), site, "`load_state_dict`")
-        try:
-            result = load_state_dict(self, state, *args, **kwargs)
-        except BaseException as error:
-            _from_the_caller(error)
-            raise
-        _owner_wrote(site, "`load_state_dict`")
+    optimizer = torch.optim.Optimizer
+    optimizer_state_dict = optimizer.state_dict
+
+    @functools.wraps(optimizer_state_dict)
+    def traced_optimizer_state_dict(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # The per-parameter state (momentum buffers, moments, step counts) is handed out
+        # as the optimizer's own tensors, which each step updates in place.
+        result = optimizer_state_dict(self, *args, **kwargs)
+        if not observers or compiling():
+            return result
+        frame = sys._getframe(1)
+        if user_code(frame.f_code) and isinstance(result, dict):
+            site = frame_site(frame)
+            for value in _tensors(result.get("state"), tensor_type):
+                _mark(value, site, _OPTIMIZER_STATE, grad=False)
         return result
 
+    def loader(original: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(original)
+        def traced_load_state_dict(self: Any, state: Any, *args: Any, **kwargs: Any) -> Any:
+            if not observers or compiling() or not MARKS:
+                return original(self, state, *args, **kwargs)
+            site = _caller_site(sys._getframe(1))
+            if site is not None:
+                _read(list(_tensors(state, tensor_type)), site, "`load_state_dict`", True)
+            try:
+                result = original(self, state, *args, **kwargs)
+            except BaseException as error:
+                _from_the_caller(error)
+                raise
+            _owner_wrote(site, "`load_state_dict`")
+            return result
+
+        return traced_load_state_dict
+
     replace(module, "state_dict", traced_state_dict)
-    replace(module, "load_state_dict", traced_load_state_dict)
+    replace(module, "load_state_dict", loader(load_state_dict))
+    replace(optimizer, "state_dict", traced_optimizer_state_dict)
+    replace(optimizer, "load_state_dict", loader(optimizer.load_state_dict))
 
     def reader(original: Callable[..., Any], name: str) -> Callable[..., Any]:
         @functools.wraps(original)
@@ -287,7 +322,7 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
                 site = _caller_site(sys._getframe(1))
                 if site is not None:
                     _read(list(_tensors((*args, *kwargs.values()), tensor_type)), site,
-                          f"`{name}`")
+                          f"`{name}`", whole=name == "save")
             try:
                 return original(*args, **kwargs)
             except BaseException as error:
@@ -315,7 +350,6 @@ def install(torch: Any, replace: Callable[[Any, str, Any], None],
         return traced
 
     replace(module, "zero_grad", writer(module.zero_grad, "`zero_grad`"))
-    optimizer = torch.optim.Optimizer
     replace(optimizer, "zero_grad", writer(optimizer.zero_grad, "`zero_grad`"))
     replace(torch.autograd, "backward", writer(torch.autograd.backward, "`backward()`"))
 

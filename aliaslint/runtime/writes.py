@@ -104,6 +104,7 @@ class Writes:
                 getattr(t, "requires_grad", False) for t in targets):
             return
         keyword, value = found
+        setting = f"{keyword}={value}" if keyword.isidentifier() else f"{keyword} = {value}"
         call = Call(spec, args, kwargs, targets)
         with self._lock:
             where, runs = written_where(call.site())
@@ -111,7 +112,7 @@ class Writes:
                 return
             self._shared.report(
                 Hazard.NEGATIVE_SLOPE, where,
-                f"in-place `{spec.name}` with {keyword}={value} on a tensor that requires grad: "
+                f"in-place `{spec.name}` with {setting} on a tensor that requires grad: "
                 "a backward pass through it raises (\"backward calculation is triggered with "
                 "a negative slope\"); use the out-of-place call (`inplace=False`)",
                 runs, [(f"written by `{spec.name}`", t) for t in targets],

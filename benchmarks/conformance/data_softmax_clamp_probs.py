@@ -1,0 +1,35 @@
+# source: https://github.com/pytorch/pytorch/issues/6990 (changes through .data are not tracked by autograd and the computed gradients are wrong when the tensor is needed in backward), here probabilities floored through .data before the log of a hand-written loss
+# expect: AL103 at line 19
+# torch: wrong "the classifier's gradient is computed from the floored probabilities"
+import copy
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Classifier(nn.Module):
+    def __init__(self, features, classes):
+        super().__init__()
+        self.fc = nn.Linear(features, classes)
+
+    def forward(self, x):
+        probs = F.softmax(self.fc(x), dim=1)
+        # Keep log() away from -inf.
+        probs.data.clamp_(min=0.05)
+        return probs
+
+
+def nll(probs, target):
+    return -probs.gather(1, target[:, None]).log().mean()
+
+
+torch.manual_seed(0)
+model = Classifier(6, 4)
+reference = copy.deepcopy(model)
+x, target = torch.randn(16, 6) * 4.0, torch.randint(0, 4, (16,))
+nll(model(x), target).backward()
+# The same floor as an operation of the graph.
+nll(F.softmax(reference.fc(x), dim=1).clamp(min=0.05), target).backward()
+if not torch.allclose(model.fc.weight.grad, reference.fc.weight.grad):
+    raise SystemExit(1)
