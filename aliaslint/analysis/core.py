@@ -12,8 +12,10 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis.instances import Instances
 from aliaslint.analysis.events import (
+    Call,
     Event,
     InplaceWrite,
+    Reference,
     Save,
     SavedWrite,
     SaveIds,
@@ -191,8 +193,10 @@ class Interpreter:
         if self._silent:
             # The body of another file's function, run for a summary with this call's
             # values: what happens inside it is reported where the summary is applied.
+            # Calls and references alone say nothing the function's own file does not.
             stack = self._summary_stack
-            if stack and stack[-1].events is not None and stack[-1].level == self._silent:
+            if stack and stack[-1].events is not None and stack[-1].level == self._silent \
+                    and not isinstance(event, (Call, Reference)):
                 stack[-1].events.append((event, low))
             return
         if self._loop_events is not None:
