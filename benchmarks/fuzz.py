@@ -63,6 +63,9 @@ class Figures:
     # (CPython accepts it where both tab sizes agree): AL902 names libcst's parser. Counted
     # apart, as the parser's known limit (docs/engine.md, "Known limits"), not aliaslint's fault.
     libcst_tabs: int = 0
+    # Valid, but libcst's tokenizer refuses a backslash line continued by a line indented
+    # less (_libcst_backslash_divergence): the same kind of limit.
+    libcst_backslashes: int = 0
     slowest: float = 0.0
     problems: list[str] = field(default_factory=list)
 
@@ -172,6 +175,8 @@ def _program(figures: Figures, kind: str, source: str) -> None:
     figures.over_budget += bool(budget)
     if valid and errors and not budget and _libcst_tab_divergence(source):
         figures.libcst_tabs += 1
+    elif valid and errors and not budget and _libcst_backslash_divergence(source):
+        figures.libcst_backslashes += 1
     elif valid and errors and not budget:
         figures.rejected_valid += 1
         figures.problem(f"{kind} rejected but valid: {errors[0].message}", source)
@@ -192,6 +197,26 @@ def _libcst_tab_divergence(source: str) -> bool:
                        + line.lstrip(" \t") for line in lines)
     try:
         libcst.parse_module(expanded)
+    except Exception:
+        return False
+    return True
+
+
+# A line of indentation and a backslash, continued by a line indented less: CPython joins
+# the two (the logical line keeps the first one's indentation); libcst's tokenizer sees a
+# dedent.
+_INDENTED_BACKSLASH = re.compile(r"^([ \t\f]+)\\\r?\n[ \t\f]*", re.MULTILINE)
+
+
+def _libcst_backslash_divergence(source: str) -> bool:
+    """Does libcst refuse ``source`` only for such a continuation?  (It parses once each is
+    joined as CPython joins it.)"""
+    import libcst
+
+    if not _INDENTED_BACKSLASH.search(source):
+        return False
+    try:
+        libcst.parse_module(_INDENTED_BACKSLASH.sub(r"\1", source))
     except Exception:
         return False
     return True
@@ -748,6 +773,7 @@ def main() -> None:
                       "accepted_invalid": figures.accepted_invalid,
                       "over_budget": figures.over_budget,
                       "libcst_tabs": figures.libcst_tabs,
+                      "libcst_backslashes": figures.libcst_backslashes,
                       "slowest_cpu_s": round(figures.slowest, 2),
                       "cpu_s": round(time.process_time() - start, 1),
                       "problems": figures.problems}, indent=2))
