@@ -100,15 +100,16 @@ class Recheck:
         may have moved."""
         if finding.code != UNUSED_SUPPRESSION:
             return False
-        lines = text.splitlines()
-        line = lines[finding.location.row - 1] if finding.location.row <= len(lines) else None
-        return any(d.filename == finding.filename and d.message == finding.message
-                   and self._checked_line(d.location.row) == line
-                   for d in self.result.used_elsewhere)
+        withdrawn = [d for d in self.result.used_elsewhere
+                     if d.filename == finding.filename and d.message == finding.message]
+        if not withdrawn:
+            return False
+        lines, checked = text.splitlines(), (self.checked or "").splitlines()
 
-    def _checked_line(self, row: int) -> str | None:
-        lines = (self.checked or "").splitlines()
-        return lines[row - 1] if row <= len(lines) else None
+        def line(rows: list[str], row: int) -> str | None:
+            return rows[row - 1] if row <= len(rows) else None
+        return any(line(checked, d.location.row) == line(lines, finding.location.row)
+                   for d in withdrawn)
 
 
 def fix_paths(args, cwd: Path, result: Result,

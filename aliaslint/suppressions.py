@@ -58,29 +58,24 @@ class Suppressions:
     def used(self):
         """(directive, code or None) for each suppression that silenced something, as
         ``unused`` would name it had it silenced nothing."""
-        for directives in self.by_row.values():
-            for directive in directives:
-                if not directive.explicit or not directive.used:
-                    continue
-                if directive.codes is None:
-                    yield directive, None
-                    continue
-                for code in directive.codes:
-                    if code in directive.used:
-                        yield directive, code
+        return self._by_use(True)
 
     def unused(self):
         """(directive, code or None) for each suppression that silenced nothing."""
+        return self._by_use(False)
+
+    def _by_use(self, used: bool):
+        # A plain "# noqa" may be another tool's: neither used nor unused here.
         for directives in self.by_row.values():
             for directive in directives:
                 if not directive.explicit:
                     continue
                 if directive.codes is None:
-                    if not directive.used:
+                    if bool(directive.used) == used:
                         yield directive, None
                     continue
                 for code in directive.codes:
-                    if code not in directive.used:
+                    if (code in directive.used) == used:
                         yield directive, code
 
 

@@ -187,9 +187,6 @@ class Interpreter:
     def _emit(self, event: Event, low: bool = False) -> None:
         if self._raised_in is self._stmt:
             return
-        write = getattr(event, "write", None)
-        low = low or self._assuming or isinstance(event, SavedWrite) and event.save.assumed \
-            or isinstance(write, Write) and (write.may or write.guessed or write.assumed)
         if self._silent:
             # The body of another file's function, run for a summary with this call's
             # values: what happens inside it is reported where the summary is applied.
@@ -197,8 +194,9 @@ class Interpreter:
             stack = self._summary_stack
             if stack and stack[-1].events is not None and stack[-1].level == self._silent \
                     and not isinstance(event, (Call, Reference)):
-                stack[-1].events.append((event, low))
+                stack[-1].events.append((event, self._is_low(event, low)))
             return
+        low = self._is_low(event, low)
         if self._loop_events is not None:
             # Loop passes meet the same event again: report it once.
             if event in self._loop_events:
@@ -212,6 +210,13 @@ class Interpreter:
         if event not in self._emitted:
             self._emitted.add(event)
             self.events.append(event)
+
+    def _is_low(self, event: Event, low: bool) -> bool:
+        """Does the event rest on a guess (assumed values, a may-effect, an element picked by
+        an unknown index)?  Then its finding is `low`."""
+        write = getattr(event, "write", None)
+        return low or self._assuming or isinstance(event, SavedWrite) and event.save.assumed \
+            or isinstance(write, Write) and (write.may or write.guessed or write.assumed)
 
     def _raises(self, node: cst.CSTNode, env: Env) -> None:
         """The call at ``node`` raises for certain whenever it runs: where the statement

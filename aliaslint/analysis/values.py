@@ -297,11 +297,15 @@ class ContainerValue(Value):
     mapping: bool = False
     keys: tuple | None = field(default=None, compare=False)
 
+    def members(self) -> tuple[Value, ...]:
+        """The values it knows of its elements: each item, and the one value of every element."""
+        return (*(self.items or ()), *((self.each,) if self.each is not None else ()))
+
     @property
     def snapshot(self) -> cst.CSTNode | None:
         """Where an element was kept as a snapshot (`{"model": model.state_dict()}`): the
         container holds the same tensors, not copies."""
-        for element in (*(self.items or ()), *((self.each,) if self.each is not None else ())):
+        for element in self.members():
             if element.snapshot is not None:
                 return element.snapshot
         return None
@@ -569,8 +573,7 @@ def refers_to(value: Value, tokens: set) -> bool:
         # Only a container holding a snapshot: its elements are then known to be the
         # source's own tensors (other containers' elements are followed where written).
         return value.snapshot is not None and any(
-            refers_to(element, tokens)
-            for element in (*(value.items or ()), *((value.each,) if value.each else ())))
+            refers_to(element, tokens) for element in value.members())
     return isinstance(value, ModuleValue) and not value.module.params.isdisjoint(tokens)
 
 
