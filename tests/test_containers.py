@@ -145,6 +145,85 @@ for i in range(3):
     gate = gate * 0.5
 sum(o.sum() for o in outs).backward()
 """, [], [], False),
+    # A loop that carries its state (`h = stage(h)`) and keeps each iteration's output: the
+    # list holds this iteration's tensor and the earlier ones, all saved by the ReLU.
+    ("stage_outputs_appended_then_each_written", """\
+feats = []
+h = x
+for _ in range(3):
+    h = torch.relu(stem(h))
+    feats.append(h)
+for f in feats:
+    f.mul_(0.5)
+sum(f.sum() for f in feats).backward()
+""", [(7, "AL101")], [], True),
+    ("stage_outputs_appended_then_scaled_out_of_place_is_clean", """\
+feats = []
+h = x
+for _ in range(3):
+    h = torch.relu(stem(h))
+    feats.append(h)
+scaled = [f * 0.5 for f in feats]
+sum(f.sum() for f in scaled).backward()
+""", [], [], False),
+    ("stage_outputs_written_at_an_unknown_index_is_low", """\
+feats = []
+h = x
+for _ in range(3):
+    h = torch.relu(stem(h))
+    feats.append(h)
+for i in range(len(feats) - 1, 0, -1):
+    feats[i - 1] += feats[i]
+sum(f.sum() for f in feats).backward()
+""", [], [(7, "AL101")], True),
+    ("stage_outputs_cloned_into_the_list_is_clean", """\
+feats = []
+h = x
+for _ in range(3):
+    h = torch.relu(stem(h))
+    feats.append(h.clone())
+for f in feats:
+    f.mul_(0.5)
+sum(f.sum() for f in feats).backward()
+""", [], [], False),
+    # A dict filled under names the code computes, returned, and normalised in place by a
+    # helper walking its items: each value is a ReLU output that ReLU saved.
+    ("feature_dict_returned_then_normalised_by_a_helper", """\
+def extract(h, names):
+    feats = {}
+    for name in names:
+        h = torch.relu(stem(h))
+        feats[name] = h
+    return feats
+
+
+def l2_normalize(feats):
+    for name, v in feats.items():
+        v.div_(v.norm(dim=1, keepdim=True) + 1e-6)
+    return feats
+
+
+out = l2_normalize(extract(x, ("a", "b")))
+sum(v.sum() for v in out.values()).backward()
+""", [(11, "AL101")], [], True),
+    ("feature_dict_returned_then_normalised_into_new_tensors_is_clean", """\
+def extract(h, names):
+    feats = {}
+    for name in names:
+        h = torch.relu(stem(h))
+        feats[name] = h
+    return feats
+
+
+def l2_normalize(feats):
+    for name, v in feats.items():
+        feats[name] = v / (v.norm(dim=1, keepdim=True) + 1e-6)
+    return feats
+
+
+out = l2_normalize(extract(x, ("a", "b")))
+sum(v.sum() for v in out.values()).backward()
+""", [], [], False),
     ("a_tuple_returned_keeps_each_graph", """\
 def cell(inp):
     h = torch.tanh(stem(inp))

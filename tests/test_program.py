@@ -321,3 +321,74 @@ def test_a_class_in_another_file_runs_with_what_its_builder_gave(tmp_path, activ
     assert (run.returncode != 0) == bool(found), run.stderr
     if found:
         assert "the shortcut added relu(x)" in run.stderr
+
+
+# A backbone in one file returns the list of its stage outputs (each a ReLU output that ReLU
+# saved); a loss helper in another file gets the list from the training loop in a third and
+# hands it back.  Writing the elements in place, even through a shallow copy of the list,
+# writes the backbone's tensors.
+FEATURE_BACKBONE = '''\
+from torch import nn
+
+
+class Backbone(nn.Module):
+    def __init__(self, width=8, depth=3):
+        super().__init__()
+        self.stem = nn.Linear(4, width)
+        self.stages = nn.ModuleList(
+            nn.Sequential(nn.Linear(width, width), nn.ReLU()) for _ in range(depth))
+
+    def forward(self, x):
+        x = self.stem(x)
+        features = []
+        for stage in self.stages:
+            x = stage(x)
+            features.append(x)
+        return features
+'''
+FEATURE_LOSSES = '''\
+def normalize(features):
+    {body}
+
+
+def total(features):
+    return sum(f.pow(2).mean() for f in features)
+'''
+FEATURE_TRAIN = '''\
+import torch
+
+from losses import normalize, total
+from models import Backbone
+
+model = Backbone()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(2):
+    feats = normalize(model(torch.randn(5, 4)))
+    loss = total(feats)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+'''
+
+
+@pytest.mark.parametrize("body, found", [
+    ("for f in features:\n        f.div_(f.norm(dim=1, keepdim=True) + 1e-6)\n"
+     "    return features", [("AL101", "losses.py", 3)]),
+    ("out = features[:]\n    for f in out:\n        f.div_(f.norm(dim=1, keepdim=True) + 1e-6)\n"
+     "    return out", [("AL101", "losses.py", 4)]),
+    ("out = list(features)\n    for f in out:\n        f.div_(f.norm(dim=1, keepdim=True) + 1e-6)\n"
+     "    return out", [("AL101", "losses.py", 4)]),
+    ("return [f / (f.norm(dim=1, keepdim=True) + 1e-6) for f in features]", []),
+    ("out = [f.clone() for f in features]\n    for f in out:\n"
+     "        f.mul_(0.5)\n    return out", []),
+])
+def test_a_feature_list_keeps_its_tensors_through_calls_in_other_files(tmp_path, body, found):
+    _write(tmp_path, {"models.py": FEATURE_BACKBONE,
+                      "losses.py": FEATURE_LOSSES.format(body=body),
+                      "train.py": FEATURE_TRAIN})
+    assert _findings(tmp_path) == found
+    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert (run.returncode != 0) == bool(found), run.stderr
+    if found:
+        assert "modified by an inplace operation" in run.stderr

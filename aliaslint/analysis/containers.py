@@ -21,6 +21,7 @@ from aliaslint.analysis.values import (
     TensorValue,
     Value,
     any_element,
+    earlier,
     join,
 )
 
@@ -52,6 +53,25 @@ def elements(container: ContainerValue) -> tuple[Value, ...] | None:
     return (element,) if element is not None else None
 
 
+def join_elements(a: Value, b: Value) -> Value:
+    """Two values that may be one element: their join, except for the tensors one
+    allocation site made in a loop, this iteration's and an earlier one's (`x = stage(x)`
+    then `feats.append(x)`), which stay that site's tensors (TensorValue.iterations)."""
+    if isinstance(a, TensorValue) and isinstance(b, TensorValue) and \
+            a.storage is not None and b.storage is not None and a.storage != b.storage:
+        current = a if b.storage == earlier(a.storage) else \
+            b if a.storage == earlier(b.storage) else None
+        if current is not None:
+            token = current.storage
+            before = earlier(token)
+            other = b if current is a else a
+            # The join of the two as if one storage, then named by the latest one's token.
+            joined = join(current, other.with_storage_renamed(before, token))
+            if isinstance(joined, TensorValue) and joined.storage == token:
+                return replace(joined, iterations=True)
+    return join(a, b)
+
+
 def some_element(container: ContainerValue) -> Value | None:
     """The join of the elements: what an element picked by an unknown index is."""
     found = elements(container)
@@ -59,7 +79,7 @@ def some_element(container: ContainerValue) -> Value | None:
         return None
     result = found[0]
     for other in found[1:]:
-        result = join(result, other)
+        result = join_elements(result, other)
     return result
 
 
@@ -72,8 +92,9 @@ def join_containers(a: ContainerValue, b: ContainerValue) -> ContainerValue:
     """Two paths' containers: element by element where both know the same layout."""
     if a.items is not None and b.items is not None and len(a.items) == len(b.items) and \
             a.keys == b.keys and a.mapping == b.mapping:
-        return replace(a, items=tuple(join(x, y) for x, y in zip(a.items, b.items)),
-                       each=join(a.each, b.each) if a.each is not None and b.each is not None
+        return replace(a, items=tuple(join_elements(x, y) for x, y in zip(a.items, b.items)),
+                       each=join_elements(a.each, b.each) if a.each is not None and
+                       b.each is not None
                        else None)
     left, right = some_element(a), some_element(b)
     if a.items == () or b.items == ():
@@ -81,7 +102,8 @@ def join_containers(a: ContainerValue, b: ContainerValue) -> ContainerValue:
         # there may be is the other path's.
         each = right if a.items == () else left
     else:
-        each = join(left, right) if left is not None and right is not None else None
+        each = join_elements(left, right) if left is not None and right is not None \
+            else None
     return ContainerValue(origin=a.origin, each=each, mapping=a.mapping and b.mapping)
 
 
@@ -134,7 +156,7 @@ def added(container: ContainerValue, value: Value, origin: cst.CSTNode) -> Conta
     current = some_element(container)
     if current is None and (container.items is None or container.items):
         return ContainerValue(origin=origin, mapping=container.mapping)
-    each = value if current is None else join(current, value)
+    each = value if current is None else join_elements(current, value)
     return ContainerValue(origin=origin, each=each, mapping=container.mapping)
 
 

@@ -15,7 +15,7 @@ from aliaslint.analysis.events import Save, Write
 from aliaslint.nodes import walk_code
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
 from aliaslint.analysis.syntax import declares_mutation
-from aliaslint.analysis.values import OTHER, UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, join
+from aliaslint.analysis.values import OTHER, UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, earlier, join
 from aliaslint.analysis.core import Interpreter
 
 
@@ -251,8 +251,11 @@ class Effects(Interpreter):
             tensor = self._outer_item(value, path, args, node, env, function)
             if not (isinstance(tensor, TensorValue) and tensor.storage == ("alloc", id(node), path)):
                 return tensor
+            # Some element of a list a loop filled: the saves of every iteration's tensor.
+            tokens = {value.storage, earlier(value.storage)} if value.iterations \
+                else {value.storage}
             for stored, save in summary.saves:
-                if stored == value.storage:
+                if stored in tokens:
                     copy = self._new_save(tensor, node, label, save.what, env)
                     if copy is not None:
                         renamed.setdefault(save.id, []).append(copy)

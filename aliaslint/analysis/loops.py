@@ -54,7 +54,7 @@ import libcst as cst
 from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Converged, Env, LoopFrame
-from aliaslint.analysis.values import UNKNOWN, ContainerValue, ModuleValue, Value
+from aliaslint.analysis.values import UNKNOWN, ContainerValue, ModuleValue, Value, earlier
 
 # A container of at most this many known layers is iterated layer by layer.
 UNROLL_LAYERS = 32
@@ -263,15 +263,15 @@ class Loops(Interpreter):
         their saves and their other names.  A tensor allocated before the loop is not an
         allocation site of the loop: what the loop writes to it is carried round as before.
         """
-        earlier = ("earlier", token)
+        before = earlier(token)
         for name, value in env.names.items():
-            renamed = value.with_storage_renamed(token, earlier)
+            renamed = value.with_storage_renamed(token, before)
             if renamed is not value:
                 env.names[name] = renamed
         saves = env.flow.saves.pop(token, None)
         if saves:
-            kept = env.flow.saves.get(earlier, ())
-            env.flow.saves[earlier] = kept + tuple(s for s in saves if s not in kept)
+            kept = env.flow.saves.get(before, ())
+            env.flow.saves[before] = kept + tuple(s for s in saves if s not in kept)
 
     def _leave(self, env: Env, *, to_head: bool) -> None:
         """`continue` (back to the head) or `break` (past the loop): this path ends here."""

@@ -220,6 +220,11 @@ class TensorValue(Value):
     # An element of a container taken by an index the code does not pin down (see
     # containers.guessed): what rests on which element it is, is `low`.
     guessed: bool = field(default=False, compare=False)
+    # Some element of a container a loop filled from one allocation site (`feats.append(x)`
+    # after `x = stage(x)`): the tensor ``storage`` names, made by the last iteration, or
+    # one an earlier iteration made (loops.py's "earlier iterations" token), so a write to
+    # it reaches the saves of both (see containers.join_elements).
+    iterations: bool = field(default=False, compare=False)
     # A call that returns its source only sometimes (`.float()`, `.contiguous()`, `.to()`)
     # proven by the facts to have returned it here: the value is that source.
     same_as: cst.CSTNode | None = field(default=None, compare=False)
@@ -529,6 +534,7 @@ def join(a: Value, b: Value) -> Value:
             index=a.index if a.index == b.index else None,
             cover=a.cover if a.cover == b.cover else None,
             guessed=a.guessed or b.guessed,
+            iterations=same_storage and (a.iterations or b.iterations),
             input_or_copy=_input_or_copy(a, b),
         )
     return bare(a.kind, a.origin)
@@ -561,6 +567,12 @@ def root_of(value: TensorValue) -> tuple | None:
     if value.via is not None or value.storage is None:
         return None
     return (value.storage, id(value.origin))
+
+
+def earlier(token: object) -> tuple:
+    """The token of the tensors an allocation site in a loop made in earlier iterations
+    (see Loops._renew)."""
+    return ("earlier", token)
 
 
 def refers_to(value: Value, tokens: set) -> bool:
