@@ -224,6 +224,64 @@ def l2_normalize(feats):
 out = l2_normalize(extract(x, ("a", "b")))
 sum(v.sum() for v in out.values()).backward()
 """, [], [], False),
+    # A public augmentation that works on a shallow copy of the batch writes the caller's
+    # tensors: the caller's later read of the batch sees the blended images (AL208).
+    ("shallow_copied_batch_written_by_a_helper", """\
+def strong_view(batch):
+    out = copy.copy(batch)
+    images = out["img"]
+    images.mul_(0.5)
+    return out
+
+
+batch = {"img": torch.rand(4, 8), "label": torch.zeros(4)}
+strong = strong_view(batch)
+weak = stem(batch["img"])
+""", [(4, "AL208")], [], False),
+    ("dict_copied_batch_written_by_a_helper", """\
+def strong_view(batch):
+    out = dict(batch)
+    out["img"].mul_(0.5)
+    return out
+
+
+batch = {"img": torch.rand(4, 8), "label": torch.zeros(4)}
+strong = strong_view(batch)
+weak = stem(batch["img"])
+""", [(3, "AL208")], [], False),
+    ("deep_copied_batch_written_by_a_helper_is_clean", """\
+def strong_view(batch):
+    out = copy.deepcopy(batch)
+    images = out["img"]
+    images.mul_(0.5)
+    return out
+
+
+batch = {"img": torch.rand(4, 8), "label": torch.zeros(4)}
+strong = strong_view(batch)
+weak = stem(batch["img"])
+""", [], [], False),
+    ("batch_element_the_helper_did_not_write_is_clean", """\
+def strong_view(batch):
+    out = copy.copy(batch)
+    out["label"].mul_(0.5)
+    return out
+
+
+batch = {"img": torch.rand(4, 8), "label": torch.zeros(4)}
+strong = strong_view(batch)
+weak = stem(batch["img"])
+""", [], [], False),
+    ("list_batch_rebound_after_the_helper_is_clean", """\
+def jitter(pair):
+    pair[0].add_(0.1)
+
+
+batch = [torch.rand(4, 8), torch.zeros(4)]
+jitter(batch)
+batch = [torch.rand(4, 8), torch.zeros(4)]
+weak = stem(batch[0])
+""", [], [], False),
     ("a_tuple_returned_keeps_each_graph", """\
 def cell(inp):
     h = torch.tanh(stem(inp))

@@ -392,3 +392,48 @@ def test_a_feature_list_keeps_its_tensors_through_calls_in_other_files(tmp_path,
     assert (run.returncode != 0) == bool(found), run.stderr
     if found:
         assert "modified by an inplace operation" in run.stderr
+
+
+# A public augmentation in one file works on a copy of the batch dict; the training step in
+# another reads the batch after it.  A shallow copy holds the caller's tensors, so blending
+# the images in place writes the weak view the step reads (AL208); a deep copy does not.
+AUGMENT = '''\
+import copy
+
+import torch
+
+
+def strong_view(batch, lam=0.7):
+    out = copy.{copy}(batch)
+    images = out["image"]
+    images.mul_(lam).add_(images.flip(0) * (1.0 - lam))
+    return out
+'''
+AUGMENT_STEP = '''\
+import torch
+
+from augment import strong_view
+
+
+def views(batch):
+    strong = strong_view(batch)
+    return batch["image"], strong["image"]
+
+
+batch = {"image": torch.arange(4.0).reshape(4, 1), "label": torch.zeros(4)}
+weak, strong = views(batch)
+assert not torch.equal(weak, strong), "the weak view was blended too"
+'''
+
+
+@pytest.mark.parametrize("copy, found", [("copy", [("AL208", "augment.py", 9)]),
+                                         ("deepcopy", [])])
+def test_a_shallow_copy_of_a_batch_passed_to_another_file_shares_its_tensors(tmp_path, copy,
+                                                                            found):
+    _write(tmp_path, {"augment.py": AUGMENT.format(copy=copy), "train.py": AUGMENT_STEP})
+    assert _findings(tmp_path) == found
+    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert (run.returncode != 0) == bool(found), run.stderr
+    if found:
+        assert "the weak view was blended too" in run.stderr

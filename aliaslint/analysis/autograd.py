@@ -8,6 +8,7 @@ from dataclasses import replace
 import libcst as cst
 
 from aliaslint import ops
+from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import (
     InplaceWrite,
@@ -169,8 +170,15 @@ class Autograd(Interpreter):
         if not tokens:
             return
         for name, value in env.names.items():
-            if name not in exclude and refers_to(value, tokens):
+            if name in exclude:
+                continue
+            if refers_to(value, tokens):
                 env.flow.stale[name] = write
+            elif write.callee is not None and isinstance(value, ContainerValue) and any(
+                    tensor.storage in tokens for tensor in containers.tensors_in(value)):
+                # A function the code calls wrote a tensor this container holds: reading
+                # that element (`batch["image"]`) sees the change (see _read_element).
+                env.flow.stale[containers.element_key(name)] = write
 
     def _dirty(self, token: object, write: Write, env: Env) -> None:
         if token is None:

@@ -255,6 +255,12 @@ def join_values(into: ContainerValue, other: ContainerValue, origin: cst.CSTNode
     return result
 
 
+def element_key(name: str) -> str:
+    """The key under which a container name waits to be read (Flow.stale) after a called
+    function wrote one of its elements: `batch` read as `batch["image"]` sees the write."""
+    return f"{name}[]"
+
+
 def tensors_in(value: Value) -> list[TensorValue]:
     """The tensors a value holds, itself or in (nested) containers."""
     if isinstance(value, TensorValue):

@@ -57,6 +57,7 @@ from aliaslint.analysis.values import (
     is_int,
     join,
     local_class,
+    refers_to,
     root_of,
 )
 
@@ -456,7 +457,9 @@ class Expressions(Interpreter):
             return replace(base, origin=node)
         if not isinstance(base, TensorValue):
             if isinstance(base, ContainerValue):  # an element of a tuple, list or dict
-                return self._element_at(base, node)
+                element = self._element_at(base, node)
+                self._read_element(node, element, env)
+                return element
             if isinstance(base, ModuleValue) and base.module.children is not None:
                 picked = self._child_at(base, node)  # `self.features[0]`, `self.features[:4]`
                 if picked is not None:
@@ -487,6 +490,21 @@ class Expressions(Interpreter):
             return TensorValue(origin=node, storage=token, counter=token,
                                requires_grad=base.requires_grad, graph=base.graph, copied_at=node)
         return TensorValue(origin=node, requires_grad=base.requires_grad, graph=base.graph)
+
+    def _read_element(self, node: cst.Subscript, element: Value, env: Env) -> None:
+        """`batch["image"]` read after a called function wrote that tensor in place (through
+        the container or another name for it): the read sees the write."""
+        key = name_key(node.value)
+        marker = containers.element_key(key) if key is not None else None
+        write = env.flow.stale.get(marker) if marker is not None else None
+        if write is None or not isinstance(element, TensorValue) or \
+                write.target is None or not refers_to(element, {write.target.storage}):
+            return
+        assert marker is not None and key is not None
+        del env.flow.stale[marker]
+        # An element picked by an index the code does not pin down may be another one.
+        self._emit(StaleRead(write.node, write.stmt, write, key, node, element,
+                             self._rewriting, self._stmt), low=element.guessed)
 
     def _element_at(self, base: ContainerValue, node: cst.Subscript) -> Value:
         """`c[0]`, `d["key"]`: that element; `c[a:b]`: a list of the same elements; `c[i]`

@@ -179,6 +179,7 @@ class Statements(Interpreter):
     def _assign_name(self, name: str, value: Value, env: Env) -> None:
         env.names[name] = value
         env.flow.stale.pop(name, None)
+        env.flow.stale.pop(containers.element_key(name), None)
         if env is self._top:
             self._bindings.setdefault(name, set()).add(id(self._stmt))
 
