@@ -224,6 +224,52 @@ def l2_normalize(feats):
 out = l2_normalize(extract(x, ("a", "b")))
 sum(v.sum() for v in out.values()).backward()
 """, [], [], False),
+    # Layers put in a dict under computed names, run in order through `named_children()`:
+    # the dict of kept activations holds each layer's own output (one tensor per layer).
+    ("named_children_outputs_kept_in_a_dict", """\
+layers = OrderedDict()
+for i in range(2):
+    layers[f"fc{i}"] = nn.Linear(8, 8)
+    layers[f"act{i}"] = nn.Sigmoid()
+body = nn.Sequential(layers)
+
+
+def extract(h):
+    feats = {}
+    for name, layer in body.named_children():
+        h = layer(h)
+        if name.startswith("act"):
+            feats[name] = h
+    return feats
+
+
+feats = extract(stem(x))
+for name, f in feats.items():
+    f.mul_(2)
+sum(f.sum() for f in feats.values()).backward()
+""", [(19, "AL101")], [], True),
+    ("named_children_outputs_cloned_into_a_dict_is_clean", """\
+layers = OrderedDict()
+for i in range(2):
+    layers[f"fc{i}"] = nn.Linear(8, 8)
+    layers[f"act{i}"] = nn.Sigmoid()
+body = nn.Sequential(layers)
+
+
+def extract(h):
+    feats = {}
+    for name, layer in body.named_children():
+        h = layer(h)
+        if name.startswith("act"):
+            feats[name] = h.clone()
+    return feats
+
+
+feats = extract(stem(x))
+for name, f in feats.items():
+    f.mul_(2)
+sum(f.sum() for f in feats.values()).backward()
+""", [], [], False),
     # A public augmentation that works on a shallow copy of the batch writes the caller's
     # tensors: the caller's later read of the batch sees the blended images (AL208).
     ("shallow_copied_batch_written_by_a_helper", """\

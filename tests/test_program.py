@@ -437,3 +437,64 @@ def test_a_shallow_copy_of_a_batch_passed_to_another_file_shares_its_tensors(tmp
     assert (run.returncode != 0) == bool(found), run.stderr
     if found:
         assert "the weak view was blended too" in run.stderr
+
+
+# The same across files with a dict: an encoder's layers put in an OrderedDict under computed
+# names, a function in the model's file keeps the activations it is asked for by name, and a
+# loss helper in another file normalises the dict's tensors in place or into new ones.
+FEATURE_ENCODER = '''\
+from collections import OrderedDict
+
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, dims=(6, 8, 8)):
+        super().__init__()
+        layers = OrderedDict()
+        for i, (d_in, d_out) in enumerate(zip(dims[:-1], dims[1:])):
+            layers[f"fc{i}"] = nn.Linear(d_in, d_out)
+            layers[f"relu{i}"] = nn.ReLU()
+        self.body = nn.Sequential(layers)
+
+
+def extract(encoder, x, keep=("relu0", "relu1")):
+    feats = {}
+    for name, layer in encoder.body.named_children():
+        x = layer(x)
+        if name in keep:
+            feats[name] = x
+    return feats
+'''
+FEATURE_DICT_LOSSES = '''\
+def l2_normalize(feats, eps=1e-6):
+    for name, v in feats.items():
+        {body}
+    return feats
+'''
+FEATURE_DICT_TRAIN = '''\
+import torch
+
+from losses import l2_normalize
+from models import Encoder, extract
+
+encoder = Encoder()
+feats = l2_normalize(extract(encoder, torch.randn(5, 6)))
+sum(v.sum() for v in feats.values()).backward()
+'''
+
+
+@pytest.mark.parametrize("body, found", [
+    ("v.div_(v.norm(dim=1, keepdim=True) + eps)", [("AL101", "losses.py", 3)]),
+    ("feats[name] = v / (v.norm(dim=1, keepdim=True) + eps)", []),
+])
+def test_a_feature_dict_keeps_its_tensors_through_calls_in_other_files(tmp_path, body, found):
+    _write(tmp_path, {"models.py": FEATURE_ENCODER,
+                      "losses.py": FEATURE_DICT_LOSSES.format(body=body),
+                      "train.py": FEATURE_DICT_TRAIN})
+    assert _findings(tmp_path) == found
+    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert (run.returncode != 0) == bool(found), run.stderr
+    if found:
+        assert "modified by an inplace operation" in run.stderr

@@ -39,7 +39,6 @@ from aliaslint.analysis.values import (
     TensorValue,
     Value,
     Written,
-    earlier,
     grad_of,
     refers_to,
 )
@@ -76,9 +75,9 @@ class Autograd(Interpreter):
         self._emit(InplaceWrite(node, self._stmt, write))
         self._log_write(write, env)
         self._dirty(target.storage, write, env)
-        if getattr(target, "iterations", False):
-            # Some element of a list a loop filled: an earlier iteration's tensor too.
-            self._dirty(earlier(target.storage), write, env)
+        for token in sorted(getattr(target, "among", ()), key=repr):
+            # Some element of a container of several tensors: any of them may be written.
+            self._dirty(token, write, env)
         if target.copied_at is not None and target.copied_at is target_node and \
                 (fill and node is self._stmt or discards(self._stmt, node)
                  or isinstance(node, cst.AugAssign)):

@@ -829,6 +829,10 @@ class Calls(Factories):
             if isinstance(item, TensorValue):
                 return ContainerValue(origin=node, each=item, replicated=node)
             return None
+        if qualname in EMPTY_CONTAINERS and not node.args:
+            # `OrderedDict()`, `list()`: empty, filled by the code that follows.
+            return ContainerValue(origin=node, items=(), mapping=qualname in MAPPING_COPIES,
+                                  keys=() if qualname in MAPPING_COPIES else None)
         if qualname in SHALLOW_COPIES and len(positional) == 1:
             source = positional[0]
             if isinstance(source, ParamsValue) and source.kind is Kind.PARAMS:
@@ -852,6 +856,7 @@ class Calls(Factories):
 SHALLOW_COPIES = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "copy.copy",
                             "collections.OrderedDict"})
 MAPPING_COPIES = frozenset({"builtins.dict", "collections.OrderedDict"})
+EMPTY_CONTAINERS = frozenset({"builtins.list", "builtins.dict", "collections.OrderedDict"})
 # The deprecated `Variable(t, requires_grad=…)` constructor (a Tensor since 0.4).
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 

@@ -18,10 +18,10 @@ from aliaslint.analysis.values import (
     OTHER,
     UNKNOWN,
     ContainerValue,
+    ModuleValue,
     TensorValue,
     Value,
     any_element,
-    earlier,
     join,
 )
 
@@ -53,23 +53,29 @@ def elements(container: ContainerValue) -> tuple[Value, ...] | None:
     return (element,) if element is not None else None
 
 
+# At most this many tensors are told apart in "some element" (beyond: not known).
+MAX_AMONG = 16
+
+
+def candidates(value: TensorValue) -> frozenset | None:
+    """The storages a tensor element may be: its own, or those of the elements it joins."""
+    if value.among:
+        return value.among
+    return frozenset({value.storage}) if value.storage is not None else None
+
+
 def join_elements(a: Value, b: Value) -> Value:
-    """Two values that may be one element: their join, except for the tensors one
-    allocation site made in a loop, this iteration's and an earlier one's (`x = stage(x)`
-    then `feats.append(x)`), which stay that site's tensors (TensorValue.iterations)."""
-    if isinstance(a, TensorValue) and isinstance(b, TensorValue) and \
-            a.storage is not None and b.storage is not None and a.storage != b.storage:
-        current = a if b.storage == earlier(a.storage) else \
-            b if a.storage == earlier(b.storage) else None
-        if current is not None:
-            token = current.storage
-            before = earlier(token)
-            other = b if current is a else a
-            # The join of the two as if one storage, then named by the latest one's token.
-            joined = join(current, other.with_storage_renamed(before, token))
-            if isinstance(joined, TensorValue) and joined.storage == token:
-                return replace(joined, iterations=True)
-    return join(a, b)
+    """Two values that may be one element: their join, which for tensors of different
+    storages (a loop's outputs, `x = stage(x)` then `feats.append(x)`; the outputs of the
+    layers an unrolled loop ran) keeps the storages it may be (TensorValue.among)."""
+    joined = join(a, b)
+    if not (isinstance(a, TensorValue) and isinstance(b, TensorValue) and
+            isinstance(joined, TensorValue)) or joined.storage is not None:
+        return joined
+    first, second = candidates(a), candidates(b)
+    if first is None or second is None or len(first | second) > MAX_AMONG:
+        return joined
+    return replace(joined, among=first | second)
 
 
 def some_element(container: ContainerValue) -> Value | None:
@@ -148,6 +154,12 @@ def with_item(container: ContainerValue, key: object, value: Value,
             items = list(container.items)
             items[key] = value
             return replace(container, items=tuple(items), origin=origin)
+    if key is NO_KEY and container.mapping and container.items is not None and \
+            isinstance(value, ModuleValue) and \
+            all(isinstance(element, ModuleValue) for element in container.items):
+        # `layers[f"fc{i}"] = nn.Linear(...)`: a dict of layers in the order they were put
+        # in, as `nn.Sequential(layers)` runs them (the keys are not known).
+        return ContainerValue(origin=origin, items=(*container.items, value), mapping=True)
     return added(container, value, origin)
 
 

@@ -15,7 +15,7 @@ from aliaslint.analysis.events import Save, Write
 from aliaslint.nodes import walk_code
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary
 from aliaslint.analysis.syntax import declares_mutation
-from aliaslint.analysis.values import OTHER, UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, earlier, join
+from aliaslint.analysis.values import OTHER, UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, join
 from aliaslint.analysis.core import Interpreter
 
 
@@ -75,6 +75,13 @@ class Effects(Interpreter):
         """Was ``token`` made by code of ``function``?"""
         return isinstance(token, tuple) and len(token) >= 2 and \
             token[1] in self._made_inside(function)
+
+    def _made_by(self, token: object, function: cst.FunctionDef) -> bool:
+        """Was ``token`` allocated by code of ``function`` (in this iteration of a loop of it,
+        or an earlier one)?"""
+        if isinstance(token, tuple) and len(token) == 2 and token[0] == "earlier":
+            token = token[1]
+        return _allocated(token) and self._in(token, function)
 
     def _single(self, token: object) -> bool:
         return self._module_instances().single(token)
@@ -246,14 +253,26 @@ class Effects(Interpreter):
                 for other in found[1:]:
                     result = join(result, other)
                 return result
-            # An argument (itself or a view of it), memory one object holds, a tensor the
-            # callee made (new at each call), as _outer_item says.
-            tensor = self._outer_item(value, path, args, node, env, function)
-            if not (isinstance(tensor, TensorValue) and tensor.storage == ("alloc", id(node), path)):
-                return tensor
-            # Some element of a list a loop filled: the saves of every iteration's tensor.
-            tokens = {value.storage, earlier(value.storage)} if value.iterations \
-                else {value.storage}
+            if value.storage is None and value.among:
+                # Some element of several tensors (a loop's outputs): one new tensor per
+                # path for the caller, holding the saves of each, when the callee made
+                # them all.
+                if not all(self._made_by(token, function) for token in value.among):
+                    return UNKNOWN
+                token = ("alloc", id(node), path)
+                if self._loops:
+                    self._renew(token, env)
+                tensor = TensorValue(origin=node, storage=token, counter=token,
+                                     requires_grad=value.requires_grad)
+                tokens = value.among
+            else:
+                # An argument (itself or a view of it), memory one object holds, a tensor
+                # the callee made (new at each call), as _outer_item says.
+                outer = self._outer_item(value, path, args, node, env, function)
+                if not (isinstance(outer, TensorValue) and
+                        outer.storage == ("alloc", id(node), path)):
+                    return outer
+                tensor, tokens = outer, frozenset({value.storage})
             for stored, save in summary.saves:
                 if stored in tokens:
                     copy = self._new_save(tensor, node, label, save.what, env)

@@ -54,16 +54,29 @@ import libcst as cst
 from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Converged, Env, LoopFrame
-from aliaslint.analysis.values import UNKNOWN, ContainerValue, ModuleValue, Value, earlier
+from aliaslint.analysis.values import OTHER, UNKNOWN, ContainerValue, ModuleValue, Value, earlier
 
 # A container of at most this many known layers is iterated layer by layer.
 UNROLL_LAYERS = 32
 
 
-def unrolled_layers(iterable: Value, node: cst.For) -> tuple[ModuleValue, ...] | None:
+def unrolled_layers(iterable: Value, node: cst.For) -> tuple[Value, ...] | None:
     """The layers `for layer in container:` visits one by one: a `ModuleList` or
-    `Sequential` whose children are known, bound to a plain name.  A container of one
-    repeated element (`[Block() for _ in range(n)]`) runs as a loop instead."""
+    `Sequential` whose children are known, bound to a plain name; or its `children()` /
+    `named_children()` (each a `(name, layer)` pair).  A container of one repeated element
+    (`[Block() for _ in range(n)]`) runs as a loop instead."""
+    if isinstance(iterable, ContainerValue) and iterable.items is None:
+        one = iterable.each
+        named = isinstance(one, ContainerValue) and one.items is not None and \
+            len(one.items) == 2
+        if named:
+            assert isinstance(one, ContainerValue) and one.items is not None
+            one = one.items[1]
+        if not isinstance(one, ModuleValue) or not one.module.ordered or \
+                not one.module.members or len(one.module.members) > UNROLL_LAYERS:
+            return None
+        return tuple(ContainerValue(origin=node, items=(OTHER, member)) if named else member
+                     for member in one.module.members)
     if not isinstance(iterable, ModuleValue) or not isinstance(node.target, cst.Name):
         return None
     children = iterable.module.children
@@ -182,7 +195,7 @@ class Loops(Interpreter):
             env.merge(state)
         return env.copy()
 
-    def _unroll(self, node: cst.For, env: Env, layers: tuple[ModuleValue, ...]) -> None:
+    def _unroll(self, node: cst.For, env: Env, layers: tuple[Value, ...]) -> None:
         """`for layer in self.layers: x = layer(x)` over a container whose layers are known
         and different: one iteration per layer, in order, as Python runs it (no fixed point
         is needed, each iteration sees exactly what the one before left)."""

@@ -121,6 +121,12 @@ class Modules(Effects):
                 # `nn.ModuleList([Block(d) for _ in range(n)])`: each element is a Block.
                 element = positional[0].each
                 params = element.module.params
+            elif len(positional) == 1 and "Sequential" in qualname and \
+                    isinstance(positional[0], ContainerValue) and positional[0].mapping and \
+                    positional[0].items and (items := module_items(positional[0])):
+                # `nn.Sequential(OrderedDict(...))`: its layers in the dict's order.
+                children = items
+                params = frozenset().union(*(child.module.params for child in items))
             elif len(positional) == 1 and "List" in qualname and \
                     isinstance(positional[0], ContainerValue) and positional[0].items and \
                     (items := module_items(positional[0])):

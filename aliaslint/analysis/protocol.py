@@ -452,9 +452,15 @@ class Protocol(Interpreter):
                     visit(child, per_class)
 
         visit(module, False)
+        info = module.module
+        # `children()` of a torch container whose layers are known (`nn.Sequential(...)`):
+        # exactly those layers, each once, in order.
+        ordered = not recursive and not itself and info.cls is None and info.element is None \
+            and info.children is not None and len(members) == len(info.children) and \
+            not shared
         one = ModuleValue(origin=node, module=ModuleInfo(
             members=tuple(members), label=f"a module of {module.module.label}",
-            uncertain=frozenset(shared)))
+            uncertain=frozenset(shared), ordered=ordered))
         each: Value = ContainerValue(origin=node, items=(OTHER, one)) if named else one
         return ContainerValue(origin=node, each=each)
 

@@ -66,6 +66,9 @@ class ModuleInfo:
     # indices of those it may not be (an `isinstance` test not decided for them).
     members: tuple[ModuleValue, ...] | None = None
     uncertain: frozenset[int] = frozenset()
+    # The members are the layers of a container whose layers are known, in the order
+    # `children()` yields them: a loop over them runs layer by layer (loops.py).
+    ordered: bool = False
 
 
 @dataclass(frozen=True)
@@ -220,11 +223,11 @@ class TensorValue(Value):
     # An element of a container taken by an index the code does not pin down (see
     # containers.guessed): what rests on which element it is, is `low`.
     guessed: bool = field(default=False, compare=False)
-    # Some element of a container a loop filled from one allocation site (`feats.append(x)`
-    # after `x = stage(x)`): the tensor ``storage`` names, made by the last iteration, or
-    # one an earlier iteration made (loops.py's "earlier iterations" token), so a write to
-    # it reaches the saves of both (see containers.join_elements).
-    iterations: bool = field(default=False, compare=False)
+    # Some element of a container whose elements are tensors of different storages (the
+    # outputs of a loop's iterations, `feats.append(x)` after `x = stage(x)`; of the layers
+    # an unrolled loop ran): their storage tokens.  A write to it may reach any of them, so
+    # it reaches the saves of each (see containers.join_elements).
+    among: frozenset = field(default=frozenset(), compare=False)
     # A call that returns its source only sometimes (`.float()`, `.contiguous()`, `.to()`)
     # proven by the facts to have returned it here: the value is that source.
     same_as: cst.CSTNode | None = field(default=None, compare=False)
@@ -243,12 +246,15 @@ class TensorValue(Value):
     def with_storage_renamed(self, old: object, new: object) -> TensorValue:
         source = self.input_or_copy
         renamed = source.with_storage_renamed(old, new) if source is not None else None
+        among = frozenset(new if token == old else token for token in self.among) \
+            if old in self.among else self.among
         if old not in (self.storage, self.counter, self.maybe_of):
-            return self if renamed is source else replace(self, input_or_copy=renamed)
+            return self if renamed is source and among is self.among else \
+                replace(self, input_or_copy=renamed, among=among)
         return replace(self, storage=new if self.storage == old else self.storage,
                        counter=new if self.counter == old else self.counter,
                        maybe_of=new if self.maybe_of == old else self.maybe_of,
-                       input_or_copy=renamed)
+                       input_or_copy=renamed, among=among)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -534,7 +540,7 @@ def join(a: Value, b: Value) -> Value:
             index=a.index if a.index == b.index else None,
             cover=a.cover if a.cover == b.cover else None,
             guessed=a.guessed or b.guessed,
-            iterations=same_storage and (a.iterations or b.iterations),
+            among=a.among | b.among if a.among and b.among else frozenset(),
             input_or_copy=_input_or_copy(a, b),
         )
     return bare(a.kind, a.origin)
