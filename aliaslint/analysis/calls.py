@@ -123,6 +123,11 @@ class Calls(Factories):
                 owner = ModuleValue(origin=func.value, module=ModuleInfo(
                     params=frozenset({("params", id(node))}), assumed=True, label=f"`{key}`"))
                 env.names[key] = owner
+            if isinstance(owner, RefValue) and isinstance(
+                    linked_owner := self._linked(owner), ClassValue):
+                # `Stage.from_config(cfg)` with `Stage` imported from another checked file:
+                # that file's class, as one defined here.
+                owner = linked_owner
             if isinstance(owner, RefValue):
                 qualname = f"{owner.qualname}.{attr}"
                 self._emit(Reference(func, self._stmt, qualname))
