@@ -10,6 +10,7 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.factories import Factories, dtype_named
+from aliaslint.analysis.builders import walked_together
 from aliaslint.analysis.container_calls import CONTAINER_METHODS, ContainerCalls
 from aliaslint.analysis.events import Call, NonContiguousView, Reference, Write
 from aliaslint.analysis.geometry import (
@@ -123,11 +124,8 @@ class Calls(Factories):
                 owner = ModuleValue(origin=func.value, module=ModuleInfo(
                     params=frozenset({("params", id(node))}), assumed=True, label=f"`{key}`"))
                 env.names[key] = owner
-            if isinstance(owner, RefValue) and isinstance(
-                    linked_owner := self._linked(owner), ClassValue):
-                # `Stage.from_config(cfg)` with `Stage` imported from another checked file:
-                # that file's class, as one defined here.
-                owner = linked_owner
+            if isinstance(owner, RefValue) and isinstance(found := self._linked(owner), ClassValue):
+                owner = found  # `Stage.from_config(cfg)`, `Stage` imported from another file
             if isinstance(owner, RefValue):
                 qualname = f"{owner.qualname}.{attr}"
                 self._emit(Reference(func, self._stmt, qualname))
@@ -326,6 +324,9 @@ class Calls(Factories):
             return containers.summed(positional[0], node)
         if qualname == "builtins.range":
             return ContainerValue(origin=node, each=INT)
+        walked = walked_together(qualname, positional, args, node)
+        if walked is not None:
+            return walked  # `enumerate(self.layers)`, `zip(self.blocks, self.norms)`
         if qualname == "builtins.enumerate" and positional:
             element = self._element_of(positional[0], node, env)
             return ContainerValue(origin=node, each=ContainerValue(origin=node,

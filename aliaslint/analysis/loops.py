@@ -52,24 +52,21 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis import containers
+from aliaslint.analysis.builders import visited_in_order
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Converged, Env, LoopFrame
 from aliaslint.analysis.values import UNKNOWN, ContainerValue, ModuleValue, Value
 
-# A container of at most this many known layers is iterated layer by layer.
-UNROLL_LAYERS = 32
-
-
-def unrolled_layers(iterable: Value, node: cst.For) -> tuple[ModuleValue, ...] | None:
-    """The layers `for layer in container:` visits one by one: a `ModuleList` or
-    `Sequential` whose children are known, bound to a plain name.  A container of one
-    repeated element (`[Block() for _ in range(n)]`) runs as a loop instead."""
-    if not isinstance(iterable, ModuleValue) or not isinstance(node.target, cst.Name):
+def unrolled_layers(iterable: Value, node: cst.For) -> tuple[Value, ...] | None:
+    """The elements `for layer in container:` visits one by one (see
+    builders.visited_in_order): a layer bound to a plain name, or a tuple carrying one
+    unpacked (`for task, head in self.heads.items():`)."""
+    elements = visited_in_order(iterable)
+    if elements is None or not isinstance(node.target, cst.Name) and not (
+            isinstance(node.target, (cst.Tuple, cst.List)) and
+            all(isinstance(element, ContainerValue) for element in elements)):
         return None
-    children = iterable.module.children
-    if not children or len(children) > UNROLL_LAYERS or iterable.module.element is not None:
-        return None
-    return children
+    return elements
 
 WIDEN_AFTER = 8  # passes before names that still change are widened to unknown
 MAX_PASSES = 32  # a bound on passes should widening not settle a loop
@@ -182,7 +179,7 @@ class Loops(Interpreter):
             env.merge(state)
         return env.copy()
 
-    def _unroll(self, node: cst.For, env: Env, layers: tuple[ModuleValue, ...]) -> None:
+    def _unroll(self, node: cst.For, env: Env, layers: tuple[Value, ...]) -> None:
         """`for layer in self.layers: x = layer(x)` over a container whose layers are known
         and different: one iteration per layer, in order, as Python runs it (no fixed point
         is needed, each iteration sees exactly what the one before left)."""

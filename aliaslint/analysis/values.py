@@ -66,6 +66,8 @@ class ModuleInfo:
     # indices of those it may not be (an `isinstance` test not decided for them).
     members: tuple[ModuleValue, ...] | None = None
     uncertain: frozenset[int] = frozenset()
+    # A `ModuleDict` built from a dict whose keys are literals: the key of each child.
+    keys: tuple | None = None
 
 
 @dataclass(frozen=True)
