@@ -631,8 +631,8 @@ class Expressions(Interpreter):
                                 elements: tuple[Value, ...], env: Env) -> Value:
         """A comprehension over elements known one by one (the heads of a `ModuleDict`,
         the layers of a `ModuleList`, a list of literals): its element runs once per
-        element, in order, as Python runs it, and the result keeps each one (by literal
-        key for a dict)."""
+        element, in order, as Python runs it.  Modules it makes are kept one by one (by
+        literal key for a dict), for a container to hold; tensors as "some element"."""
         keys: list[Value] = []
         values: list[Value] = []
         outer_place = self._unroll_place
