@@ -498,3 +498,178 @@ def test_a_feature_dict_keeps_its_tensors_through_calls_in_other_files(tmp_path,
     assert (run.returncode != 0) == bool(found), run.stderr
     if found:
         assert "modified by an inplace operation" in run.stderr
+
+
+# Modules built by factories and held in module containers, over three files as model code
+# is laid out: factories in layers.py, the model in models.py, training in train.py.  Each
+# hazard's twin differs in the one argument that decides it, and stays clean.
+NORM_LAYERS = '''\
+from torch import nn
+
+
+def make_norm(kind, dim):
+    """A norm layer by name; "identity" keeps the shape without normalising."""
+    if kind == "batch":
+        return nn.BatchNorm1d(dim)
+    if kind == "identity":
+        return nn.Identity()
+    raise ValueError(kind)
+
+
+class PreActBlock(nn.Module):
+    def __init__(self, dim, norm="batch"):
+        super().__init__()
+        self.norm = make_norm(norm, dim)
+        self.act = nn.ReLU(inplace=True)
+        self.fc = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return x + self.fc(self.act(self.norm(x)))
+'''
+NORM_MODELS = '''\
+from torch import nn
+
+from layers import PreActBlock
+
+
+class ResidualMLP(nn.Module):
+    def __init__(self, dim, depth, norm):
+        super().__init__()
+        self.blocks = nn.ModuleList([PreActBlock(dim, norm=norm) for _ in range(depth)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+'''
+NORM_TRAIN = '''\
+import torch
+
+from models import ResidualMLP
+
+model = ResidualMLP(8, 2, norm="{norm}")
+x = torch.randn(4, 8)
+kept = x.clone()
+model(x).sum().backward()
+assert torch.equal(x, kept), "the first block rectified its input"
+'''
+
+HEAD_LAYERS = '''\
+from torch import nn
+
+
+def build_head(task, dim):
+    if task == "logits":
+        return nn.Linear(dim, 10)
+    if task == "score":
+        return nn.Sequential({score})
+    raise KeyError(task)
+'''
+HEAD_MODELS = '''\
+from torch import nn
+
+from layers import build_head
+
+
+class MultiHead(nn.Module):
+    def __init__(self, dim, tasks):
+        super().__init__()
+        self.trunk = nn.Linear(dim, dim)
+        self.heads = nn.ModuleDict({task: build_head(task, dim) for task in tasks})
+
+    def forward(self, x):
+        feats = self.trunk(x)
+        outputs = {}
+        for task, head in self.heads.items():
+            outputs[task] = head(feats)
+        return outputs
+'''
+HEAD_TRAIN = '''\
+import torch
+
+from models import MultiHead
+
+model = MultiHead(8, ["logits", "score"])
+out = model(torch.randn(4, 8))
+loss = out["logits"].logsumexp(-1).mean() + out["score"].mean()
+loss.backward()
+'''
+
+STAGE_LAYERS = '''\
+from torch import nn
+
+
+class Stage(nn.Sequential):
+    """activation -> linear, repeated."""
+
+    @classmethod
+    def build(cls, widths):
+        layers = []
+        for c_in, c_out in zip(widths[:-1], widths[1:]):
+            layers.append(nn.{act}(True))
+            layers.append(nn.Linear(c_in, c_out))
+        return cls(*layers)
+'''
+STAGE_MODELS = '''\
+from torch import nn
+
+from layers import Stage
+
+
+class DeepSupervised(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Linear(4, 8)
+        self.aux = nn.Linear(8, 2)
+        self.stage = Stage.build([8, 8, 8])
+
+    def forward(self, x):
+        feats = self.stem(x)
+        aux = self.aux(feats)
+        return self.stage(feats), aux
+'''
+STAGE_TRAIN = '''\
+import torch
+
+from models import DeepSupervised
+
+model = DeepSupervised()
+out, aux = model(torch.randn(4, 4))
+(out.sum() + aux.sum()).backward()
+'''
+
+
+@pytest.mark.parametrize("files, found, message", [
+    # The literal "identity" reaches the factory two calls away: the in-place ReLU then
+    # writes the block input the shortcut adds.  A BatchNorm makes a new tensor first.
+    ({"layers.py": NORM_LAYERS, "models.py": NORM_MODELS,
+      "train.py": NORM_TRAIN.format(norm="identity")}, [("AL105", "layers.py", 17)],
+     "the first block rectified its input"),
+    ({"layers.py": NORM_LAYERS, "models.py": NORM_MODELS,
+      "train.py": NORM_TRAIN.format(norm="batch")}, [], None),
+    # The heads of a ModuleDict run in insertion order over the same features: the
+    # score head's leading in-place ReLU rewrites what the logits head's Linear saved.
+    # After a Linear of its own it writes a new tensor.
+    ({"layers.py": HEAD_LAYERS.format(score="nn.ReLU(inplace=True), nn.Linear(dim, 1)"),
+      "models.py": HEAD_MODELS, "train.py": HEAD_TRAIN}, [("AL105", "layers.py", 8)],
+     "modified by an inplace operation"),
+    ({"layers.py": HEAD_LAYERS.format(
+        score="nn.Linear(dim, dim), nn.ReLU(inplace=True), nn.Linear(dim, 1)"),
+      "models.py": HEAD_MODELS, "train.py": HEAD_TRAIN}, [], None),
+    # A classmethod of another file builds the stage; `nn.ReLU(True)` is in place by
+    # position, `nn.LeakyReLU(True)` is a slope of True.
+    ({"layers.py": STAGE_LAYERS.format(act="ReLU"), "models.py": STAGE_MODELS,
+      "train.py": STAGE_TRAIN}, [("AL105", "layers.py", 11)],
+     "modified by an inplace operation"),
+    ({"layers.py": STAGE_LAYERS.format(act="LeakyReLU"), "models.py": STAGE_MODELS,
+      "train.py": STAGE_TRAIN}, [], None),
+], ids=["identity-norm", "batch-norm", "dict-heads", "dict-heads-after-linear",
+        "classmethod-relu-true", "classmethod-leaky-true"])
+def test_modules_built_by_factories_of_another_file(tmp_path, files, found, message):
+    _write(tmp_path, files)
+    assert _findings(tmp_path) == found
+    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert (run.returncode != 0) == bool(found), run.stderr
+    if message is not None:
+        assert message in run.stderr

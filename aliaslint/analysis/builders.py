@@ -3,6 +3,10 @@ turned into containers (`nn.Sequential(*layers)`), and submodules registered und
 names (`add_module`, `register_module`, `setattr(self, "name", m)`, `getattr(self, "name")`).
 
 A list of modules is a `ContainerValue` whose `items` are all `ModuleValue`s, in order.  A
+`ModuleDict` built from a dict of modules under literal keys keeps them in insertion order
+with their keys; `.items()`, `.values()` and `.keys()` are lists of what they visit, and a
+loop or a comprehension over such a list, or over a container whose layers are known, runs
+once per element in order (`visited_in_order`).  A
 comprehension (`[Block(d) for _ in range(n)]`) is one element repeated: as children of a
 container it runs twice, the way a loop body runs until a save of one iteration meets a write
 of the next (docs/engine.md, Loops).  What the container does when called is then its
@@ -18,11 +22,14 @@ import libcst as cst
 
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.containers import NO_KEY, literal_key
 from aliaslint.analysis.syntax import NO_LITERAL, evaluated, literal_constant, name_key
 from aliaslint.analysis.values import (
+    INT,
     OTHER,
     ModuleInfo,
     Args,
+    ConstValue,
     ContainerValue,
     ModuleValue,
     Value,
@@ -33,6 +40,106 @@ from aliaslint.analysis.values import (
 
 # Methods of `nn.Module` that register a submodule under a name: `self.<name>` afterwards.
 REGISTER_METHODS = frozenset({"add_module", "register_module"})
+
+# The `ModuleDict` methods that visit its entries in insertion order.
+DICT_VIEWS = frozenset({"items", "values", "keys"})
+
+# A container of at most this many known elements is iterated element by element.
+UNROLL_LAYERS = 32
+
+
+def carries_module(value: Value) -> bool:
+    """A module, or a tuple holding one (`(name, head)` of `heads.items()`)."""
+    return isinstance(value, ModuleValue) or isinstance(value, ContainerValue) and \
+        value.items is not None and any(isinstance(item, ModuleValue) for item in value.items)
+
+
+def visited_in_order(value: Value) -> tuple[Value, ...] | None:
+    """What iterating ``value`` visits, one element after another, where the code that built
+    it says: the layers of a `ModuleList` or `Sequential` whose children are known, or a list
+    whose elements are known and carry modules (`heads.items()` of a `ModuleDict`,
+    `enumerate(self.layers)`, `zip(self.blocks, self.norms)`).  None otherwise: a
+    `ModuleDict` itself iterates its keys, and a container of one repeated element
+    (`[Block() for _ in range(n)]`) runs as a loop body."""
+    if isinstance(value, ModuleValue):
+        info = value.module
+        if not info.children or info.element is not None or info.keys is not None or \
+                info.spec is not None and "Dict" in info.spec.name or \
+                len(info.children) > UNROLL_LAYERS:
+            return None
+        return info.children
+    if isinstance(value, ContainerValue) and not value.mapping and value.items and \
+            value.replicated is None and len(value.items) <= UNROLL_LAYERS and \
+            all(carries_module(item) for item in value.items):
+        return value.items
+    return None
+
+
+def literal_items(value: Value) -> tuple[ConstValue, ...] | None:
+    """The elements of a list or tuple display of literals (`["cls", "depth"]`), which a
+    comprehension over it binds one by one: a factory given each picks its branch."""
+    if not isinstance(value, ContainerValue) or value.mapping or not value.items or \
+            value.replicated is not None or len(value.items) > UNROLL_LAYERS:
+        return None
+    found = tuple(item for item in value.items if isinstance(item, ConstValue))
+    return found if len(found) == len(value.items) else None
+
+
+def known_items(value: Value) -> tuple[Value, ...] | None:
+    """The elements of a sequence, in order, when each one is known: what
+    `visited_in_order` gives, or a list or tuple display's elements."""
+    visited = visited_in_order(value)
+    if visited is not None:
+        return visited
+    if isinstance(value, ContainerValue) and not value.mapping and value.items is not None \
+            and value.replicated is None:
+        return value.items
+    return None
+
+
+def walked_together(qualname: str | None, positional: list[Value], args: Args,
+                    node: cst.CSTNode) -> ContainerValue | None:
+    """`enumerate(self.layers)` of layers known one by one: each with its index;
+    `zip(self.blocks, self.norms)`: the k-th of each, as long as the shortest.  None for
+    other calls, and where no argument is such a container."""
+    if len(positional) != len(args) or not any(
+            visited_in_order(value) is not None for value in positional):
+        return None
+    if qualname == "builtins.enumerate" and len(positional) == 1:
+        return ContainerValue(origin=node, items=tuple(
+            ContainerValue(origin=node, items=(INT, layer))
+            for layer in visited_in_order(positional[0]) or ()))
+    sequences = [known_items(value) for value in positional]
+    if qualname != "builtins.zip" or len(positional) < 2 or None in sequences:
+        return None
+    return ContainerValue(origin=node, items=tuple(
+        ContainerValue(origin=node, items=row)
+        for row in zip(*(sequence or () for sequence in sequences))))
+
+
+def dict_of_modules(value: Value) -> tuple[tuple, tuple[ModuleValue, ...]] | None:
+    """`nn.ModuleDict({"cls": nn.Linear(d, 5), ...})` (a display or a comprehension over
+    literals): its keys and modules, in insertion order.  None when a key is not a literal
+    string or a value not a module."""
+    if not isinstance(value, ContainerValue) or not value.mapping or value.items is None or \
+            value.keys is None or len(value.keys) != len(value.items) or \
+            not all(isinstance(key, str) for key in value.keys):
+        return None
+    modules = tuple(item for item in value.items if isinstance(item, ModuleValue))
+    return (value.keys, modules) if len(modules) == len(value.items) else None
+
+
+def dict_view(module: ModuleValue, attr: str, node: cst.CSTNode) -> ContainerValue | None:
+    """`heads.items()`, `.values()`, `.keys()` of a `ModuleDict` whose entries are known: a
+    list of what each visits, in insertion order."""
+    info = module.module
+    if attr not in DICT_VIEWS or info.keys is None or info.children is None:
+        return None
+    keys = tuple(ConstValue(origin=node, literal=key) for key in info.keys)
+    if attr != "items":
+        return ContainerValue(origin=node, items=keys if attr == "keys" else info.children)
+    return ContainerValue(origin=node, items=tuple(
+        ContainerValue(origin=node, items=(key, child)) for key, child in zip(keys, info.children)))
 
 
 def _literal_int(node: cst.BaseExpression) -> int | None:
@@ -142,6 +249,11 @@ class Builders(Interpreter):
         if children is None or len(node.slice) != 1:
             return None
         index = node.slice[0].slice
+        keys = container.module.keys
+        if keys is not None:
+            # `self.heads["depth"]` of a `ModuleDict`: the module under that key.
+            key = literal_key(index.value) if isinstance(index, cst.Index) else NO_KEY
+            return children[keys.index(key)] if key in keys else None
         if isinstance(index, cst.Index):
             at = _literal_int(index.value)
             return children[at] if at is not None and -len(children) <= at < len(children) \

@@ -10,7 +10,13 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.factories import Factories, dtype_named
-from aliaslint.analysis.container_calls import CONTAINER_METHODS, ContainerCalls
+from aliaslint.analysis.builders import walked_together
+from aliaslint.analysis.container_calls import (
+    CONTAINER_METHODS,
+    MAPPING_COPIES,
+    ContainerCalls,
+    builtin_container,
+)
 from aliaslint.analysis.events import Call, NonContiguousView, Reference, Write
 from aliaslint.analysis.geometry import (
     COVER_OPS,
@@ -123,6 +129,8 @@ class Calls(Factories):
                 owner = ModuleValue(origin=func.value, module=ModuleInfo(
                     params=frozenset({("params", id(node))}), assumed=True, label=f"`{key}`"))
                 env.names[key] = owner
+            if isinstance(owner, RefValue) and isinstance(found := self._linked(owner), ClassValue):
+                owner = found  # `Stage.from_config(cfg)`, `Stage` imported from another file
             if isinstance(owner, RefValue):
                 qualname = f"{owner.qualname}.{attr}"
                 self._emit(Reference(func, self._stmt, qualname))
@@ -321,6 +329,9 @@ class Calls(Factories):
             return containers.summed(positional[0], node)
         if qualname == "builtins.range":
             return ContainerValue(origin=node, each=INT)
+        walked = walked_together(qualname, positional, args, node)
+        if walked is not None:
+            return walked  # `enumerate(self.layers)`, `zip(self.blocks, self.norms)`
         if qualname == "builtins.enumerate" and positional:
             element = self._element_of(positional[0], node, env)
             return ContainerValue(origin=node, each=ContainerValue(origin=node,
@@ -342,7 +353,7 @@ class Calls(Factories):
                 isinstance(args[0][1], ContainerValue) and args[0][1].mapping:
             # `dict(**d)`: a new dict of the same values, as `dict(d)`.
             return containers.copied(args[0][1], node, mapping=True)
-        container = self._builtin_container(qualname, positional, node)
+        container = builtin_container(qualname, positional, node)
         if container is not None:
             return container
         if qualname == "torch.tensor":  # always copies its data
@@ -820,43 +831,7 @@ class Calls(Factories):
         return TensorValue(origin=node, storage=source.storage, counter=("alloc", id(node)),
                            requires_grad=False, view_origin=node, dtype=source.dtype)
 
-    def _builtin_container(self, qualname: str, positional: list[Value],
-                           node: cst.Call) -> Value | None:
-        """Containers that repeat one object, and copies that share their tensors."""
-        if qualname in ("builtins.dict.fromkeys", "itertools.repeat"):
-            item = positional[1] if qualname.endswith("fromkeys") and len(positional) > 1 \
-                else positional[0] if qualname.endswith("repeat") and positional else None
-            if isinstance(item, TensorValue):
-                return ContainerValue(origin=node, each=item, replicated=node)
-            return None
-        if qualname in EMPTY_CONTAINERS and not node.args:
-            # `OrderedDict()`, `list()`: empty, filled by the code that follows.
-            return ContainerValue(origin=node, items=(), mapping=qualname in MAPPING_COPIES,
-                                  keys=() if qualname in MAPPING_COPIES else None)
-        if qualname in SHALLOW_COPIES and len(positional) == 1:
-            source = positional[0]
-            if isinstance(source, ParamsValue) and source.kind is Kind.PARAMS:
-                return ParamsValue(Kind.OTHER, origin=node, params=source.params, snapshot=node)
-            if source.snapshot is not None and not isinstance(source, ContainerValue):
-                return kept_as_copy(source, node, origin=node)
-            if isinstance(source, ContainerValue) and source.replicated is not None:
-                return replace(source, origin=node)
-            if isinstance(source, ContainerValue):
-                # A new container of the same element objects (`list(d)` is the keys).
-                mapping = qualname in MAPPING_COPIES or \
-                    qualname == "copy.copy" and source.mapping
-                return containers.copied(source, node, mapping=mapping)
-        if qualname in ("builtins.sorted", "builtins.reversed") and positional and \
-                isinstance(positional[0], ContainerValue) and not positional[0].mapping:
-            return containers.joined(positional[0], node)
-        return None
 
-
-# Calls that make a new container holding the same elements.
-SHALLOW_COPIES = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "copy.copy",
-                            "collections.OrderedDict"})
-MAPPING_COPIES = frozenset({"builtins.dict", "collections.OrderedDict"})
-EMPTY_CONTAINERS = frozenset({"builtins.list", "builtins.dict", "collections.OrderedDict"})
 # The deprecated `Variable(t, requires_grad=…)` constructor (a Tensor since 0.4).
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 

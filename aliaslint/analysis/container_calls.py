@@ -16,10 +16,19 @@ from aliaslint.analysis.values import (
     UNKNOWN,
     Args,
     ContainerValue,
+    Kind,
     LambdaValue,
+    ParamsValue,
+    TensorValue,
     Value,
+    kept_as_copy,
 )
 
+# Calls that make a new container holding the same elements.
+SHALLOW_COPIES = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", "copy.copy",
+                            "collections.OrderedDict"})
+MAPPING_COPIES = frozenset({"builtins.dict", "collections.OrderedDict"})
+EMPTY_CONTAINERS = frozenset({"builtins.list", "builtins.dict", "collections.OrderedDict"})
 # The methods of `list` and `dict` modelled on a known container (see _container_method).
 CONTAINER_METHODS = frozenset({"items", "values", "keys", "copy", "get", "append", "extend",
                                "insert", "pop", "update", "clear", "sort", "reverse"})
@@ -129,3 +138,34 @@ class ContainerCalls(Interpreter):
         """The container named by ``node`` now holds ``value``'s elements."""
         if isinstance(node, cst.Name) or attr_key(node) is not None:
             self._bind(node, value, env, evaluate_base=False)
+
+
+def builtin_container(qualname: str, positional: list[Value], node: cst.Call) -> Value | None:
+    """Containers that repeat one object, and copies that share their tensors."""
+    if qualname in ("builtins.dict.fromkeys", "itertools.repeat"):
+        item = positional[1] if qualname.endswith("fromkeys") and len(positional) > 1 \
+            else positional[0] if qualname.endswith("repeat") and positional else None
+        if isinstance(item, TensorValue):
+            return ContainerValue(origin=node, each=item, replicated=node)
+        return None
+    if qualname in EMPTY_CONTAINERS and not node.args:
+        # `OrderedDict()`, `list()`: empty, filled by the code that follows.
+        return ContainerValue(origin=node, items=(), mapping=qualname in MAPPING_COPIES,
+                              keys=() if qualname in MAPPING_COPIES else None)
+    if qualname in SHALLOW_COPIES and len(positional) == 1:
+        source = positional[0]
+        if isinstance(source, ParamsValue) and source.kind is Kind.PARAMS:
+            return ParamsValue(Kind.OTHER, origin=node, params=source.params, snapshot=node)
+        if source.snapshot is not None and not isinstance(source, ContainerValue):
+            return kept_as_copy(source, node, origin=node)
+        if isinstance(source, ContainerValue) and source.replicated is not None:
+            return replace(source, origin=node)
+        if isinstance(source, ContainerValue):
+            # A new container of the same element objects (`list(d)` is the keys).
+            mapping = qualname in MAPPING_COPIES or \
+                qualname == "copy.copy" and source.mapping
+            return containers.copied(source, node, mapping=mapping)
+    if qualname in ("builtins.sorted", "builtins.reversed") and positional and \
+            isinstance(positional[0], ContainerValue) and not positional[0].mapping:
+        return containers.joined(positional[0], node)
+    return None

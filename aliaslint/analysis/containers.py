@@ -17,6 +17,7 @@ from aliaslint.analysis.syntax import evaluated, name_key
 from aliaslint.analysis.values import (
     OTHER,
     UNKNOWN,
+    ConstValue,
     ContainerValue,
     ModuleValue,
     TensorValue,
@@ -339,12 +340,25 @@ def at_path(value: Value, path: tuple) -> list[Value]:
 
 
 def signature(value: Value) -> object:
-    """What a summary depends on in a container argument: its layout."""
+    """What a summary depends on in a container argument: its layout, and the literals it
+    holds (a comprehension over `["cls", "depth"]` binds each)."""
+    if isinstance(value, ConstValue):
+        return ("literal", type(value.literal), value.literal)
     if not isinstance(value, ContainerValue):
         return value.kind
     return ("container", value.mapping, value.keys,
             None if value.items is None else tuple(signature(v) for v in value.items),
             None if value.each is None else signature(value.each))
+
+
+def without_literals(value: Value) -> Value:
+    """``value`` with the literals it holds as plain values: the container a summary is
+    computed for once its literals have varied between calls (protocol.CONTEXTS)."""
+    if isinstance(value, ConstValue):
+        return OTHER
+    if not isinstance(value, ContainerValue) or value.items is None:
+        return value
+    return replace(value, items=tuple(without_literals(item) for item in value.items))
 
 
 def aligned_index(node: cst.For) -> tuple[str, str] | None:

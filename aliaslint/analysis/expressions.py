@@ -8,6 +8,7 @@ import libcst as cst
 
 from aliaslint import ops
 from aliaslint.analysis import containers
+from aliaslint.analysis.builders import literal_items, visited_in_order
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Compare, Reference, StaleRead, Write
 from aliaslint.analysis.geometry import (
@@ -41,6 +42,7 @@ from aliaslint.analysis.values import (
     SHAPE,
     TRUE_VALUE,
     UNKNOWN,
+    ConstValue,
     ContainerValue,
     Kind,
     ClassValue,
@@ -349,6 +351,11 @@ class Expressions(Interpreter):
         values = [self._eval(element.value, env) for element in node.elements]
         for element, value in zip(node.elements[:-1], values):
             self._read_at_the_op(element.value, value, env)  # `torch.cat((x, act(x)))`
+        # A string stays that literal (`["cls", "depth"]`): a comprehension over the list
+        # binds each, and a factory given one picks the branch it names.
+        values = [ConstValue(origin=element.value, literal=evaluated(element.value))
+                  if isinstance(element.value, cst.SimpleString) else value
+                  for element, value in zip(node.elements, values)]
         if any(isinstance(element, cst.StarredElement) for element in node.elements):
             spliced: list[Value] = []
             for element, value in zip(node.elements, values):
@@ -597,11 +604,14 @@ class Expressions(Interpreter):
         # iterables, conditions and the element run in the comprehension's own.
         inner = Env(env, flow=env.flow)
         clause: cst.CompFor | None = node.for_in
+        first = self._eval(node.for_in.iter, env)
+        if node.for_in.inner_for_in is None and not node.for_in.ifs and \
+                not isinstance(node, cst.SetComp) and (elements := visited_in_order(
+                    first) or literal_items(first)) is not None:
+            return self._unrolled_comprehension(node, elements, env)
         scope = env
-        first: Value | None = None
         while clause is not None:
-            iterable = self._eval(clause.iter, scope)
-            first = iterable if first is None else first
+            iterable = first if clause is node.for_in else self._eval(clause.iter, scope)
             self._bind(clause.target, self._element_of(iterable, clause, scope), inner)
             for condition in clause.ifs:
                 self._eval(condition.test, inner)
@@ -633,6 +643,49 @@ class Expressions(Interpreter):
                 not isinstance(node, cst.SetComp):
             # `[torch.softmax(g(x), -1) for g in self.gates]`: some element, one value.
             return ContainerValue(origin=node, each=element)
+        return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN
+
+    def _unrolled_comprehension(self, node: cst.ListComp | cst.GeneratorExp | cst.DictComp,
+                                elements: tuple[Value, ...], env: Env) -> Value:
+        """A comprehension over elements known one by one (the heads of a `ModuleDict`,
+        the layers of a `ModuleList`, a list of literals): its element runs once per
+        element, in order, as Python runs it.  Modules it makes are kept one by one (by
+        literal key for a dict), for a container to hold; tensors as "some element"."""
+        keys: list[Value] = []
+        values: list[Value] = []
+        outer_place = self._unroll_place
+        for index, element in enumerate(elements):
+            inner = Env(env, flow=env.flow)
+            # Each element's modules make tensors of their own (see Loops._unroll).
+            self._unroll_place = (*outer_place, index)
+            try:
+                self._bind(node.for_in.target, element, inner)
+                if isinstance(node, cst.DictComp):
+                    keys.append(self._eval(node.key, inner))
+                    values.append(self._eval(node.value, inner))
+                else:
+                    values.append(self._eval(node.elt, inner))
+            finally:
+                self._unroll_place = outer_place
+        mapping = isinstance(node, cst.DictComp)
+        if values and all(isinstance(value, ModuleValue) for value in values):
+            # Modules, for a container to hold in order (by literal key for a ModuleDict).
+            literals = [key.literal for key in keys if isinstance(key, ConstValue)
+                        and isinstance(key.literal, str)]
+            if not mapping:
+                return ContainerValue(origin=node, items=tuple(values))
+            if len(literals) == len(keys) and len(set(literals)) == len(literals):
+                return ContainerValue(origin=node, keys=tuple(literals), items=tuple(values),
+                                      mapping=True)
+            return OTHER
+        if values and all(isinstance(value, TensorValue) for value in values):
+            # Tensors, one per element: one value stands for every element, as for a
+            # comprehension run once ("some element"), with every element's graph.
+            first = values[0]
+            assert isinstance(first, TensorValue)
+            graph = frozenset().union(*(v.graph for v in values if isinstance(v, TensorValue)))
+            return ContainerValue(origin=node, each=replace(first, graph=graph),
+                                  mapping=mapping)
         return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN
 
     def _annotation(self, annotation: cst.Annotation, env: Env) -> Value:

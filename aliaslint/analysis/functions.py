@@ -13,6 +13,7 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.opfacts import MODULE_BASES
 from aliaslint.analysis.core import Site
 from aliaslint.analysis.dispatch import TRANSPARENT_BASES, binding, c3, class_of
+from aliaslint.analysis.protocol import literal_argument
 from aliaslint.analysis.scopes import ClassInfo, Deferred, Env, Flow
 from aliaslint.analysis.training import AUTOGRAD_FUNCTIONS, LIGHTNING_MODULES
 from aliaslint.analysis.syntax import all_params, callee_name, called_names, is_private
@@ -103,6 +104,7 @@ class Functions(Interpreter):
             if arg.star:
                 values = {}
                 break
+            value = literal_argument(arg.value, value)  # `norm="none"`: a branch it decides
             if arg.keyword is not None:
                 values[arg.keyword.value] = value
             elif position < len(params):
@@ -303,11 +305,12 @@ class Functions(Interpreter):
         for param, (arg, value) in zip(params[1:], args):
             if arg.keyword is not None or arg.star:
                 break
-            env.names[param.name.value] = value
+            env.names[param.name.value] = literal_argument(arg.value, value)
         names = {param.name.value for param in all_params(init.params)[1:]}
         for arg, value in args:
             if arg.keyword is not None and arg.keyword.value in names:
-                env.names[arg.keyword.value] = value  # `Head(dim, act_fn=relu_)`
+                # `Head(dim, act_fn=relu_)`, `Block(dim, norm="none")`
+                env.names[arg.keyword.value] = literal_argument(arg.value, value)
         self._silent += 1
         outer_stmt = self._stmt
         try:

@@ -52,19 +52,17 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis import containers
+from aliaslint.analysis.builders import UNROLL_LAYERS, visited_in_order
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Converged, Env, LoopFrame
 from aliaslint.analysis.values import OTHER, UNKNOWN, ContainerValue, ModuleValue, Value, earlier
 
-# A container of at most this many known layers is iterated layer by layer.
-UNROLL_LAYERS = 32
-
-
 def unrolled_layers(iterable: Value, node: cst.For) -> tuple[Value, ...] | None:
-    """The layers `for layer in container:` visits one by one: a `ModuleList` or
-    `Sequential` whose children are known, bound to a plain name; or its `children()` /
-    `named_children()` (each a `(name, layer)` pair).  A container of one repeated element
-    (`[Block() for _ in range(n)]`) runs as a loop instead."""
+    """The elements `for layer in container:` visits one by one: the `children()` /
+    `named_children()` of a container whose layers are known (each a `(name, layer)` pair
+    for the latter), or what builders.visited_in_order gives (a layer bound to a plain
+    name, or a tuple carrying one unpacked: `for task, head in self.heads.items():`).  A
+    container of one repeated element (`[Block() for _ in range(n)]`) runs as a loop."""
     if isinstance(iterable, ContainerValue) and iterable.items is None:
         one = iterable.each
         named = isinstance(one, ContainerValue) and one.items is not None and \
@@ -77,12 +75,13 @@ def unrolled_layers(iterable: Value, node: cst.For) -> tuple[Value, ...] | None:
             return None
         return tuple(ContainerValue(origin=node, items=(OTHER, member)) if named else member
                      for member in one.module.members)
-    if not isinstance(iterable, ModuleValue) or not isinstance(node.target, cst.Name):
+    elements = visited_in_order(iterable)
+    if elements is None or not isinstance(node.target, cst.Name) and not (
+            isinstance(node.target, (cst.Tuple, cst.List)) and
+            all(isinstance(element, ContainerValue) for element in elements)):
         return None
-    children = iterable.module.children
-    if not children or len(children) > UNROLL_LAYERS or iterable.module.element is not None:
-        return None
-    return children
+    return elements
+
 
 WIDEN_AFTER = 8  # passes before names that still change are widened to unknown
 MAX_PASSES = 32  # a bound on passes should widening not settle a loop

@@ -10,6 +10,7 @@ import libcst as cst
 
 from aliaslint import ops
 from aliaslint.analysis import containers
+from aliaslint.analysis.builders import DICT_VIEWS, dict_of_modules, dict_view
 from aliaslint.analysis.effects import Effects, _allocated, _items, _of_argument
 from aliaslint.analysis.dispatch import attribute_storages, class_of, exact
 from aliaslint.analysis.events import Save, Write
@@ -92,6 +93,7 @@ class Modules(Effects):
             # `inplace=True`, or `inplace=inplace` where the call site passed True.
             inplace = is_literal(flag, TRUE) or is_true(given)
         children = None
+        keys: tuple | None = None
         params: frozenset = frozenset()
         named: dict[str, object] = {}
         element = None
@@ -127,6 +129,12 @@ class Modules(Effects):
                 # `nn.Sequential(OrderedDict(...))`: its layers in the dict's order.
                 children = items
                 params = frozenset().union(*(child.module.params for child in items))
+            elif len(positional) == 1 and "ModuleDict" in qualname and \
+                    (entries := dict_of_modules(positional[0])) is not None:
+                # `nn.ModuleDict({task: build_head(task, d) for task in tasks})` of modules
+                # under literal keys: its modules, in insertion order, with their keys.
+                keys, children = entries
+                params = frozenset().union(*(child.module.params for child in children))
             elif len(positional) == 1 and "List" in qualname and \
                     isinstance(positional[0], ContainerValue) and positional[0].items and \
                     (items := module_items(positional[0])):
@@ -137,7 +145,7 @@ class Modules(Effects):
             named = self._named_parameters(spec, node)
             params = frozenset(named.values()) or frozenset({("params", id(node))})
         info = ModuleInfo(spec=spec, inplace=inplace, children=children, params=params,
-                          label=label, named=named, element=element)
+                          label=label, named=named, element=element, keys=keys)
         return ModuleValue(origin=node, module=info)
 
     @staticmethod
@@ -212,6 +220,8 @@ class Modules(Effects):
             return self._register_hook(module, attr, node, args, env)
         if attr in MODULE_ITERATORS and not args:
             return self._module_members(module, attr, node)
+        if attr in DICT_VIEWS and not args and (view := dict_view(module, attr, node)):
+            return view
         if attr == "apply" and len(args) == 1 and args[0][0].keyword is None and \
                 not args[0][0].star and self._apply_to_modules(module, node, args[0], env):
             return module

@@ -33,6 +33,7 @@ from aliaslint.analysis.values import (
     Kind,
     ModuleInfo,
     ModuleValue,
+    is_int,
     module_items,
     ParamsValue,
     ObjectValue,
@@ -171,9 +172,11 @@ class Protocol(Interpreter):
                 seen.append(keys)
             return args
         varying = {i for i, k in enumerate(keys)
-                   if isinstance(k, tuple) and k and k[0] == "literal" and
+                   if isinstance(k, tuple) and k and k[0] in ("literal", "container") and
                    any(i >= len(other) or other[i] != k for other in seen)}
-        return tuple(OTHER if i in varying else a for i, a in enumerate(args))
+        # A container keeps its tensors; only the literals it holds are let go.
+        return tuple(containers.without_literals(a) if i in varying else a
+                     for i, a in enumerate(args))
 
     def _bind_parameters(self, function: cst.FunctionDef, cls: ClassInfo | None,
                          args: tuple[Value, ...], layout: tuple | None, env: Env,
@@ -658,6 +661,12 @@ def constant_of(node: cst.BaseExpression | None) -> ConstValue | None:
     """A literal argument or default (`"copy"`, `False`, `None`) as a value."""
     literal = literal_constant(node)
     return None if literal is NO_LITERAL else ConstValue(origin=node, literal=literal)
+
+
+def literal_argument(node: cst.BaseExpression, value: Value) -> Value:
+    """What a call passes for a parameter the body runs with: a literal as that literal
+    (`norm="none"`, `inplace=True`: a branch it decides), an int as an int (an index)."""
+    return value if is_int(value) else constant_of(node) or value
 
 
 def _argument_index(value: Value) -> int | None:

@@ -69,6 +69,8 @@ class ModuleInfo:
     # The members are the layers of a container whose layers are known, in the order
     # `children()` yields them: a loop over them runs layer by layer (loops.py).
     ordered: bool = False
+    # A `ModuleDict` built from a dict whose keys are literals: the key of each child.
+    keys: tuple | None = None
 
 
 @dataclass(frozen=True)

@@ -589,3 +589,111 @@ class Summed(nn.Module):
 
 
 print(PreActBlock(8)(torch.randn(4, 8)), Summed()(torch.randn(4, 8)))
+
+
+# case: heads of a module dict run in insertion order and one rewrites features another saved
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class MultiHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Linear(4, 8)
+        self.heads = nn.ModuleDict({
+            "logits": nn.Linear(8, 3),
+            "score": nn.Sequential(nn.ReLU(inplace=True), nn.Linear(8, 1)),  # error: AL105
+        })
+    def forward(self, x):
+        feats = self.trunk(x)
+        return {name: head(feats) for name, head in self.heads.items()}
+out = MultiHead()(torch.randn(2, 4))
+(out["logits"].sum() + out["score"].sum()).backward()
+
+
+# case: heads of a module dict picked by key each rectify a linear output of their own
+# runs: ok
+import torch
+from torch import nn
+class MultiHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Linear(4, 8)
+        self.heads = nn.ModuleDict({
+            "logits": nn.Linear(8, 3),
+            "score": nn.Sequential(nn.Linear(8, 8), nn.ReLU(inplace=True), nn.Linear(8, 1)),
+        })
+    def forward(self, x):
+        feats = self.trunk(x)
+        outputs = [head(feats) for head in self.heads.values()]
+        return outputs[0], self.heads["score"](feats)
+logits, score = MultiHead()(torch.randn(2, 4))
+(logits.sum() + score.sum()).backward()
+
+
+# case: norms and activations walked together with zip, an identity norm before an in-place relu
+# runs: raises RuntimeError
+import torch
+from torch import nn
+class Tower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 8)
+        self.norms = nn.ModuleList([nn.Identity(), nn.LayerNorm(8)])
+        self.acts = nn.ModuleList([
+            nn.ReLU(inplace=True),  # error: AL105
+            nn.ReLU(inplace=True),
+        ])
+    def forward(self, x):
+        x = torch.sigmoid(self.fc(x))
+        for i, (norm, act) in enumerate(zip(self.norms, self.acts)):
+            x = act(norm(x))
+        return x
+Tower()(torch.randn(2, 4)).sum().backward()
+
+
+# case: norms and activations walked together with zip, each norm making a new tensor
+# runs: ok
+import torch
+from torch import nn
+class Tower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 8)
+        self.norms = nn.ModuleList([nn.LayerNorm(8), nn.LayerNorm(8)])
+        self.acts = nn.ModuleList([nn.ReLU(inplace=True), nn.ReLU(inplace=True)])
+    def forward(self, x):
+        x = torch.sigmoid(self.fc(x))
+        for i, (norm, act) in enumerate(zip(self.norms, self.acts)):
+            x = act(norm(x))
+        return x
+Tower()(torch.randn(2, 4)).sum().backward()
+
+
+# case: a layer factory given a list of names, its in-place layer run after a tanh
+# runs: raises RuntimeError
+import torch
+from torch import nn
+def make(name):
+    if name == "relu":
+        return nn.ReLU(inplace=True)
+    return nn.Tanh()
+def pick(names):
+    return [make(name) for name in names]  # error: AL105
+idle = nn.Sequential(nn.Linear(4, 4), *pick(["tanh"]))
+used = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), *pick(["relu"]))
+used(torch.randn(2, 4)).sum().backward()
+
+
+# case: the same factory given another list of names for the stack that runs
+# runs: ok
+import torch
+from torch import nn
+def make(name):
+    if name == "relu":
+        return nn.ReLU(inplace=True)
+    return nn.Tanh()
+def pick(names):
+    return [make(name) for name in names]
+idle = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), *pick(["relu"]))
+used = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), *pick(["tanh"]))
+used(torch.randn(2, 4)).sum().backward()
