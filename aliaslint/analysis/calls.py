@@ -30,7 +30,7 @@ from aliaslint.analysis.opfacts import (
     tensor_inputs,
     storage_kind,
 )
-from aliaslint.analysis.dispatch import SuperValue
+from aliaslint.analysis.dispatch import MethodValue, SuperValue
 from aliaslint.analysis.scopes import ClassInfo, Env
 from aliaslint.analysis.shapes import (
     Layout,
@@ -243,6 +243,9 @@ class Calls(Factories):
             return self._call_module(callee, node, positional, args, env)
         if isinstance(callee, ClassValue) and callee.module is not None:
             return self._construct_local_module(callee, node, args, env)
+        if isinstance(callee, MethodValue):  # `self.forward = self.forward_slicing`
+            return self._bound_call(callee.definition, receiver if receiver is not None
+                                    else callee.receiver, node, args, env)
         if isinstance(callee, FunctionValue):
             return self._call_function(callee, receiver, node, args, env)
         if isinstance(callee, ClassValue) and callee.info is not None:

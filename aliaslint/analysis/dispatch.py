@@ -103,6 +103,18 @@ class SuperValue(Value):
     receiver: Value = field(compare=False)
 
 
+@dataclass(frozen=True, kw_only=True)
+class MethodValue(Value):
+    """`obj.f` read without calling it, for a method of the file's class: a bound method.
+    Kept in an attribute (`self.forward = self.forward_slicing`), it is what a call of
+    that attribute runs, and an instance attribute `forward` is what calling the module
+    runs (`Module.__call__` looks `forward` up on the instance)."""
+
+    kind: Kind = field(default=Kind.FUNCTION, init=False)
+    definition: cst.FunctionDef = field(compare=False)
+    receiver: Value = field(compare=False)
+
+
 def exact(receiver: Value) -> bool:
     """Is the receiver's class known exactly (an instance the code built), rather than
     `self` in a method body, which may be an instance of a subclass?"""
@@ -263,6 +275,19 @@ class Dispatch(Interpreter):
         if joined is not None:
             env.restore(joined)
         return result if result is not None else UNKNOWN
+
+    def _bound_method(self, base: Value, attr: str, node: cst.Attribute) -> Value | None:
+        """`obj.f` for an instance method `f` of the file's class, when one definition is
+        the one every instance ``base`` may be runs."""
+        cls = local_class(base)
+        if cls is None or isinstance(base, ClassValue):
+            return None
+        definitions = [cls.method(attr)] if exact(base) else self._overrides(cls, attr)
+        if not definitions or len(definitions) != 1 or definitions[0] is None or \
+                binding(definitions[0]) != "instance":
+            return None
+        return MethodValue(qualname=f"{cls.name}.{attr}", origin=node,
+                           definition=definitions[0], receiver=base)
 
     def _property(self, base: Value, attr: str, node: cst.Attribute, env: Env) -> Value | None:
         """`obj.weight_view` where the file's class defines it as a property: what its

@@ -13,7 +13,7 @@ import libcst as cst
 from aliaslint.analysis import containers
 from aliaslint.analysis.events import Save, Write
 from aliaslint.nodes import walk_code
-from aliaslint.analysis.scopes import ClassInfo, Env, Summary
+from aliaslint.analysis.scopes import ClassInfo, Env, Summary, is_state, state_tokens
 from aliaslint.analysis.syntax import declares_mutation
 from aliaslint.analysis.values import OTHER, UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, join
 from aliaslint.analysis.core import Interpreter
@@ -301,6 +301,11 @@ class Effects(Interpreter):
                                              args[index][1])
                               for element in self._caller_elements(token, args)
                               if isinstance(element, TensorValue))
+            elif is_state(token):
+                # A tensor the callee left on its object (`self.last_attn = attn`): the
+                # caller's object holds it, saved.
+                copies.extend(self._save(t, t, node, label, save.what, env)
+                              for t in state_tokens(token, mapping))
             elif token in mapping:
                 copies.extend(self._save(t, t, node, label, "its parameters", env)
                               for t in mapping[token])

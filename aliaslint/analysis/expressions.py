@@ -18,7 +18,7 @@ from aliaslint.analysis.geometry import (
     slice_region,
 )
 from aliaslint.analysis.opfacts import TENSOR_TYPES, short_name
-from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.scopes import ClassInfo, Env, state_token
 from aliaslint.analysis.shapes import Layout, after_view
 from aliaslint.analysis.shapes import index as index_layout
 from aliaslint.analysis.syntax import (
@@ -43,6 +43,7 @@ from aliaslint.analysis.values import (
     UNKNOWN,
     ContainerValue,
     Kind,
+    ConstValue,
     ClassValue,
     ModuleInfo,
     ModuleValue,
@@ -254,9 +255,14 @@ class Expressions(Interpreter):
         cls = local_class(base)
         if cls is not None:
             value = cls.attr(f"self.{attr}")
+            kept = self._kept_state(base, cls, f"self.{attr}", value, node)
+            if kept is not None:
+                return kept
             if value is not None:
                 return value
             got = self._property(base, attr, node, env)
+            if got is None:
+                got = self._bound_method(base, attr, node)
             return got if got is not None else UNKNOWN
         if isinstance(base, ModuleValue):
             return self._module_attribute(base, attr)
@@ -281,6 +287,25 @@ class Expressions(Interpreter):
                                    storage=grad, counter=grad)
             return TensorValue(derived=(attr, base), origin=node)
         return UNKNOWN
+
+    @staticmethod
+    def _kept_state(base: Value, cls: ClassInfo, key: str, value: Value | None,
+                    node: cst.Attribute) -> TensorValue | None:
+        """`obj.last_attn` where a method of its class keeps a tensor there (ClassInfo.state)
+        and `__init__` left no tensor or module (`None`, nothing): that tensor, as the state
+        of this object.  Where the object holds nothing yet, Python would not have let a
+        tensor op run on it."""
+        if value is not None and not (value.kind in (Kind.UNKNOWN, Kind.OTHER) and (
+                not isinstance(value, ConstValue) or value.literal is None)):
+            return None
+        if not isinstance(base, ModuleValue) or len(base.module.params) != 1:
+            return None
+        kept = next((entry.state[key] for entry in cls.linearization()
+                     if isinstance(entry, ClassInfo) and key in entry.state), None)
+        if kept is None:
+            return None
+        token = state_token(next(iter(base.module.params)), key)
+        return replace(kept, origin=node, storage=token, counter=token)
 
     def _module_attribute(self, module: ModuleValue, attr: str) -> Value:
         """`m.weight` / `m.bias` of a torch.nn module built here: leaf Parameters that
@@ -556,7 +581,13 @@ class Expressions(Interpreter):
                         self._eval(bound, env)
 
     def _if_exp(self, node: cst.IfExp, env: Env) -> Value:
+        from aliaslint.analysis.statements import decided_by_constant
+
         self._eval(node.test, env)
+        # A literal argument decides it as it decides an `if` statement.
+        decided = decided_by_constant(node.test, env)
+        if decided is not None:
+            return self._eval(node.body if decided else node.orelse, env)
         return join(self._eval(node.body, env), self._eval(node.orelse, env))
 
     def _named_expr(self, node: cst.NamedExpr, env: Env) -> Value:

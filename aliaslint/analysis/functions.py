@@ -13,6 +13,7 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.opfacts import MODULE_BASES
 from aliaslint.analysis.core import Site
 from aliaslint.analysis.dispatch import TRANSPARENT_BASES, binding, c3, class_of
+from aliaslint.analysis.protocol import constant_of
 from aliaslint.analysis.scopes import ClassInfo, Deferred, Env, Flow
 from aliaslint.analysis.training import AUTOGRAD_FUNCTIONS, LIGHTNING_MODULES
 from aliaslint.analysis.syntax import all_params, callee_name, called_names, is_private
@@ -297,17 +298,21 @@ class Functions(Interpreter):
         env = Env(self._outer_env(self._home(init)))
         params = list(init.params.params)
         for param in all_params(init.params):
-            env.names[param.name.value] = UNKNOWN
+            # A literal default, or argument, decides the branches it switches
+            # (`if forward == "slicing": self.forward = self.forward_slicing`).
+            env.names[param.name.value] = constant_of(param.default) or UNKNOWN \
+                if param.star == "" else UNKNOWN
         if params:
             env.names[params[0].name.value] = self._self_value(cls)
         for param, (arg, value) in zip(params[1:], args):
             if arg.keyword is not None or arg.star:
                 break
-            env.names[param.name.value] = value
+            env.names[param.name.value] = constant_of(arg.value) or value
         names = {param.name.value for param in all_params(init.params)[1:]}
         for arg, value in args:
             if arg.keyword is not None and arg.keyword.value in names:
-                env.names[arg.keyword.value] = value  # `Head(dim, act_fn=relu_)`
+                # `Head(dim, act_fn=relu_)`
+                env.names[arg.keyword.value] = constant_of(arg.value) or value
         self._silent += 1
         outer_stmt = self._stmt
         try:
