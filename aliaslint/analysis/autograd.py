@@ -9,6 +9,7 @@ import libcst as cst
 
 from aliaslint import ops
 from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.dispatch import kept_modules
 from aliaslint.analysis.events import (
     InplaceWrite,
     LostWrite,
@@ -34,6 +35,7 @@ from aliaslint.analysis.values import (
     ContainerValue,
     Kind,
     GradModeValue,
+    ObjectValue,
     ParamsValue,
     TensorValue,
     Value,
@@ -167,6 +169,12 @@ class Autograd(Interpreter):
         for name, value in env.names.items():
             if name not in exclude and refers_to(value, tokens):
                 env.flow.stale[name] = write
+            elif isinstance(value, ObjectValue) and name not in exclude:
+                # A module an object keeps (`self.module = model` in its `__init__`):
+                # `ema.module` sees the new values too.
+                for attr, kept in kept_modules(value.cls):
+                    if refers_to(kept, tokens):
+                        env.flow.stale[f"{name}.{attr}"] = write
 
     def _dirty(self, token: object, write: Write, env: Env) -> None:
         if token is None:

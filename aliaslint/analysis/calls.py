@@ -177,6 +177,7 @@ class Calls(Factories):
                 return bound
             elif isinstance(owner, (ModuleValue, ParamsValue, ObjectValue)):
                 receiver, receiver_node = owner, func.value
+                self._stale_attribute(func, env)  # `ema.module(x)` after a step
                 key = attr_key(func)
                 callee = env.names.get(key) if key else None
                 cls = local_class(owner)

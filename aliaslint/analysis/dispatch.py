@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.syntax import attr_key
+from aliaslint.nodes import walk
 from aliaslint.analysis.scopes import ClassInfo, Env
 from aliaslint.analysis.values import (
     UNKNOWN,
@@ -143,6 +145,32 @@ def attribute_storages(cls: ClassInfo) -> frozenset:
             tokens.update(value.storage for value in entry.attrs.values()
                           if isinstance(value, TensorValue) and value.storage is not None)
     return frozenset(tokens)
+
+
+def kept_modules(cls: ClassInfo) -> list[tuple[str, ModuleValue]]:
+    """The modules an instance holds as attributes, by name (`module` for `self.module`),
+    as its `__init__` (its own or a local base's) left them."""
+    found: dict[str, ModuleValue] = {}
+    for entry in cls.linearization():
+        if isinstance(entry, ClassInfo):
+            for key, value in entry.attrs.items():
+                if isinstance(value, ModuleValue) and key.count(".") == 1:
+                    found.setdefault(key.split(".", 1)[1], value)
+    return list(found.items())
+
+
+def taken_at(cls: ClassInfo, key: str) -> cst.BaseExpression | None:
+    """What the `__init__` of ``cls`` (or of a local base) assigns to ``key``
+    (`self.module = model`): the expression, where the object took what it keeps."""
+    for entry in cls.linearization():
+        init = entry.methods.get("__init__") if isinstance(entry, ClassInfo) else None
+        if init is None:
+            continue
+        for node in walk(init):
+            if isinstance(node, cst.Assign) and any(
+                    attr_key(target.target) == key for target in node.targets):
+                return node.value
+    return None
 
 
 class Dispatch(Interpreter):

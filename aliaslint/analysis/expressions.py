@@ -47,6 +47,7 @@ from aliaslint.analysis.values import (
     ClassValue,
     ModuleInfo,
     ModuleValue,
+    ObjectValue,
     ParamsValue,
     LambdaValue,
     RefValue,
@@ -57,9 +58,12 @@ from aliaslint.analysis.values import (
     grad_token,
     is_int,
     join,
+    kept_as_copy,
     local_class,
     root_of,
 )
+from aliaslint.analysis.dispatch import taken_at
+from aliaslint.nodes import walk
 
 _COMPARE_OPS = {
     cst.Equal: "==",
@@ -246,6 +250,7 @@ class Expressions(Interpreter):
                                      self._rewriting))
             self._eval(node.value, env)
             return env.names[key]
+        self._stale_attribute(node, env)
         base = self._receiver(node, env)
         attr = node.attr.value
         if isinstance(base, RefValue):
@@ -287,6 +292,48 @@ class Expressions(Interpreter):
                                    storage=grad, counter=grad)
             return TensorValue(derived=(attr, base), origin=node)
         return UNKNOWN
+
+    def _stale_attribute(self, node: cst.Attribute, env: Env) -> None:
+        """`ema.module` read after a step wrote the parameters of the module the object
+        keeps (`self.module = model` in its `__init__`): the object's module is the
+        caller's, not a copy.  Keeping a module is what helpers do (a trainer's
+        `self.model`), so it is a snapshot only where the statement sets it against the
+        module itself (`torch.equal(ema.module.weight, model.weight)`); the snapshot is
+        where `__init__` took it."""
+        if not (env.flow.stale and isinstance(node.value, cst.Name)):
+            return
+        key = f"{node.value.value}.{node.attr.value}"
+        write = env.flow.stale.pop(key, None)
+        if write is None:
+            return
+        owner = env.names.get(key.rsplit(".", 1)[0])
+        kept = owner.cls.attr(f"self.{node.attr.value}") \
+            if isinstance(owner, ObjectValue) else None
+        taken = taken_at(owner.cls, f"self.{node.attr.value}") \
+            if isinstance(owner, ObjectValue) else None
+        if not isinstance(kept, ModuleValue) or taken is None or \
+                not self._beside(kept, node, env):
+            return
+        self._emit(StaleRead(write.node, write.stmt, write, key, node,
+                             kept_as_copy(kept, taken), self._rewriting))
+
+    def _beside(self, kept: ModuleValue, read: cst.CSTNode, env: Env) -> bool:
+        """Does the statement being run name the module ``kept`` itself, apart from
+        ``read`` (in an `if` or `while`, its test)?"""
+        stmt = self._stmt
+        scope = stmt.test if isinstance(stmt, (cst.If, cst.While)) else stmt
+        if scope is None:
+            return False
+        inside = {id(sub) for sub in walk(read)}
+        for sub in walk(scope):
+            if id(sub) in inside or not isinstance(sub, (cst.Name, cst.Attribute)):
+                continue
+            name = name_key(sub)
+            value = env.names.get(name) if name is not None else None
+            if isinstance(value, ModuleValue) and value.module is kept.module and \
+                    value.snapshot is None:
+                return True
+        return False
 
     @staticmethod
     def _kept_state(base: Value, cls: ClassInfo, key: str, value: Value | None,

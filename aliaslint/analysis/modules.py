@@ -550,8 +550,9 @@ class Modules(Effects):
         for token, write in summary.element_writes.items():
             with self._grad_of(write, env), self._may(write, summary):
                 self._write_elements(token, write, args, node, label, env, function)
-        if summary.reached and self._reaches(summary, args, receiver):
-            self._apply_reached(summary, args, mapping, node, env, function)
+        if summary.reached:
+            self._apply_reached(summary, args, mapping, node, env, function,
+                                ordered=self._reaches(summary, args, receiver))
         for write in summary.attr_writes:
             target = write.target
             assert isinstance(target, TensorValue)
