@@ -751,3 +751,20 @@ def test_a_helper_writes_attention_a_module_kept_on_itself():
         "    loss.backward()\n    maps = attention_maps(model, 0.5)\n")
     assert _findings(after, "low") == []
     assert _error(after) is None
+
+
+def test_a_mode_given_at_two_constructions_decides_neither():
+    # The attributes a constructor sets are the class's, learned from one construction: a
+    # class built at two places with different modes has its bound forward from neither.
+    source = BOUND_FORWARD.replace(
+        '''    stage = Stage(8, mode="slicing")
+    stage(stem(torch.randn(2, 3, 6, 6))).mean().backward()
+''', '''    preview = Stage(8, mode="slicing")
+    stage = Stage(8, mode="split_cat")
+    stage(stem(torch.randn(2, 3, 6, 6))).mean().backward()
+    with torch.no_grad():
+        preview(torch.randn(1, 8, 6, 6))
+''')
+    assert source != BOUND_FORWARD
+    assert _findings(source, "low") == []
+    assert _error(source) is None

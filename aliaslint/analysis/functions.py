@@ -297,22 +297,28 @@ class Functions(Interpreter):
             return
         env = Env(self._outer_env(self._home(init)))
         params = list(init.params.params)
+        # A literal default, or argument, decides the branches it switches (`if forward ==
+        # "slicing": self.forward = self.forward_slicing`), where the class is built at one
+        # place: the attributes learned here are every instance's.
+        once = self._module_instances().calls.get(cls.name, 0) <= 1
+
+        def literal(node: cst.BaseExpression | None) -> Value | None:
+            return constant_of(node) if once else None
+
         for param in all_params(init.params):
-            # A literal default, or argument, decides the branches it switches
-            # (`if forward == "slicing": self.forward = self.forward_slicing`).
-            env.names[param.name.value] = constant_of(param.default) or UNKNOWN \
+            env.names[param.name.value] = literal(param.default) or UNKNOWN \
                 if param.star == "" else UNKNOWN
         if params:
             env.names[params[0].name.value] = self._self_value(cls)
         for param, (arg, value) in zip(params[1:], args):
             if arg.keyword is not None or arg.star:
                 break
-            env.names[param.name.value] = constant_of(arg.value) or value
+            env.names[param.name.value] = literal(arg.value) or value
         names = {param.name.value for param in all_params(init.params)[1:]}
         for arg, value in args:
             if arg.keyword is not None and arg.keyword.value in names:
                 # `Head(dim, act_fn=relu_)`
-                env.names[arg.keyword.value] = constant_of(arg.value) or value
+                env.names[arg.keyword.value] = literal(arg.value) or value
         self._silent += 1
         outer_stmt = self._stmt
         try:
