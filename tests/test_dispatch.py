@@ -510,3 +510,261 @@ def test_a_lightning_step_reaches_a_static_helper_through_a_shared_step():
         batch = (torch.randn(4, 8), torch.tensor([0, 1, 2, 0]))
         Classifier().training_step(batch, 0).backward()
         '''), "    ")) is None
+
+
+# A reparameterisable block (RepVGG / FasterNet shape): `__init__` binds `self.forward` to
+# one of two methods by a mode literal given at construction; calling the module runs the
+# bound method, which writes into the channels its conv saved.
+BOUND_FORWARD = '''
+    import torch
+    from torch import nn
+
+
+    class PartialMixer(nn.Module):
+        def __init__(self, dim, n_div=4, mode="split_cat"):
+            super().__init__()
+            self.part = dim // n_div
+            self.rest = dim - self.part
+            self.conv = nn.Conv2d(self.part, self.part, 3, 1, 1, bias=False)
+            if mode == "slicing":
+                self.forward = self.forward_slicing
+            elif mode == "split_cat":
+                self.forward = self.forward_split_cat
+            else:
+                raise ValueError(mode)
+
+        def forward_slicing(self, x):
+            x = x.clone()
+            x[:, : self.part] = self.conv(x[:, : self.part])
+            return x
+
+        def forward_split_cat(self, x):
+            x1, x2 = torch.split(x, [self.part, self.rest], dim=1)
+            return torch.cat((self.conv(x1), x2), 1)
+
+
+    class Stage(nn.Module):
+        def __init__(self, dim, mode):
+            super().__init__()
+            self.mixer = PartialMixer(dim, mode=mode)
+            self.proj = nn.Conv2d(dim, dim, 1)
+
+        def forward(self, x):
+            return x + self.proj(self.mixer(x))
+
+
+    stem = nn.Conv2d(3, 8, 3, padding=1)
+    stage = Stage(8, mode="slicing")
+    stage(stem(torch.randn(2, 3, 6, 6))).mean().backward()
+    '''
+
+
+def test_a_forward_bound_in_init_is_what_calling_the_module_runs():
+    assert _findings(BOUND_FORWARD) == [
+        ("AL101", _line(BOUND_FORWARD, "x[:, : self.part] = self.conv"), "high")]
+    assert INPLACE in _error(BOUND_FORWARD)
+    twin = BOUND_FORWARD.replace('Stage(8, mode="slicing")', 'Stage(8, mode="split_cat")')
+    assert _findings(twin, "low") == []
+    assert _error(twin) is None
+
+
+# A bound method kept in an attribute and called through it (`self.act = self.act_inplace`),
+# and a name bound to a method (`step = self.update`): each call runs that method.
+KEPT_METHOD = '''
+    import torch
+    from torch import nn
+
+
+    class Head(nn.Module):
+        def __init__(self, dim, fast=False):
+            super().__init__()
+            self.fc = nn.Linear(dim, dim)
+            self.act = self.squash_inplace if fast else self.squash
+
+        def squash(self, h):
+            return h.sigmoid()
+
+        def squash_inplace(self, h):
+            return h.sigmoid_()
+
+        def forward(self, x):
+            return self.act(torch.exp(self.fc(x)))
+
+
+    head = Head(4, fast=True)
+    head(torch.randn(3, 4)).sum().backward()
+    '''
+
+
+def test_a_method_kept_in_an_attribute_runs_when_called_through_it():
+    assert _findings(KEPT_METHOD) == [("AL101", _line(KEPT_METHOD, "h.sigmoid_()"), "high")]
+    assert INPLACE in _error(KEPT_METHOD)
+    twin = KEPT_METHOD.replace("Head(4, fast=True)", "Head(4)")
+    assert _findings(twin, "low") == []
+    assert _error(twin) is None
+
+
+def test_an_unknown_forward_kept_on_the_instance_hides_the_class_forward():
+    # `self.forward = wrap(self.forward)` by a function the file does not define: what
+    # calling the module runs is not known, so the class's `forward` is not assumed.
+    source = '''
+        import torch
+        from torch import nn
+        from tools import wrap
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.forward = wrap(self.forward)
+
+            def forward(self, x):
+                return self.fc(x.mul_(0.5))
+
+
+        stem = nn.Linear(4, 4)
+        h = torch.exp(stem(torch.randn(2, 4)))
+        Net()(h).sum().backward()
+        '''
+    assert _findings(source, "low") == []
+    # The class's forward, run when nothing hides it, writes the saved `exp` output.
+    shown = source.replace("        self.forward = wrap(self.forward)\n", "")
+    assert _findings(shown) == [("AL101", _line(shown, "x.mul_(0.5)"), "high")]
+
+
+# A stateful recurrent cell (truncated-BPTT shape): `forward` keeps its hidden state on
+# the object, `reset_state` zeroes that tensor in place between sequences.  The state is
+# `tanh`'s output, which `tanh` saved: zeroing it before the backward raises.
+STATEFUL_CELL = '''
+    import torch
+    from torch import nn
+
+
+    class Cell(nn.Module):
+        def __init__(self, n_in, n_hidden):
+            super().__init__()
+            self.inp = nn.Linear(n_in, n_hidden)
+            self.rec = nn.Linear(n_hidden, n_hidden)
+            self.h = None
+
+        def forward(self, x):
+            pre = self.inp(x) if self.h is None else self.inp(x) + self.rec(self.h)
+            self.h = torch.tanh(pre)
+            return self.h
+
+        def reset_state(self):
+            if self.h is not None:
+                self.h.zero_()
+
+
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = Cell(3, 8)
+            self.out = nn.Linear(8, 2)
+
+        def forward(self, x):
+            return self.out(self.cell(x))
+
+        def new_sequence(self):
+            self.cell.reset_state()
+
+
+    model = Tagger()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loss = model(torch.randn(4, 3)).pow(2).mean()
+    model.new_sequence()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    '''
+
+
+def test_a_method_writes_the_tensor_forward_kept_on_the_object():
+    assert _findings(STATEFUL_CELL) == [("AL101", _line(STATEFUL_CELL, "self.h.zero_()"), "high")]
+    assert INPLACE in _error(STATEFUL_CELL)
+    # The reset after the step: nothing saved is pending any more.
+    twin = STATEFUL_CELL.replace("    model.new_sequence()\n", "").replace(
+        "    opt.step()\n", "    opt.step()\n    model.new_sequence()\n")
+    assert _findings(twin, "low") == []
+    assert _error(twin) is None
+
+
+# Attention maps kept on each block for visualisation (timm's `Attention` with a cache),
+# read by a helper function in the training script: scaling them in place before the
+# step's backward writes what `softmax` saved.
+KEPT_ATTENTION = '''
+    import torch
+    from torch import nn
+
+
+    class Attention(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.qkv = nn.Linear(dim, dim * 3)
+            self.attn_map = None
+
+        def forward(self, x):
+            q, k, v = self.qkv(x).chunk(3, dim=-1)
+            attn = (q @ k.transpose(-2, -1)).softmax(dim=-1)
+            self.attn_map = attn
+            return attn @ v
+
+
+    class Encoder(nn.Module):
+        def __init__(self, dim=8, depth=2):
+            super().__init__()
+            self.blocks = nn.ModuleList([Attention(dim) for _ in range(depth)])
+
+        def forward(self, x):
+            for blk in self.blocks:
+                x = x + blk(x)
+            return x.mean(dim=1)
+
+
+    def attention_maps(model, temperature):
+        maps = []
+        for blk in model.blocks:
+            maps.append(blk.attn_map.div_(temperature))
+        return maps
+
+
+    model = Encoder()
+    loss = model(torch.randn(2, 5, 8)).pow(2).sum()
+    maps = attention_maps(model, 0.5)
+    loss.backward()
+    '''
+
+
+def test_a_helper_writes_attention_a_module_kept_on_itself():
+    assert _findings(KEPT_ATTENTION) == [
+        ("AL101", _line(KEPT_ATTENTION, "blk.attn_map.div_(temperature)"), "high")]
+    assert INPLACE in _error(KEPT_ATTENTION)
+    twin = KEPT_ATTENTION.replace("blk.attn_map.div_(temperature)",
+                                  "blk.attn_map.div(temperature)")
+    assert _findings(twin, "low") == []
+    assert _error(twin) is None
+    # Read after the backward: what softmax saved is no longer needed.
+    after = KEPT_ATTENTION.replace(
+        "    maps = attention_maps(model, 0.5)\n    loss.backward()\n",
+        "    loss.backward()\n    maps = attention_maps(model, 0.5)\n")
+    assert _findings(after, "low") == []
+    assert _error(after) is None
+
+
+def test_a_mode_given_at_two_constructions_decides_neither():
+    # The attributes a constructor sets are the class's, learned from one construction: a
+    # class built at two places with different modes has its bound forward from neither.
+    source = BOUND_FORWARD.replace(
+        '''    stage = Stage(8, mode="slicing")
+    stage(stem(torch.randn(2, 3, 6, 6))).mean().backward()
+''', '''    preview = Stage(8, mode="slicing")
+    stage = Stage(8, mode="split_cat")
+    stage(stem(torch.randn(2, 3, 6, 6))).mean().backward()
+    with torch.no_grad():
+        preview(torch.randn(1, 8, 6, 6))
+''')
+    assert source != BOUND_FORWARD
+    assert _findings(source, "low") == []
+    assert _error(source) is None

@@ -673,3 +673,70 @@ def test_modules_built_by_factories_of_another_file(tmp_path, files, found, mess
     assert (run.returncode != 0) == bool(found), run.stderr
     if message is not None:
         assert message in run.stderr
+
+
+# A KL penalty against a reference policy (the RLHF / PPO shape) whose helper keeps the
+# policy object itself, not a frozen copy: every optimiser step of `fit` moves the
+# "reference" too, and the divergence the script measures is zero.
+REFERENCE_HELPER = '''\
+import copy
+
+import torch.nn.functional as F
+
+
+class KLPenalty:
+    """KL divergence from a frozen reference policy."""
+
+    def __init__(self, policy, coef=0.1):
+        self.reference = {kept}
+        self.coef = coef
+
+    def __call__(self, logits, x):
+        ref = F.log_softmax(self.reference(x), dim=-1)
+        return self.coef * F.kl_div(ref, F.log_softmax(logits, dim=-1), log_target=True)
+'''
+REFERENCE_TRAIN = '''\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from penalty import KLPenalty
+
+
+def fit(policy, steps=5):
+    opt = torch.optim.SGD(policy.parameters(), lr=0.5)
+    for _ in range(steps):
+        x, y = torch.randn(16, 4), torch.randint(0, 3, (16,))
+        loss = F.cross_entropy(policy(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+torch.manual_seed(0)
+policy = nn.Linear(4, 3)
+penalty = KLPenalty(policy)
+fit(policy)
+x = torch.randn(8, 4)
+{use}
+'''
+MEASURED = '''\
+with torch.no_grad():
+    drift = (penalty.reference(x) - policy(x)).abs().max().item()
+if drift == 0.0:
+    raise SystemExit("the reference moved with the policy")'''
+
+
+@pytest.mark.parametrize("kept, use, found", [
+    ("policy", MEASURED, [("AL207", "penalty.py", 10)]),
+    ("copy.deepcopy(policy)", MEASURED, []),
+    # Kept and used, never set against the policy itself: a helper's handle on the model.
+    ("policy", "torch.save(penalty.reference.state_dict(), 'reference.pt')", []),
+])
+def test_an_object_that_keeps_the_trained_module_is_no_frozen_copy(tmp_path, kept, use, found):
+    _write(tmp_path, {"penalty.py": REFERENCE_HELPER.format(kept=kept),
+                      "train.py": REFERENCE_TRAIN.format(use=use)})
+    assert _findings(tmp_path) == found
+    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert (run.returncode != 0) == bool(found), run.stderr

@@ -10,6 +10,7 @@ import libcst as cst
 from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.dispatch import kept_modules
 from aliaslint.analysis.events import (
     InplaceWrite,
     LostWrite,
@@ -35,6 +36,7 @@ from aliaslint.analysis.values import (
     ContainerValue,
     Kind,
     GradModeValue,
+    ObjectValue,
     ParamsValue,
     TensorValue,
     Value,
@@ -178,6 +180,12 @@ class Autograd(Interpreter):
                 # A function the code calls wrote a tensor this container holds: reading
                 # that element (`batch["image"]`) sees the change (see _read_element).
                 env.flow.stale[containers.element_key(name)] = write
+            elif isinstance(value, ObjectValue):
+                # A module an object keeps (`self.module = model` in its `__init__`):
+                # `ema.module` sees the new values too.
+                for attr, kept in kept_modules(value.cls):
+                    if refers_to(kept, tokens):
+                        env.flow.stale[f"{name}.{attr}"] = write
 
     def _dirty(self, token: object, write: Write, env: Env) -> None:
         if token is None:

@@ -36,7 +36,7 @@ from aliaslint.analysis.opfacts import (
     tensor_inputs,
     storage_kind,
 )
-from aliaslint.analysis.dispatch import SuperValue
+from aliaslint.analysis.dispatch import MethodValue, SuperValue
 from aliaslint.analysis.scopes import ClassInfo, Env
 from aliaslint.analysis.shapes import (
     Layout,
@@ -185,6 +185,7 @@ class Calls(Factories):
                 return bound
             elif isinstance(owner, (ModuleValue, ParamsValue, ObjectValue)):
                 receiver, receiver_node = owner, func.value
+                self._stale_attribute(func, env)  # `ema.module(x)` after a step
                 key = attr_key(func)
                 callee = env.names.get(key) if key else None
                 cls = local_class(owner)
@@ -251,6 +252,9 @@ class Calls(Factories):
             return self._call_module(callee, node, positional, args, env)
         if isinstance(callee, ClassValue) and callee.module is not None:
             return self._construct_local_module(callee, node, args, env)
+        if isinstance(callee, MethodValue):  # `self.forward = self.forward_slicing`
+            return self._bound_call(callee.definition, receiver if receiver is not None
+                                    else callee.receiver, node, args, env)
         if isinstance(callee, FunctionValue):
             return self._call_function(callee, receiver, node, args, env)
         if isinstance(callee, ClassValue) and callee.info is not None:

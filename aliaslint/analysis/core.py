@@ -127,6 +127,8 @@ class Interpreter:
         self._outer_cache: dict[int, tuple[Env, Env]] = {}
         self._deferring = False  # running function bodies, the module body done
         self._write_log: list[Write] | None = None  # writes made while summarising
+        # Tensors a summarised method keeps on its `self` (`self.cache = t`): key -> value.
+        self._state_log: dict[str, tuple[object, TensorValue]] | None = None
         self._may_write = False  # applying a write a callee makes on some paths only
         self._instance_sites: Instances | None = None  # built when a summary first needs it
         self._inside: dict[int, frozenset[int]] = {}  # id(FunctionDef) -> its nodes' ids
@@ -356,6 +358,11 @@ class Interpreter:
                       env: Env) -> Value | None: ...
         def _property(self, base: Value, attr: str, node: cst.Attribute,
                       env: Env) -> Value | None: ...
+        def _stale_attribute(self, node: cst.Attribute, env: Env) -> None: ...
+        def _bound_call(self, definition: cst.FunctionDef, receiver: Value | None,
+                        node: cst.Call, args: Args, env: Env, *, may: bool = False) -> Value: ...
+        def _bound_method(self, base: Value, attr: str,
+                          node: cst.Attribute) -> Value | None: ...
         def _module_method(self, module: ModuleValue, attr: str, node: cst.Call, args: Args,
                            env: Env) -> Value: ...
         def _call_module(self, module: ModuleValue, node: cst.Call, positional: list[Value],

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis.syntax import attr_key
+from aliaslint.nodes import walk
 from aliaslint.analysis.scopes import ClassInfo, Env
 from aliaslint.analysis.values import (
     UNKNOWN,
@@ -103,6 +105,18 @@ class SuperValue(Value):
     receiver: Value = field(compare=False)
 
 
+@dataclass(frozen=True, kw_only=True)
+class MethodValue(Value):
+    """`obj.f` read without calling it, for a method of the file's class: a bound method.
+    Kept in an attribute (`self.forward = self.forward_slicing`), it is what a call of
+    that attribute runs, and an instance attribute `forward` is what calling the module
+    runs (`Module.__call__` looks `forward` up on the instance)."""
+
+    kind: Kind = field(default=Kind.FUNCTION, init=False)
+    definition: cst.FunctionDef = field(compare=False)
+    receiver: Value = field(compare=False)
+
+
 def exact(receiver: Value) -> bool:
     """Is the receiver's class known exactly (an instance the code built), rather than
     `self` in a method body, which may be an instance of a subclass?"""
@@ -131,6 +145,32 @@ def attribute_storages(cls: ClassInfo) -> frozenset:
             tokens.update(value.storage for value in entry.attrs.values()
                           if isinstance(value, TensorValue) and value.storage is not None)
     return frozenset(tokens)
+
+
+def kept_modules(cls: ClassInfo) -> list[tuple[str, ModuleValue]]:
+    """The modules an instance holds as attributes, by name (`module` for `self.module`),
+    as its `__init__` (its own or a local base's) left them."""
+    found: dict[str, ModuleValue] = {}
+    for entry in cls.linearization():
+        if isinstance(entry, ClassInfo):
+            for key, value in entry.attrs.items():
+                if isinstance(value, ModuleValue) and key.count(".") == 1:
+                    found.setdefault(key.split(".", 1)[1], value)
+    return list(found.items())
+
+
+def taken_at(cls: ClassInfo, key: str) -> cst.BaseExpression | None:
+    """What the `__init__` of ``cls`` (or of a local base) assigns to ``key``
+    (`self.module = model`): the expression, where the object took what it keeps."""
+    for entry in cls.linearization():
+        init = entry.methods.get("__init__") if isinstance(entry, ClassInfo) else None
+        if init is None:
+            continue
+        for node in walk(init):
+            if isinstance(node, cst.Assign) and any(
+                    attr_key(target.target) == key for target in node.targets):
+                return node.value
+    return None
 
 
 class Dispatch(Interpreter):
@@ -263,6 +303,19 @@ class Dispatch(Interpreter):
         if joined is not None:
             env.restore(joined)
         return result if result is not None else UNKNOWN
+
+    def _bound_method(self, base: Value, attr: str, node: cst.Attribute) -> Value | None:
+        """`obj.f` for an instance method `f` of the file's class, when one definition is
+        the one every instance ``base`` may be runs."""
+        cls = local_class(base)
+        if cls is None or isinstance(base, ClassValue):
+            return None
+        definitions = [cls.method(attr)] if exact(base) else self._overrides(cls, attr)
+        if not definitions or len(definitions) != 1 or definitions[0] is None or \
+                binding(definitions[0]) != "instance":
+            return None
+        return MethodValue(qualname=f"{cls.name}.{attr}", origin=node,
+                           definition=definitions[0], receiver=base)
 
     def _property(self, base: Value, attr: str, node: cst.Attribute, env: Env) -> Value | None:
         """`obj.weight_view` where the file's class defines it as a property: what its

@@ -13,7 +13,7 @@ import libcst as cst
 from aliaslint.analysis import containers
 from aliaslint.analysis.events import Save, Write
 from aliaslint.nodes import walk_code
-from aliaslint.analysis.scopes import ClassInfo, Env, Summary
+from aliaslint.analysis.scopes import ClassInfo, Env, Summary, is_state, state_tokens
 from aliaslint.analysis.syntax import declares_mutation
 from aliaslint.analysis.values import OTHER, UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, join
 from aliaslint.analysis.core import Interpreter
@@ -152,11 +152,13 @@ class Effects(Interpreter):
     def _apply_reached(self, summary: Summary,
                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
                        mapping: dict[object, frozenset], node: cst.CSTNode, env: Env,
-                       function: cst.FunctionDef) -> None:
+                       function: cst.FunctionDef, *, ordered: bool = True) -> None:
         """The callee wrote parameters of a module it was given, or stepped an optimizer it
         was given: those storages, by the caller's tokens, are written at the call.  Only
         the saves of them are dirtied (AL101): what the caller's names see is left to the
-        body's own run, which reports the write itself."""
+        body's own run, which reports the write itself.  Not ``ordered`` (see _reaches): a
+        backward pass it runs may come before the write, so no save is dirtied; a step still
+        changes what every reference to the parameters sees."""
         mappings = [mapping] + [
             self._param_mapping(value.module.cls, value.module.params)
             for value, _ in args if isinstance(value, ModuleValue)
@@ -177,9 +179,10 @@ class Effects(Interpreter):
                 callee=write.callee or function.name.value, label=None,
                 grad_enabled=False if write.grad_enabled is False else env.flow.grad,
                 may=write.may, params=frozenset(outer))
-            self._log_write(applied, env)
-            for token in outer:
-                self._dirty(token, applied, env)
+            if ordered:
+                self._log_write(applied, env)
+                for token in outer:
+                    self._dirty(token, applied, env)
             if write.target is None:
                 # An optimizer step (or `load_state_dict`) inside the callee writes every
                 # parameter: the caller's references to them (a kept `state_dict()`) see
@@ -323,6 +326,11 @@ class Effects(Interpreter):
                                              args[index][1])
                               for element in self._caller_elements(token, args)
                               if isinstance(element, TensorValue))
+            elif is_state(token):
+                # A tensor the callee left on its object (`self.last_attn = attn`): the
+                # caller's object holds it, saved.
+                copies.extend(self._save(t, t, node, label, save.what, env)
+                              for t in state_tokens(token, mapping))
             elif token in mapping:
                 copies.extend(self._save(t, t, node, label, "its parameters", env)
                               for t in mapping[token])

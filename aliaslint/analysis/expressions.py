@@ -19,7 +19,7 @@ from aliaslint.analysis.geometry import (
     slice_region,
 )
 from aliaslint.analysis.opfacts import TENSOR_TYPES, short_name
-from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.scopes import ClassInfo, Env, state_token
 from aliaslint.analysis.shapes import Layout, after_view
 from aliaslint.analysis.shapes import index as index_layout
 from aliaslint.analysis.syntax import (
@@ -45,9 +45,11 @@ from aliaslint.analysis.values import (
     ConstValue,
     ContainerValue,
     Kind,
+    ConstValue,
     ClassValue,
     ModuleInfo,
     ModuleValue,
+    ObjectValue,
     ParamsValue,
     LambdaValue,
     RefValue,
@@ -58,10 +60,13 @@ from aliaslint.analysis.values import (
     grad_token,
     is_int,
     join,
+    kept_as_copy,
     local_class,
     refers_to,
     root_of,
 )
+from aliaslint.analysis.dispatch import taken_at
+from aliaslint.nodes import walk
 
 _COMPARE_OPS = {
     cst.Equal: "==",
@@ -248,6 +253,7 @@ class Expressions(Interpreter):
                                      self._rewriting))
             self._eval(node.value, env)
             return env.names[key]
+        self._stale_attribute(node, env)
         base = self._receiver(node, env)
         attr = node.attr.value
         if isinstance(base, RefValue):
@@ -257,9 +263,14 @@ class Expressions(Interpreter):
         cls = local_class(base)
         if cls is not None:
             value = cls.attr(f"self.{attr}")
+            kept = self._kept_state(base, cls, f"self.{attr}", value, node)
+            if kept is not None:
+                return kept
             if value is not None:
                 return value
             got = self._property(base, attr, node, env)
+            if got is None:
+                got = self._bound_method(base, attr, node)
             return got if got is not None else UNKNOWN
         if isinstance(base, ModuleValue):
             return self._module_attribute(base, attr)
@@ -284,6 +295,67 @@ class Expressions(Interpreter):
                                    storage=grad, counter=grad)
             return TensorValue(derived=(attr, base), origin=node)
         return UNKNOWN
+
+    def _stale_attribute(self, node: cst.Attribute, env: Env) -> None:
+        """`ema.module` read after a step wrote the parameters of the module the object
+        keeps (`self.module = model` in its `__init__`): the object's module is the
+        caller's, not a copy.  Keeping a module is what helpers do (a trainer's
+        `self.model`), so it is a snapshot only where the statement sets it against the
+        module itself (`torch.equal(ema.module.weight, model.weight)`); the snapshot is
+        where `__init__` took it."""
+        if not (env.flow.stale and isinstance(node.value, cst.Name)):
+            return
+        key = f"{node.value.value}.{node.attr.value}"
+        write = env.flow.stale.pop(key, None)
+        if write is None:
+            return
+        owner = env.names.get(key.rsplit(".", 1)[0])
+        kept = owner.cls.attr(f"self.{node.attr.value}") \
+            if isinstance(owner, ObjectValue) else None
+        taken = taken_at(owner.cls, f"self.{node.attr.value}") \
+            if isinstance(owner, ObjectValue) else None
+        if not isinstance(kept, ModuleValue) or taken is None or \
+                not self._beside(kept, node, env):
+            return
+        self._emit(StaleRead(write.node, write.stmt, write, key, node,
+                             kept_as_copy(kept, taken), self._rewriting))
+
+    def _beside(self, kept: ModuleValue, read: cst.CSTNode, env: Env) -> bool:
+        """Does the statement being run name the module ``kept`` itself, apart from
+        ``read`` (in an `if` or `while`, its test)?"""
+        stmt = self._stmt
+        scope = stmt.test if isinstance(stmt, (cst.If, cst.While)) else stmt
+        if scope is None:
+            return False
+        inside = {id(sub) for sub in walk(read)}
+        for sub in walk(scope):
+            if id(sub) in inside or not isinstance(sub, (cst.Name, cst.Attribute)):
+                continue
+            name = name_key(sub)
+            value = env.names.get(name) if name is not None else None
+            if isinstance(value, ModuleValue) and value.module is kept.module and \
+                    value.snapshot is None:
+                return True
+        return False
+
+    @staticmethod
+    def _kept_state(base: Value, cls: ClassInfo, key: str, value: Value | None,
+                    node: cst.Attribute) -> TensorValue | None:
+        """`obj.last_attn` where a method of its class keeps a tensor there (ClassInfo.state)
+        and `__init__` left no tensor or module (`None`, nothing): that tensor, as the state
+        of this object.  Where the object holds nothing yet, Python would not have let a
+        tensor op run on it."""
+        if value is not None and not (value.kind in (Kind.UNKNOWN, Kind.OTHER) and (
+                not isinstance(value, ConstValue) or value.literal is None)):
+            return None
+        if not isinstance(base, ModuleValue) or len(base.module.params) != 1:
+            return None
+        kept = next((entry.state[key] for entry in cls.linearization()
+                     if isinstance(entry, ClassInfo) and key in entry.state), None)
+        if kept is None:
+            return None
+        token = state_token(next(iter(base.module.params)), key)
+        return replace(kept, origin=node, storage=token, counter=token)
 
     def _module_attribute(self, module: ModuleValue, attr: str) -> Value:
         """`m.weight` / `m.bias` of a torch.nn module built here: leaf Parameters that
@@ -581,7 +653,13 @@ class Expressions(Interpreter):
                         self._eval(bound, env)
 
     def _if_exp(self, node: cst.IfExp, env: Env) -> Value:
+        from aliaslint.analysis.statements import decided_by_constant
+
         self._eval(node.test, env)
+        # A literal argument decides it as it decides an `if` statement.
+        decided = decided_by_constant(node.test, env)
+        if decided is not None:
+            return self._eval(node.body if decided else node.orelse, env)
         return join(self._eval(node.body, env), self._eval(node.orelse, env))
 
     def _named_expr(self, node: cst.NamedExpr, env: Env) -> Value:

@@ -13,7 +13,7 @@ from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.opfacts import MODULE_BASES
 from aliaslint.analysis.core import Site
 from aliaslint.analysis.dispatch import TRANSPARENT_BASES, binding, c3, class_of
-from aliaslint.analysis.protocol import literal_argument
+from aliaslint.analysis.protocol import constant_of, literal_argument
 from aliaslint.analysis.scopes import ClassInfo, Deferred, Env, Flow
 from aliaslint.analysis.training import AUTOGRAD_FUNCTIONS, LIGHTNING_MODULES
 from aliaslint.analysis.syntax import all_params, callee_name, called_names, is_private
@@ -298,19 +298,31 @@ class Functions(Interpreter):
             return
         env = Env(self._outer_env(self._home(init)))
         params = list(init.params.params)
+        # A literal default, or argument, decides the branches it switches (`if forward ==
+        # "slicing": self.forward = self.forward_slicing`), where the class is built at one
+        # place: the attributes learned here are every instance's.
+        once = self._module_instances().calls.get(cls.name, 0) <= 1
+
+        def literal(node: cst.BaseExpression | None) -> Value | None:
+            return constant_of(node) if once else None
+
+        def passed(node: cst.BaseExpression, value: Value) -> Value:
+            return literal_argument(node, value) if once else value
+
         for param in all_params(init.params):
-            env.names[param.name.value] = UNKNOWN
+            env.names[param.name.value] = literal(param.default) or UNKNOWN \
+                if param.star == "" else UNKNOWN
         if params:
             env.names[params[0].name.value] = self._self_value(cls)
         for param, (arg, value) in zip(params[1:], args):
             if arg.keyword is not None or arg.star:
                 break
-            env.names[param.name.value] = literal_argument(arg.value, value)
+            env.names[param.name.value] = passed(arg.value, value)
         names = {param.name.value for param in all_params(init.params)[1:]}
         for arg, value in args:
             if arg.keyword is not None and arg.keyword.value in names:
                 # `Head(dim, act_fn=relu_)`, `Block(dim, norm="none")`
-                env.names[arg.keyword.value] = literal_argument(arg.value, value)
+                env.names[arg.keyword.value] = passed(arg.value, value)
         self._silent += 1
         outer_stmt = self._stmt
         try:

@@ -12,7 +12,7 @@ from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.builders import DICT_VIEWS, dict_of_modules, dict_view
 from aliaslint.analysis.effects import Effects, _allocated, _items, _of_argument
-from aliaslint.analysis.dispatch import attribute_storages, class_of, exact
+from aliaslint.analysis.dispatch import MethodValue, attribute_storages, class_of, exact
 from aliaslint.analysis.events import Save, Write
 from aliaslint.analysis.instances import Instances
 from aliaslint.analysis.opfacts import has_params, input_saved
@@ -24,7 +24,15 @@ from aliaslint.analysis.protocol import (
     constant_of,
     spread,
 )
-from aliaslint.analysis.scopes import ClassInfo, Env, Summary, arg_mark
+from aliaslint.analysis.scopes import (
+    ClassInfo,
+    Env,
+    Summary,
+    arg_mark,
+    is_state,
+    state_token,
+    state_tokens,
+)
 from aliaslint.analysis.syntax import (
     FALSE,
     NO_LITERAL,
@@ -399,7 +407,11 @@ class Modules(Effects):
 
     def _call_local_module(self, module: ModuleValue, cls: ClassInfo, given: list[Given],
                            node: cst.Call, env: Env, place: tuple[int, ...] = ()) -> Value:
-        forward = cls.method("forward")
+        # An instance attribute `forward` hides the class's (`Module.__call__` looks it up
+        # on the instance): a bound method kept there runs; anything else is not known.
+        kept = cls.attr("self.forward")
+        forward = kept.definition if isinstance(kept, MethodValue) else \
+            cls.method("forward") if kept is None else None
         bound = bind(forward, 1, given) if forward is not None else None
         if forward is None or bound is None:
             return UNKNOWN
@@ -454,13 +466,16 @@ class Modules(Effects):
             return None
         outer_log, self._write_log = self._write_log, []
         outer_consumed, self._consume_log = self._consume_log, []
+        outer_state, self._state_log = self._state_log, {}
         try:
             returns = self._run_body(function, env)
             log = self._write_log
             consumed = self._consume_log
+            state = self._state_log
         finally:
             self._write_log = outer_log
             self._consume_log = outer_consumed
+            self._state_log = outer_state
         if not returns:
             returns = [(OTHER, env.flow)]
         # A path that ends in a recursive call not yet summarised returns nothing in
@@ -489,7 +504,7 @@ class Modules(Effects):
                 writes.setdefault(token[1], write)
             elif containers.element_token(token) is not None:
                 element_writes.setdefault(token, write)
-            elif token is not None and token in kept:
+            elif token is not None and (token in kept or is_state(token)):
                 # A method that writes its object's state in place (a buffer, a cache,
                 # `self.weight.data`): the caller's object is written.
                 if all(w.node is not write.node for w in attr_writes):
@@ -498,6 +513,8 @@ class Modules(Effects):
                     write.target is not None and self._held_by_caller(token, inside):
                 reached.append(write)
         saves = tuple((token, save) for token, pending in flow.saves.items() for save in pending)
+        if cls is not None and state:
+            saves = _keep_state(cls, state, saves, kept)
         returns_arg = view_of = None
         if isinstance(result, TensorValue) and isinstance(result.storage, tuple) \
                 and result.storage[0] == "arg" and result.counter == result.storage:
@@ -549,14 +566,16 @@ class Modules(Effects):
         for token, write in summary.element_writes.items():
             with self._grad_of(write, env), self._may(write, summary):
                 self._write_elements(token, write, args, node, label, env, function)
-        if summary.reached and self._reaches(summary, args, receiver):
-            self._apply_reached(summary, args, mapping, node, env, function)
+        if summary.reached:
+            self._apply_reached(summary, args, mapping, node, env, function,
+                                ordered=self._reaches(summary, args, receiver))
         for write in summary.attr_writes:
             target = write.target
             assert isinstance(target, TensorValue)
             # The tensor as the class's code names it, and the instance's parameter tokens
             # a parameter's saves are moved onto when a call returns.
-            tokens = {target.storage} | set(mapping.get(target.storage, ()))
+            tokens = set(state_tokens(target.storage, mapping)) if is_state(target.storage) \
+                else {target.storage} | set(mapping.get(target.storage, ()))
             for token in sorted(tokens, key=repr):
                 written = target if token == target.storage else replace(
                     target, storage=token,
@@ -663,6 +682,22 @@ class Modules(Effects):
             result = replace(result, items=items) if result.items is not None else \
                 replace(result, each=items[0]) if items else result
         return result
+
+
+def _keep_state(cls: ClassInfo, state: dict[str, tuple[object, TensorValue]], saves: tuple,
+                kept: frozenset) -> tuple:
+    """The tensors a method left on its object (`self.last_attn = attn`) become the object's
+    state: what the method saved of one is a save of that state (state_token), which the
+    caller's object holds after the call, and every method reads it there."""
+    renamed: dict[object, object] = {}
+    for key, (owner, value) in state.items():
+        storage = value.storage
+        if storage is None or storage in kept or is_state(storage) or \
+                isinstance(storage, tuple) and storage[0] == "arg":
+            continue  # not a tensor the method made (the caller's own, or known already)
+        renamed[storage] = state_token(owner, key)
+        cls.state[key] = TensorValue(origin=value.origin, requires_grad=value.requires_grad)
+    return tuple((renamed.get(token, token), save) for token, save in saves)
 
 
 def _grad_at(write: Write, caller: bool | None) -> bool | None:

@@ -180,6 +180,10 @@ class ClassInfo:
     torch_base: str | None = None
     # Hooks its methods register on `self` (see protocol.Hook): every instance has them.
     hooks: list = field(default_factory=list)
+    # Tensors a method keeps on the object (`self.last_attn = attn` in `forward`), by
+    # attribute key, as a summarised call of that method left them: any other method reads
+    # the same tensor there (see state_token).
+    state: dict = field(default_factory=dict)
 
     def linearization(self) -> tuple:
         return self.mro or (self, *self.bases)
@@ -275,6 +279,30 @@ class Converged:
     head: Env  # the state at the loop's head
     breaks: Env | None  # the join of the states `break` left with
     exit: Env  # the state after the loop (see loops.py)
+
+
+def state_token(owner: object, key: str) -> tuple:
+    """The storage of the tensor an object keeps as ``key`` (`self.last_attn`) once one of
+    its methods has set it: ``owner`` is a token of the object (its instance token, or
+    `self`'s inside a method, mapped onto the instance where a call is applied)."""
+    return ("state", owner, key)
+
+
+def is_state(token: object) -> bool:
+    return isinstance(token, tuple) and len(token) == 3 and token[0] == "state"
+
+
+def state_tokens(token: object, mapping: dict[object, frozenset]) -> list[tuple]:
+    """A state token of a callee's object as the caller names it: of the instance its
+    `self` is (the receiver's tokens), and as it is."""
+    assert isinstance(token, tuple) and is_state(token)
+    owners = {token[1], *mapping.get(token[1], ())}
+    return sorted((state_token(owner, token[2]) for owner in owners), key=repr)
+
+
+def is_self_token(token: object) -> bool:
+    """The token of `self` in a class's methods (ClassInfo.self_token)."""
+    return isinstance(token, tuple) and len(token) == 2 and token[0] == "self"
 
 
 def arg_mark(index: int) -> int:

@@ -12,7 +12,7 @@ from aliaslint.analysis import containers
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import DataOnTemporary, PackHookWrite, Reference, WriteInputs
 from aliaslint.analysis.geometry import index_cover, index_regions, slice_region
-from aliaslint.analysis.scopes import Env
+from aliaslint.analysis.scopes import Env, is_self_token
 from aliaslint.analysis.training import AUTOCASTS, UNCHECKED_SAVES
 from aliaslint.analysis.syntax import (
     alias_name,
@@ -214,6 +214,12 @@ class Statements(Interpreter):
                 self._emit(DataOnTemporary(target, self._stmt, target.value))
             elif key is not None:
                 self._assign_name(key, value, env)
+                if self._state_log is not None and isinstance(value, TensorValue) and \
+                        isinstance(owner, ModuleValue) and len(owner.module.params) == 1 \
+                        and is_self_token(next(iter(owner.module.params))):
+                    # A summarised method keeps a tensor on its object (`self.attn = a`).
+                    self._state_log[f"self.{target.attr.value}"] = (
+                        next(iter(owner.module.params)), value)
         elif isinstance(target, cst.Subscript):
             base = self._eval_target(target.value, env) if evaluate_base else UNKNOWN
             self._slices(target, env)
