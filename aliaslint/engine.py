@@ -732,6 +732,11 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
     if not jobs_list:
         return []
     workers = min(jobs or os.cpu_count() or 1, len(jobs_list))
+    if workers > 1:
+        # Loaded once here, where the workers share it, instead of by each of them.
+        from aliaslint import checking  # noqa: F401
+
+        registry.rules()
     # Largest files first, so no worker is left with a big file at the end while the
     # others idle; results go back in the original order.
     order = sorted(range(len(jobs_list)), key=lambda i: -_size(jobs_list[i][0]))

@@ -186,11 +186,10 @@ class Loader:
         text = decoded or ""
         module = None
         if decoded is not None:
-            # One parse by CPython screens it (none where `syntax` made its tree already),
-            # and gives the tree `syntax` reads.
+            # One parse by CPython screens it, none where `syntax` made its tree already.
+            # (Its tree is not kept: CPython's trees of every file loaded would outweigh
+            # the parse they save.)
             screened = screen(text, path, tree=self.kept_syntax(path, digest))
-            if screened.tree is not None:
-                self._keep_syntax(path, digest, screened.tree)
             if screened.error is None and \
                     screened.over_budget(text, path, self.parse_budget) is None:
                 import libcst as cst

@@ -26,9 +26,11 @@ def test_the_briefs_are_the_rules_own():
 QUIET = "import torch\n\n\ndef norm(x):\n    return x / x.norm()\n"
 
 
-@pytest.mark.parametrize("paths", [["quiet.py", "plain.py"], ["-"]], ids=["files", "stdin"])
+@pytest.mark.parametrize("paths", [["quiet.py", "plain.py", "-j", "1"], ["-"]],
+                         ids=["files", "stdin"])
 def test_a_file_no_rule_can_fire_in_is_answered_without_libcst(tmp_path, paths):
-    """Standard input is checked in the process itself; files in a forked worker."""
+    """Standard input is checked in the process itself; files in a forked worker (where
+    several workers run, the process loads the parser's side once for them all)."""
     (tmp_path / "quiet.py").write_text(QUIET)
     (tmp_path / "plain.py").write_text("print('no tensors here')\n")
     dump = tmp_path / "modules.txt"
