@@ -660,7 +660,7 @@ def _decode(item: Any) -> Diagnostic:
         _list(item, 11)
     from aliaslint import registry  # the rules import the engine; the cache does not need it
 
-    if _str(code) not in registry.rules() or confidence not in ("high", "low") \
+    if _str(code) not in registry.briefs() or confidence not in ("high", "low") \
             or status is not None or _str(filename) != "":
         raise TypeError("not a finding this version writes")
     if fix is not None:

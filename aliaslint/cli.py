@@ -13,12 +13,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aliaslint import __version__, registry, verbose
+from aliaslint import __version__, registry, stages, verbose
 from aliaslint.cache import clean as clean_cache
 from aliaslint.catalog import load_docs, markdown_table
 from aliaslint.baseline import Baseline, write_baseline
-from aliaslint.cli_adopt import add_noqa
-from aliaslint.cli_fix import fix_paths, fix_stdin
 from aliaslint.cli_output import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -48,12 +46,12 @@ from aliaslint.engine import (
 from aliaslint.registry import rule_url
 from aliaslint.progress import ProgressLine
 from aliaslint.report import FORMATS, render, render_statistics, shown_path
-from aliaslint.rule import Rule
 from aliaslint.screen import Version, parse_target_version
 from aliaslint.show import per_file_option, settings_text
 from aliaslint.walk import walk
 
 if TYPE_CHECKING:
+    from aliaslint.rule import Rule
     from aliaslint.runtime.launch import Program, Run
 
 
@@ -470,6 +468,7 @@ def _check(args) -> int:
     )
     cwd = Path.cwd()
     verbose.enabled = args.verbose
+    stages.enabled = stages.enabled or args.verbose  # before the workers fork
     baseline = _adoption(args, paths, cwd, cli)
     if isinstance(baseline, str):
         print(f"aliaslint: error: {baseline}", file=sys.stderr)
@@ -498,6 +497,8 @@ def _check(args) -> int:
         if progress is not None:
             progress.close()
     if args.add_noqa:
+        from aliaslint.cli_adopt import add_noqa  # rewriting files needs the parser
+
         return add_noqa(args, cwd, result)
     if args.write_baseline is not None:
         count = write_baseline(args.write_baseline, result.diagnostics, cwd,
@@ -511,6 +512,8 @@ def _check(args) -> int:
         return baseline.new(diagnostics, cwd, source_lines_from_disk(cwd))
 
     if args.fix or args.fix_only or args.diff:
+        from aliaslint.cli_fix import fix_paths  # fixing needs the parser
+
         return fix_paths(args, cwd, result, unrecorded)
     new = unrecorded(result.diagnostics)
     result = replace(result, diagnostics=new, baselined=len(result.diagnostics) - len(new))
@@ -554,6 +557,8 @@ def _show_settings(paths: list[str], cli: CliOptions, cwd: Path, use_cache: bool
 def _check_stdin(args, cli: CliOptions, cwd: Path) -> int:
     data = sys.stdin.buffer.read()
     if args.fix or args.fix_only or args.diff:
+        from aliaslint.cli_fix import fix_stdin  # fixing needs the parser
+
         return fix_stdin(args, cli, cwd, data)
     result = check_stdin(data, args.stdin_filename, cli, cwd=cwd)
     read_disk = source_lines_from_disk(cwd)
@@ -571,19 +576,22 @@ def _report(args, result, source_lines, cwd: Path) -> int:
     diagnostics = result.diagnostics
     stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     try:
-        color = use_color(args.color, stream)
-        if args.statistics:
-            stream.write(render_statistics(diagnostics, args.output_format,
-                                           fix_applies(result, cwd)))
-        else:
-            stream.write(render(args.output_format, diagnostics, source_lines=source_lines,
-                                color=color, cwd=cwd, command="aliaslint check"))
-            if args.output_format in ("full", "concise") and not args.quiet:
-                stream.write(summary(len(result.files), diagnostics, result.could_not_check,
-                                     result.baselined) + "\n")
+        with stages.stage("report"):
+            color = use_color(args.color, stream)
+            if args.statistics:
+                stream.write(render_statistics(diagnostics, args.output_format,
+                                               fix_applies(result, cwd)))
+            else:
+                stream.write(render(args.output_format, diagnostics, source_lines=source_lines,
+                                    color=color, cwd=cwd, command="aliaslint check"))
+                if args.output_format in ("full", "concise") and not args.quiet:
+                    stream.write(summary(len(result.files), diagnostics,
+                                         result.could_not_check, result.baselined) + "\n")
     finally:
         if args.output:
             stream.close()
+    if stages.enabled:
+        verbose.note(f"CPU time by stage: {stages.line()}")
     if result.could_not_check:
         return EXIT_ERROR
     if diagnostics and not args.exit_zero:

@@ -16,11 +16,6 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on older Pythons only
-    import tomli as tomllib
-
 from aliaslint import patterns, registry, verbose
 from aliaslint.diagnostics import UNUSED_SUPPRESSION, Applicability, Confidence
 from aliaslint.screen import PARSE_BUDGET, Version, parse_target_version
@@ -162,7 +157,7 @@ def _specificity(code: str, selectors) -> int:
 
 
 def resolve_rules(layers: tuple[Selection, ...], report_unused: bool = False) -> frozenset[str]:
-    rules = registry.rules()
+    rules = registry.briefs()
     enabled = {code for code, rule in rules.items() if rule.default}
     for layer in layers:
         chosen = (*(layer.select or ()), *layer.extend_select)
@@ -186,7 +181,7 @@ def validate_selectors(selectors, where: str) -> tuple[str, ...]:
     """Check rule selectors; ``where`` names the file and key for the error."""
     if isinstance(selectors, str) or not isinstance(selectors, (list, tuple)):
         raise ConfigError(f"{where}: expected a list of rule codes, got {selectors!r}")
-    rules = registry.rules()
+    rules = registry.codes()
     result = []
     for selector in selectors:
         if not isinstance(selector, str):
@@ -290,6 +285,12 @@ def _read_bounded(path: Path) -> bytes:
 
 
 def _read_toml(path: Path) -> dict:
+    # Imported here: a run that reads no configuration (`--isolated`) does not load it.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on older Pythons only
+        import tomli as tomllib
+
     try:
         data = _read_bounded(path)
         if len(data) > MAX_CONFIG_BYTES:

@@ -208,7 +208,7 @@ class Diagnostic:
     def name(self) -> str:
         from aliaslint import registry
 
-        rule = registry.get(self.code)
+        rule = registry.briefs().get(self.code)
         return rule.name if rule else self.code
 
     @property

@@ -9,6 +9,7 @@ findings point into cells.
 
 from __future__ import annotations
 
+import ast
 import codecs
 import gc
 import io
@@ -24,12 +25,9 @@ from stat import S_ISREG
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple
 
-import libcst as cst
-
-from aliaslint import fixes, registry, verbose
-from aliaslint.analysis import analyse
+from aliaslint import registry, stages, verbose
 from aliaslint.cache import (
     DEFAULT_CACHE_DIR,
     Binding,
@@ -58,13 +56,14 @@ from aliaslint.diagnostics import (
     display_path,
     distinct,
 )
-from aliaslint.incremental import ChunkPositions, StatementCache
 from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
-from aliaslint.parsing import parse_module
 from aliaslint.project import Link, Loader, Program, digest_of
 from aliaslint.reading import file_error as _file_error
+from aliaslint.reading import internal as _internal
 from aliaslint.reading import read_file
-from aliaslint.rule import Context, Finding
+from aliaslint.quiet import WRITING_EVENTS
+from aliaslint.quiet import enabled as quiet_enabled
+from aliaslint.quiet import quiet as is_quiet
 from aliaslint.screen import (
     PARSE_BUDGET,
     RUNNING,
@@ -72,11 +71,19 @@ from aliaslint.screen import (
     compile_error,
     deeply,
     budget_error,
+    screen,
     without_lone_backslashes,
 )
-from aliaslint.suppressions import parse_suppressions, unsuppressed, unused_findings
 from aliaslint.walk import walk
 from aliaslint.workers import run_all
+
+if TYPE_CHECKING:
+    # The parse and what follows it load libcst, the analysis and the rules: imported where
+    # a file is parsed, so that a run that parses nothing never loads them.
+    import libcst as cst
+
+    from aliaslint.incremental import StatementCache
+    from aliaslint.rule import Context, Finding
 
 # Told (files done, files in all) as a run goes.
 Progress = Callable[[int, int], None]
@@ -174,20 +181,22 @@ def check_source(source: str | bytes, filename: str = "<string>",
     if PREFILTER not in text:
         return []
     # A syntax error is reported even where no rule could fire.
-    error = compile_error(text, filename, target_version)
-    if error is not None:
-        return [error]
-    if not may_find(text, enabled):
+    screened = screen(text, filename, target_version)
+    if screened.error is not None:
+        return [screened.error]
+    if not may_find(text, enabled, partial(_quiet, screened.tree, link)):
         return []
-    late = budget_error(text, filename, budget=parse_budget)
+    late = screened.over_budget(text, filename, parse_budget)
     if late is not None:
         return [late]
 
     def parse_and_check() -> list[Diagnostic]:
         parsed = _parse_again(statements, text)
         if parsed is not None:
-            return _check_module(parsed[0], text, filename, enabled, confidence,
-                                 ChunkPositions(*parsed), link)
+            from aliaslint.incremental import ChunkPositions
+
+            return _checked(parsed[0], text, filename, enabled, confidence,
+                            ChunkPositions(*parsed), link)
         # A file other checked files import may have been parsed already for one of them
         # in this process; its own tree is kept for them in turn.  (Not where the grammar
         # is another Python's: an import is read with the running one's.)
@@ -199,9 +208,18 @@ def check_source(source: str | bytes, filename: str = "<string>",
             if isinstance(parsed_here, Diagnostic):
                 return [parsed_here]
             module = parsed_here
-        return _check_module(module, text, filename, enabled, confidence, link=link)
+        return _checked(module, text, filename, enabled, confidence, link=link)
 
     return deeply(parse_and_check)
+
+
+def _checked(module: cst.Module, source: str, filename: str, enabled: frozenset[str],
+             confidence: Confidence, positions=None, link: Link | None = None
+             ) -> list[Diagnostic]:
+    """The parsed module's findings (aliaslint/checking.py, loaded with the first of them)."""
+    from aliaslint.checking import check_module
+
+    return check_module(module, source, filename, enabled, confidence, positions, link)
 
 
 def _parse_again(statements: StatementCache | None, text: str):
@@ -209,22 +227,40 @@ def _parse_again(statements: StatementCache | None, text: str):
     there is no cache or libcst's parser rejects a part (the full parse says where)."""
     if statements is None:
         return None
+    import libcst as cst
+
     try:
         return statements.parse(text)
     except (cst.ParserSyntaxError, RecursionError):
         return None
 
 
-def may_find(source: str, enabled: frozenset[str]) -> bool:
-    """False only if no enabled rule can fire in ``source`` (the cheap prefilter)."""
+def may_find(source: str, enabled: frozenset[str],
+             quiet: Callable[[], bool] | None = None) -> bool:
+    """False only if no enabled rule can fire in ``source`` (the cheap prefilter).
+    ``quiet()`` proves that no rule without words can (aliaslint/quiet.py)."""
     if PREFILTER not in source:
         return False
-    rules = [rule for rule in map(registry.get, enabled) if rule is not None]
-    if any(rule.words is None and rule.checks for rule in rules):
+    briefs = registry.briefs()
+    rules = [briefs[code] for code in enabled if code in briefs]
+    wordless = [rule for rule in rules if rule.words is None and rule.events]
+    if wordless and (quiet is None or
+                     not all(WRITING_EVENTS.issuperset(rule.events) for rule in wordless)):
         return True  # a rule that may fire in any torch file
     # Each rule's words are a test of the raw text (strings and comments included), so a
     # match may be spurious but a real occurrence is never missed.
-    return any(rule.words(source) for rule in rules if rule.words is not None)
+    if any(rule.words(source) for rule in rules if rule.words is not None):
+        return True
+    return bool(wordless) and quiet is not None and not quiet()
+
+
+def _quiet(tree: ast.Module | None, link: Link | None) -> bool:
+    """Is the module quiet (aliaslint/quiet.py), within its program where it has one?"""
+    if tree is None or not quiet_enabled():
+        return False
+    if link is None:
+        return is_quiet(tree, None, None, lambda path: None)
+    return is_quiet(tree, link.path, link.program, link.syntax)
 
 
 def check_notebook(source: str | bytes, filename: str = "<notebook>",
@@ -262,7 +298,7 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
             module = _parse(text, filename)
             if isinstance(module, Diagnostic):  # only the cells together fail: say where
                 return [module]
-            return _check_module(module, text, filename, enabled, confidence)
+            return _checked(module, text, filename, enabled, confidence)
 
         diagnostics = errors + ([late] if late is not None else deeply(parse_and_check))
     return sorted((_in_cell(d, notebook) for d in diagnostics), key=lambda d: d.sort_key)
@@ -278,6 +314,16 @@ def _parse(source: str, filename: str, keep: Callable[[cst.Module], None] | None
            ) -> cst.Module | Diagnostic:
     """The CST of source the screen passed; libcst's own error where its parser differs.
     ``keep`` is given the tree when it is that of ``source`` itself (not of a repair)."""
+    with stages.stage("parse"):
+        return _parse_here(source, filename, keep)
+
+
+def _parse_here(source: str, filename: str, keep: Callable[[cst.Module], None] | None
+                ) -> cst.Module | Diagnostic:
+    import libcst as cst
+
+    from aliaslint.parsing import parse_module
+
     try:
         try:
             module = parse_module(source)
@@ -294,36 +340,6 @@ def _parse(source: str, filename: str, keep: Callable[[cst.Module], None] | None
                            error.raw_line, error.raw_column + 1)
     except RecursionError:
         return _file_error(filename, "file is nested too deeply to parse")
-
-
-def _check_module(module: cst.Module, source: str, filename: str, enabled: frozenset[str],
-                  confidence: Confidence, positions: ChunkPositions | None = None,
-                  link: Link | None = None) -> list[Diagnostic]:
-    context = Context(module, positions, source)
-    texts: dict[str, str] = {}
-    if link is not None:
-        # Filled as the analysis loads the files this one imports.
-        link.contexts = context.others
-        link.texts = texts
-    findings, errors = _run_checks(context, enabled, filename, source, link)
-    located = _locate(context, findings, filename, confidence)
-    diagnostics = [diagnostic for diagnostic, _ in located if diagnostic.filename == filename]
-    if diagnostics or UNUSED_SUPPRESSION in enabled:
-        diagnostics = _apply_suppressions(source, [
-            (d, row) for d, row in located if d.filename == filename], enabled, filename)
-    for shown, text in texts.items():
-        # A finding in another file, made by this file's call: that file's comments
-        # suppress it; its unused suppressions are that file's own check's to report.
-        elsewhere = [(d, row) for d, row in located if d.filename == shown]
-        if elsewhere:
-            suppressions = parse_suppressions(text)
-            diagnostics += unsuppressed(suppressions, elsewhere)
-            if link is not None and UNUSED_SUPPRESSION in enabled:
-                # That file's own check, blind to this call, calls them unused: the run
-                # withdraws those findings (`Result.used_elsewhere`).
-                link.used_elsewhere += unused_findings(suppressions, enabled, shown,
-                                                        used=True)
-    return sorted(errors + diagnostics, key=lambda d: d.sort_key)
 
 
 def _cell_syntax_errors(notebook: Notebook, filename: str, target: Version | None
@@ -409,120 +425,6 @@ def _cell_span(notebook: Notebook, start: Position, end: Position):
     return cell, Position(row, start.column), Position(end_row, end.column)
 
 
-def _run_checks(context: Context, enabled: frozenset[str], filename: str, source: str,
-                link: Link | None = None):
-    errors: list[Diagnostic] = []
-    try:
-        analysis = analyse(context.module, source, link)
-    except RecursionError:
-        return [], [_file_error(filename, "file is nested too deeply to analyse")]
-    except Exception as error:  # a bug in aliaslint: report it, keep going
-        return [], [_file_error(filename, _internal("the analysis", error), code=INTERNAL_ERROR)]
-    by_event: dict[type, list] = {}
-    for event in analysis.events:
-        by_event.setdefault(type(event), []).append(event)
-    findings: dict[tuple, Finding] = {}
-    for code in sorted(enabled):
-        rule = registry.get(code)
-        if rule is None:
-            continue
-        try:
-            for check in rule.checks:
-                for event in by_event.get(check.event, ()):
-                    assumed = event in analysis.low
-                    for finding in check.run(event, context):
-                        if assumed:  # it rests on the values a call site passes
-                            finding = replace(finding, confidence="low")
-                        # One write may dirty several saves, and one call site may be
-                        # reached several times: a rule reports a node once, with its
-                        # first explanation (a high-confidence one where there is one,
-                        # and then one with a fix: a write made where it is found rather
-                        # than through a call).
-                        key = (finding.code, id(finding.node))
-                        kept = findings.get(key)
-                        if kept is None or kept.confidence == "low" != finding.confidence \
-                                or kept.confidence == finding.confidence \
-                                and kept.fix is None and finding.fix is not None:
-                            findings[key] = finding
-        except Exception as error:
-            errors.append(_file_error(filename, _internal(code, error), code=INTERNAL_ERROR))
-    return _first_links(findings), errors
-
-
-def _first_links(findings: dict[tuple, Finding]) -> list[Finding]:
-    """The findings, one per chain of in-place methods: `y.mul_(2).add_(1)` writes one tensor
-    twice (an in-place method returns its receiver), so a rule that reports the first link
-    has said it; a later link reported again would name the chain as its subject, and its
-    fix would leave the first write in place."""
-    kept = []
-    for (code, _), finding in findings.items():
-        node = finding.node
-        chained = False
-        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            inner = node.func.value
-            if not (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute)
-                    and inner.func.attr.value.endswith("_")
-                    and not inner.func.attr.value.endswith("__")):
-                break
-            if (code, id(inner)) in findings:
-                chained = True
-                break
-            node = inner
-        if not chained:
-            kept.append(finding)
-    return kept
-
-
-def _internal(where: str, error: Exception) -> str:
-    return (f"internal error in {where}: {type(error).__name__}: {error} "
-            "(please report this with the file that caused it)")
-
-
-def _locate(context: Context, findings: list[Finding], filename: str,
-            confidence: Confidence) -> list[tuple[Diagnostic, int]]:
-    """Each finding as a Diagnostic, with the first row of its statement.  A node of
-    another file of the program is placed in that file."""
-    if not findings:
-        return []
-
-    def where(node: cst.CSTNode) -> tuple[Context, str]:
-        elsewhere = context.file_of(node)
-        return (context, filename) if elsewhere is None else \
-            (context.others[elsewhere], elsewhere)
-
-    located = []
-    for finding in findings:
-        home, shown = where(finding.node)
-        start, end = home.location(finding.node)
-        related = []
-        for message, node in finding.related:
-            place, name = where(node)
-            related.append(Related(message, name, *place.location(node)))
-        if shown != filename:
-            # The fix would edit another file, which that file's own check owns.
-            fix = None
-            row = home.location(finding.stmt)[0].row if home.holds(finding.stmt) else start.row
-        else:
-            fix = fixes.located(finding, context)
-            row = context.location(finding.stmt)[0].row
-        # A witness names rows of the checked module; one in another file has none here.
-        diagnostic = Diagnostic(finding.code, finding.message, shown, start, end,
-                                tuple(related), fix=fix, confidence=finding.confidence,
-                                witness=finding.witness if shown == filename else None)
-        if confidence == "low" or diagnostic.confidence == "high":
-            located.append((diagnostic, row))
-    return located
-
-
-def _apply_suppressions(source: str, located: list[tuple[Diagnostic, int]], enabled,
-                        filename: str) -> list[Diagnostic]:
-    suppressions = parse_suppressions(source)
-    kept = unsuppressed(suppressions, located)
-    if UNUSED_SUPPRESSION in enabled:
-        kept += unused_findings(suppressions, enabled, filename)
-    return kept
-
-
 NOTEBOOK_SUFFIX = ".ipynb"
 
 
@@ -539,6 +441,7 @@ class Checked(NamedTuple):
     seen: Seen | None  # what the cache's index may remember of it
     # AL901 findings of other files' checks this check shows to be wrong (Link.used_elsewhere)
     used_elsewhere: tuple[Diagnostic, ...] = ()
+    spent: dict[str, float] | None = None  # CPU seconds by stage (stages.enabled)
 
 
 def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None,
@@ -607,12 +510,18 @@ def check_buffer(data: str | bytes, path: Path, filename: str, settings: Setting
     check = check_notebook if path.suffix == NOTEBOOK_SUFFIX else \
         partial(check_source, statements=statements, link=link)
     try:
-        found = check(data, filename, settings.rules_for(path) if rules is None else rules,
-                      report_unused_suppressions=settings.report_unused_suppressions,
-                      confidence=settings.confidence, target_version=settings.target_version,
-                      parse_budget=settings.parse_budget)
+        with stages.stage("screen"):  # and what the stages inside it do not count
+            found = check(data, filename, settings.rules_for(path) if rules is None else rules,
+                          report_unused_suppressions=settings.report_unused_suppressions,
+                          confidence=settings.confidence,
+                          target_version=settings.target_version,
+                          parse_budget=settings.parse_budget)
     except Exception as error:  # never let one file stop the run (or the server)
         return [_file_error(filename, _internal("the engine", error), code=INTERNAL_ERROR)]
+    if not any(d.fix is not None for d in found):
+        return found
+    from aliaslint import fixes
+
     return fixes.under(settings.fixes, found)
 
 
@@ -714,8 +623,10 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
             done(cached + count, total)
     hits = len(files) - len(jobs_list)
     used_elsewhere: set[Diagnostic] = set()
-    for job, (found, seen, withdrawn) in zip(jobs_list,
-                                             _run(jobs_list, jobs, store, progress, program)):
+    for job, (found, seen, withdrawn, spent) in zip(jobs_list,
+                                                    _run(jobs_list, jobs, store, progress,
+                                                         program)):
+        stages.add(spent)
         diagnostics.extend(found)
         used_elsewhere.update(withdrawn)
         if seen is not None and store is not None:
@@ -821,6 +732,11 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
     if not jobs_list:
         return []
     workers = min(jobs or os.cpu_count() or 1, len(jobs_list))
+    if workers > 1:
+        # Loaded once here, where the workers share it, instead of by each of them.
+        from aliaslint import checking  # noqa: F401
+
+        registry.rules()
     # Largest files first, so no worker is left with a big file at the end while the
     # others idle; results go back in the original order.
     order = sorted(range(len(jobs_list)), key=lambda i: -_size(jobs_list[i][0]))
@@ -836,8 +752,10 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
 
 def _check_job(job) -> Checked:
     path, filename, settings = job
+    before = stages.snapshot() if stages.enabled else None
     try:
-        return _check_file(path, filename, settings, _worker_cache, _worker_program)
+        checked = _check_file(path, filename, settings, _worker_cache, _worker_program)
+        return checked if before is None else checked._replace(spent=stages.since(before))
     finally:
         # What outlives one file's check in a worker (the tables, the trees kept for the
         # files that import it) is put out of the collector's sight once its garbage is

@@ -25,14 +25,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import libcst as cst
-
+from aliaslint import stages
 from aliaslint.cache import content_hash
 from aliaslint.diagnostics import Diagnostic
-from aliaslint.parsing import parse_module
-from aliaslint.screen import budget_error, compile_error
+from aliaslint.screen import screen
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 # Libraries whose behaviour comes from the generated tables, never from their source.
 _MODELLED = frozenset({"torch", "numpy", "functorch"})
@@ -184,12 +185,21 @@ class Loader:
         decoded = buffer if buffer is not None else self.decode(data)
         text = decoded or ""
         module = None
-        if decoded is not None and compile_error(text, path, None) is None and \
-                budget_error(text, path, budget=self.parse_budget) is None:
-            try:
-                module = parse_module(text)
-            except (cst.ParserSyntaxError, RecursionError):
-                module = None
+        if decoded is not None:
+            # One parse by CPython screens it, none where `syntax` made its tree already.
+            # (Its tree is not kept: CPython's trees of every file loaded would outweigh
+            # the parse they save.)
+            screened = screen(text, path, tree=self.kept_syntax(path, digest))
+            if screened.error is None and \
+                    screened.over_budget(text, path, self.parse_budget) is None:
+                import libcst as cst
+
+                from aliaslint.parsing import parse_module
+
+                try:
+                    module = parse_module(text)
+                except (cst.ParserSyntaxError, RecursionError):
+                    module = None
         self._keep(path, digest, module, text)
         return module, text, digest
 
@@ -209,10 +219,18 @@ class Loader:
             tree = ast.parse(text, path) if text is not None else None
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None
+        self._keep_syntax(path, digest, tree)
+        return tree, digest
+
+    def kept_syntax(self, path: str, digest: str) -> ast.Module | None:
+        """CPython's tree of the file, where one was made of the content with ``digest``."""
+        kept = self._syntax.get(path)
+        return kept[1] if kept is not None and kept[0] == digest else None
+
+    def _keep_syntax(self, path: str, digest: str, tree: ast.Module | None) -> None:
         if len(self._syntax) >= 1024:
             self._syntax.clear()
         self._syntax[path] = (digest, tree)
-        return tree, digest
 
     def share(self, path: str, text: str) -> cst.Module | None:
         """The tree this process parsed from exactly ``text`` for ``path``, as another file's
@@ -271,7 +289,8 @@ class Link:
         return self.lines < LOADED_LINES
 
     def tree(self, path: str) -> cst.Module | None:
-        module, text, digest = self.loader.tree(path)
+        with stages.stage("summaries"):
+            module, text, digest = self.loader.tree(path)
         if path not in self.used:
             self.lines += text.count("\n")
         self.used[path] = digest
@@ -302,7 +321,9 @@ class Link:
             if context is not None and context.located:
                 found[("content", path)] = digest
             else:
-                found[("code", path)] = digest_of(path, "code", self.loader.read(path))
+                data = self.loader.read(path)
+                tree = self.loader.kept_syntax(path, content_hash(data)) if data else None
+                found[("code", path)] = digest_of(path, "code", data, tree)
         return found
 
 
@@ -310,11 +331,12 @@ class Link:
 _CODE_DIGESTS: dict[tuple[str, str], str] = {}
 
 
-def digest_of(path: str, kind: str, data: bytes | None = None) -> str:
+def digest_of(path: str, kind: str, data: bytes | None = None,
+              tree: ast.Module | None = None) -> str:
     """A file's digest of one kind (see ``Link.dependencies``); "" where it cannot be read.
     The code digest is of CPython's tree without positions: comments, blank lines and
     formatting do not change it.  ``data``: its content, where it is not the file's (an
-    editor's buffer)."""
+    editor's buffer); ``tree``: CPython's tree of that content, where one was made."""
     if data is None:
         try:
             data = Path(path).read_bytes()
@@ -327,7 +349,7 @@ def digest_of(path: str, kind: str, data: bytes | None = None) -> str:
     if known is not None:
         return known
     try:
-        meaning = ast.dump(ast.parse(data, path))
+        meaning = ast.dump(tree if tree is not None else ast.parse(data, path))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         meaning = content  # not Python this version reads: its bytes are all there is
     digest = content_hash(meaning.encode("utf-8", "surrogatepass"))

@@ -17,6 +17,12 @@ def file_error(filename: str, message: str, row: int = 1, column: int = 1,
     return Diagnostic(code, message, filename, position, position)
 
 
+def internal(where: str, error: Exception) -> str:
+    """The message of an AL903 finding: an exception inside aliaslint."""
+    return (f"internal error in {where}: {type(error).__name__}: {error} "
+            "(please report this with the file that caused it)")
+
+
 def read_file(path: Path, filename: str, limit: int, *, streams: bool = True
               ) -> tuple[bytes, os.stat_result] | Diagnostic:
     """The bytes of the file at ``path`` and its stat, or the AL902 finding that says why

@@ -14,7 +14,6 @@ after the code in the HTML report.
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import re
 import unicodedata
@@ -581,6 +580,8 @@ def _tool_version() -> str:
     try:
         from aliaslint import __version__
     except ImportError:
+        import importlib.metadata  # only SARIF says which version made it
+
         try:
             return importlib.metadata.version("aliaslint")
         except importlib.metadata.PackageNotFoundError:

@@ -85,57 +85,114 @@ class Work:
 _NAME = "<aliaslint>"
 
 
-def compile_error(source: str, filename: str, target: Version | None = None, *,
-                  top_level_await: bool = False) -> Diagnostic | None:
-    """The AL902 finding for source CPython does not compile (nothing is executed).
+@dataclass
+class Screened:
+    """What the screen learned of a module from one parse by CPython: the finding that stops
+    it (a syntax error, or a parse over the budget), else its tree, for the checks after it
+    that read CPython's tree (which rules may fire, what it imports) without parsing again."""
+
+    error: Diagnostic | None = None
+    tree: ast.Module | None = None  # None where CPython cannot parse it (or `error` is set)
+    _work: Work | None = None
+
+    def work(self) -> Work:
+        """The parse work of the tree, walked once and only when asked."""
+        if self._work is None:
+            self._work = parse_work(self.tree) if self.tree is not None else Work()
+        return self._work
+
+    def over_budget(self, source: str, filename: str,
+                    budget: int = PARSE_BUDGET) -> Diagnostic | None:
+        """The AL902 finding for a module whose parse would exceed the time budget."""
+        if self.tree is None or _surely_within(source, budget):
+            return None
+        return over_budget(self.work(), filename, budget)
+
+
+def screen(source: str, filename: str, target: Version | None = None, *,
+           top_level_await: bool = False, tree: ast.Module | None = None) -> Screened:
+    """CPython's verdict on source and its tree, from one parse: the AL902 finding for
+    source CPython does not compile (nothing is executed), else the tree.
 
     ``target`` is the grammar to check against (default: the running interpreter's); a
     target newer than the interpreter cannot be checked by its parser, so grammar errors
     are then left to the CST parser.  ``top_level_await`` accepts ``await`` outside a
-    function (notebook cells: IPython runs them so).
+    function (notebook cells: IPython runs them so).  ``tree``: CPython's tree of ``source``
+    made already (by ``ast.parse``, for the running grammar), which is then not made again.
     """
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0
     target = target or RUNNING
+    given = tree if target == RUNNING and not top_level_await else None
+    tree = None
+    collecting = gc.isenabled()
     try:
         with warnings.catch_warnings():  # invalid escapes and the like are not errors
             warnings.simplefilter("ignore")
-            if target < RUNNING:  # only the parser knows older grammars
-                compile(source, _NAME, "exec", flags | ast.PyCF_ONLY_AST, dont_inherit=True,
-                        _feature_version=target[1])
+            gc.disable()  # a tree is only made, never freed while it is made: a third faster
             try:
-                # Past the parser, the symbol table and code generation find the rest
-                # (duplicate arguments, `break` outside a loop, a late `from __future__`).
-                compile(source, _NAME, "exec", flags, dont_inherit=True)
+                # Only the parser knows older grammars; the tree is the same for any.
+                tree = given if given is not None else compile(
+                    source, _NAME, "exec", flags | ast.PyCF_ONLY_AST, dont_inherit=True,
+                    **({"_feature_version": target[1]} if target < RUNNING else {}))
             except SyntaxError:
-                if target > RUNNING and not _parses(source, flags):
-                    return None  # perhaps newer syntax: the CST parser decides
+                if target > RUNNING:
+                    return Screened()  # perhaps newer syntax: the CST parser decides
+                raise
+            except (RecursionError, MemoryError):
+                # Making Python's objects of a deep tree recurses where compiling the
+                # source does not: the compiler alone decides, as without a tree.
+                if target < RUNNING:
+                    raise
+                tree = None
+            finally:
+                if collecting:
+                    gc.enable()
+            parsed = tree is not None
+            # Past the parser, the symbol table and code generation find the rest
+            # (duplicate arguments, `break` outside a loop, a late `from __future__`);
+            # from the tree they report the same positions as from the source.
+            try:
+                compiled = False
+                if tree is not None:
+                    try:
+                        compile(tree, _NAME, "exec", flags, dont_inherit=True)
+                        compiled = True
+                    except RecursionError:
+                        pass  # handing a deep tree back recurses in Python's frames
+                if not compiled:
+                    compile(source, _NAME, "exec", flags, dont_inherit=True)
+            except SyntaxError:
+                if target > RUNNING and not parsed:
+                    return Screened()  # perhaps newer syntax: the CST parser decides
                 raise
     except SyntaxError as error:
-        return _syntax_error(error, filename)
+        return Screened(_syntax_error(error, filename))
     except (RecursionError, MemoryError) as error:
-        return _error(filename, "Python cannot compile this file either: "
-                      f"{error or type(error).__name__} (it nests too deeply)")
+        return Screened(_error(filename, "Python cannot compile this file either: "
+                               f"{error or type(error).__name__} (it nests too deeply)"))
     except (ValueError, OverflowError) as error:
-        return _error(filename, f"Python cannot compile this file: {error}")
-    return None
+        return Screened(_error(filename, f"Python cannot compile this file: {error}"))
+    return Screened(tree=tree)
 
 
-def _parses(source: str, flags: int) -> bool:
-    try:
-        compile(source, _NAME, "exec", flags | ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return False
-    return True
+def compile_error(source: str, filename: str, target: Version | None = None, *,
+                  top_level_await: bool = False) -> Diagnostic | None:
+    """The AL902 finding for source CPython does not compile (``screen``'s verdict)."""
+    return screen(source, filename, target, top_level_await=top_level_await).error
+
+
+def _surely_within(source: str, budget: int) -> bool:
+    # Far too small to reach the budget: each expression node but an empty `arguments`
+    # spans at least one character, so n characters hold at most about 2n nodes and
+    # n * (n + 1) / 2 units.
+    size = len(source)
+    return size * (size + 1) // 2 + NODE_WORK * 2 * (size + 1) <= budget
 
 
 def budget_error(source: str, filename: str, *, top_level_await: bool = False,
                  budget: int = PARSE_BUDGET) -> Diagnostic | None:
     """The AL902 finding for a module whose parse would exceed the time budget."""
-    # Far too small to reach the budget: each expression node but an empty `arguments`
-    # spans at least one character, so n characters hold at most about 2n nodes and
-    # n * (n + 1) / 2 units.
-    size = len(source)
-    if size * (size + 1) // 2 + NODE_WORK * 2 * (size + 1) <= budget:
+    if _surely_within(source, budget):
         return None
     return over_budget(source_work(source, top_level_await=top_level_await), filename,
                        budget)

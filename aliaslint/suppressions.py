@@ -228,7 +228,7 @@ def unused_findings(suppressions: Suppressions, enabled, filename: str,
     its file's own check would report for the suppressions that silenced something here."""
     from aliaslint import registry  # the rules import this module's users
 
-    known = registry.rules()
+    known = registry.briefs()
     found = []
     for directive, code in suppressions.used() if used else suppressions.unused():
         start = Position(directive.row, directive.column)

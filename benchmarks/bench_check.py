@@ -11,9 +11,10 @@ name the directories to measure (both may be given).  Files are found as
 process, so nothing is shared between them.  Printed per run: wall time, lines per second,
 the ratio of its throughput to the parse-only throughput (1.00 = as fast as
 parsing every file on one core), the CPU seconds spent (less sensitive to a
-busy machine than wall time), and the peak resident memory of the main process
-and of the largest worker.  Also printed: how many
-files and lines the prefilter skips without parsing.
+busy machine than wall time) and their split by stage (screen, parse, analysis,
+summaries, rules, report: aliaslint/stages.py), and the peak resident memory of the
+main process and of the largest worker.  Also printed: how many files and lines are
+answered without parsing (no torch, no rule's words, quiet).
 
 `--against CHECKOUT` pairs each check with the same check by another checkout of aliaslint (a
 git worktree of an earlier commit), run in turn A B A B … `--repeat` times; printed are the
@@ -49,7 +50,8 @@ or name directories to measure: python benchmarks/bench_check.py DIR [DIR ...]
 
 
 def _files(dirs: list[str]):
-    from aliaslint.config import CliOptions, Resolver, walk
+    from aliaslint.config import CliOptions, Resolver
+    from aliaslint.walk import walk
 
     files, _ = walk(dirs, Resolver(CliOptions(isolated=True)))
     return files
@@ -88,10 +90,19 @@ def measure_parse(dirs: list[str]) -> dict:
 def measure_check(dirs: list[str], jobs: int, cache: str | None) -> dict:
     from aliaslint.config import CliOptions
     from aliaslint.engine import check_paths
+    from aliaslint.cli_output import source_lines_from_disk
+    from aliaslint.report import render
 
+    try:
+        from aliaslint import stages
+    except ImportError:  # a checkout from before the stage timers (--against)
+        stages = None
     start = time.perf_counter()
     result = check_paths(dirs, CliOptions(isolated=True), jobs=jobs,
                          cache=Path(cache) if cache else False)
+    if stages is not None:
+        with stages.stage("report"):
+            render("full", result.diagnostics, source_lines=source_lines_from_disk(Path.cwd()))
     seconds = time.perf_counter() - start
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -99,34 +110,61 @@ def measure_check(dirs: list[str], jobs: int, cache: str | None) -> dict:
     cpu = time.process_time() + children.ru_utime + children.ru_stime
     return {"seconds": seconds, "findings": len(result.diagnostics),
             "files": len(result.files), "main_rss_mb": own / 1024, "cpu": cpu,
-            "worker_rss_mb": workers / 1024 if workers else None}
+            "worker_rss_mb": workers / 1024 if workers else None,
+            "stages": stages.snapshot() if stages is not None and stages.enabled else None}
 
 
 def measure_prefilter(dirs: list[str]) -> dict:
-    from aliaslint.engine import PREFILTER, _compiles_without_rule_words
+    """How many files and lines the engine answers without libcst's parse: those that never
+    mention torch, and those that do but in which no enabled rule can fire (no rule's words,
+    and quiet: aliaslint/quiet.py), each within the program of the files checked together."""
+    from aliaslint.engine import PREFILTER, _quiet, decode, may_find, program_link, \
+        source_roots
+    from aliaslint.config import CliOptions, Resolver
+    from aliaslint.project import Program
+    from aliaslint.screen import screen
 
     counts = {"files": 0, "lines": 0, "no_torch_files": 0, "no_torch_lines": 0,
-              "no_words_files": 0, "no_words_lines": 0}
-    for path, settings in _files(dirs):
-        if path.suffix != ".py":
-            continue
-        text = path.read_bytes().decode("utf-8", "replace")
-        lines = _lines(text.encode())
-        counts["files"] += 1
-        counts["lines"] += lines
-        if PREFILTER not in text:
-            counts["no_torch_files"] += 1
-            counts["no_torch_lines"] += lines
-        elif _compiles_without_rule_words(text, settings.rules_for(path)):
-            counts["no_words_files"] += 1
-            counts["no_words_lines"] += lines
+              "no_words_files": 0, "no_words_lines": 0, "quiet_files": 0, "quiet_lines": 0,
+              "errors_files": 0}
+    for directory in dirs:  # each directory a program, as `check DIR` makes it
+        files = _files([directory])
+        program = Program.of([path for path, _ in files],
+                             source_roots(Resolver(CliOptions(isolated=True))))
+        for path, settings in files:
+            if path.suffix != ".py":
+                continue
+            data = path.read_bytes()
+            text = decode(data, str(path))
+            lines = _lines(data)
+            counts["files"] += 1
+            counts["lines"] += lines
+            if not isinstance(text, str):
+                continue
+            if PREFILTER not in text:
+                counts["no_torch_files"] += 1
+                counts["no_torch_lines"] += lines
+                continue
+            screened = screen(text, str(path), settings.target_version)
+            if screened.error is not None:
+                counts["errors_files"] += 1
+                continue
+            enabled = settings.rules_for(path)
+            if not may_find(text, enabled):
+                counts["no_words_files"] += 1
+                counts["no_words_lines"] += lines
+                continue
+            link = program_link(program, path, settings)
+            if not may_find(text, enabled, lambda: _quiet(screened.tree, link)):
+                counts["quiet_files"] += 1
+                counts["quiet_lines"] += lines
     return counts
 
 
 def _child(kind: str, dirs: list[str], *extra, checkout: str | None = None) -> dict:
     """A measurement in a fresh process; with ``checkout``, of that checkout's aliaslint."""
     command = [sys.executable, __file__, "--child", kind, *extra, "--", *dirs]
-    env = dict(os.environ)
+    env = dict(os.environ, ALIASLINT_STAGES="1")  # one flag test per stage and file
     if checkout is not None:
         env["PYTHONPATH"] = os.pathsep.join([checkout, env.get("PYTHONPATH", "")])
     output = subprocess.run(command, check=True, capture_output=True, text=True,
@@ -215,6 +253,11 @@ def against(dirs: list[str], other: str, jobs_list: list[int], repeat: int) -> N
               f"{_median(ratios):.3f} (min {min(ratios):.3f}, max {max(ratios):.3f}); "
               f"wall ratio median {_median(walls):.3f}; findings "
               f"{runs['this'][0]['findings']} / {runs['other'][0]['findings']}")
+        for name, label in (("this", "this"), ("other", "other")):
+            if runs[name][0].get("stages"):
+                print(f"  {label} cpu by stage (median): " + ", ".join(
+                    f"{stage} {_median([r['stages'][stage] for r in runs[name]]):.1f} s"
+                    for stage in runs[name][0]["stages"]))
     with tempfile.TemporaryDirectory(prefix="aliaslint-bench-") as scratch:
         for name, checkout in (("this", here), ("other", other)):
             program = Path(scratch) / name / "program"
@@ -283,9 +326,10 @@ def main(argv: list[str] | None = None) -> int:
     prefilter = _child("prefilter", dirs)
     lines = prefilter["lines"]
     print(f"files {prefilter['files']}, lines {lines:,}")
-    print(f"prefilter: no 'torch': {prefilter['no_torch_files']} files / "
+    print(f"not parsed: no 'torch': {prefilter['no_torch_files']} files / "
           f"{prefilter['no_torch_lines'] / lines:.1%} of lines; no word an enabled rule needs: "
-          f"{prefilter['no_words_files']} files / {prefilter['no_words_lines'] / lines:.1%}")
+          f"{prefilter['no_words_files']} files / {prefilter['no_words_lines'] / lines:.1%}; "
+          f"quiet: {prefilter['quiet_files']} files / {prefilter['quiet_lines'] / lines:.1%}")
     parse_rate = None
     if not args.no_parse:
         parse = _child("parse", dirs)
@@ -301,6 +345,9 @@ def main(argv: list[str] | None = None) -> int:
             f", per worker {workers:.0f} MB" if workers else "")
         print(f"{label:32} {run['seconds']:8.1f} s {rate:12,.0f} lines/s{ratio}  {memory}  "
               f"(cpu {run['cpu']:.1f} s, {run['findings']} findings)")
+        if run.get("stages"):
+            print(f"{'':32} cpu by stage: " + ", ".join(
+                f"{name} {seconds:.1f} s" for name, seconds in run["stages"].items()))
 
     with tempfile.TemporaryDirectory(prefix="aliaslint-bench-") as scratch:
         for jobs in args.jobs:

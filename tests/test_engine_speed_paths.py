@@ -35,7 +35,7 @@ def test_prefilter_loses_no_finding(rules, monkeypatch):
     cases = [(path.name, path.read_text(encoding="utf-8")) for path in SOURCES]
     cases += [(f"{name}.py", source) for name, source in _examples()]
     with_prefilter = [_check(name, text, rules) for name, text in cases]
-    monkeypatch.setattr(engine, "may_find", lambda source, enabled: True)
+    monkeypatch.setattr(engine, "may_find", lambda source, enabled, quiet=None: True)
     without = [_check(name, text, rules) for name, text in cases]
     assert with_prefilter == without
     assert any(with_prefilter)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from aliaslint import check_source
+from aliaslint import check_source, registry
 from aliaslint.cli import main
 
 BAD = "import torch\na = torch.ones(2)\nprint(id(a) == id(a))\n"
@@ -26,6 +26,12 @@ def run_unprivileged(cwd: Path, *args: str) -> tuple[int, list[dict], str]:
     """`aliaslint check ARGS --output-format json` in ``cwd``, as a user permissions bind."""
     argv = ["check", *args, "--output-format", "json", "--no-cache", "--jobs", "1"]
     check_source(BAD, "warm.py")  # load every rule before the fork
+    # And what a run loads on first use (the rules, a worker's start): the interpreter's own
+    # library may be where the unprivileged user cannot read it.
+    import ctypes  # noqa: F401
+    import multiprocessing.popen_fork  # noqa: F401
+
+    registry.rules()
     if os.geteuid() != 0:
         return _run(cwd, argv)
     import pwd

@@ -11,13 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from aliaslint import engine
+from aliaslint import engine, quiet
 from aliaslint.config import CliOptions
 from aliaslint.engine import check_paths, check_source
 from aliaslint.screen import NODE_WORK, PARSE_BUDGET, parse_work
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 BAD = "import torch\na = torch.zeros(3)\nprint(id(a) == id(a[1:]))\n"
+
+
+@pytest.fixture(autouse=True)
+def parse_quiet_files(monkeypatch):
+    """``dense`` spells no write, so no rule could fire in it and it would not be parsed at
+    all (aliaslint/quiet.py): these tests are about files that are."""
+    monkeypatch.setenv(quiet.DISABLE, "1")
 
 
 def dense(lines: int) -> str:

@@ -137,8 +137,9 @@ async def test_requests_after_shutdown_are_invalid_and_exit_still_ends_it(tmp_pa
 @pytest.mark.asyncio
 async def test_a_document_over_the_limits_is_stopped_and_the_server_goes_on(tmp_path):
     # About ten seconds of parsing and analysis: over the budget, and with the budget
-    # raised, over the file timeout (its worker process is ended and replaced).
-    slow = "import torch\n" + "x = torch.ones(3)\ny = x.sigmoid()\n" * 15_000
+    # raised, over the file timeout (its worker process is ended and replaced).  The write
+    # at the end makes it a file a rule may fire in (one that cannot is not parsed at all).
+    slow = "import torch\n" + "x = torch.ones(3)\ny = x.sigmoid()\n" * 15_000 + "x.add_(1)\n"
     (tmp_path / "big").mkdir()
     (tmp_path / "big" / "pyproject.toml").write_text(
         "[tool.aliaslint]\nfile-timeout = 2\nparse-budget = 100_000_000\n")

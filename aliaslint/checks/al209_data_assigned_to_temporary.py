@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from aliaslint.checks import words
 from aliaslint.analysis import DataOnTemporary
 from aliaslint.headline import Code, fit
 from aliaslint.rule import Context, Rule
@@ -12,7 +11,7 @@ from aliaslint.runtime.predicates import TEMPORARY_DATA
 RULE = Rule(
     "AL209", "data-assigned-to-temporary",
     "`.data` is assigned on a tensor object an expression just made, which nothing keeps.",
-    words=re.compile(r"\.data\s*=[^=]").search,
+    words=words.DATA_ASSIGNED,
     confirm=TEMPORARY_DATA,
 )
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from aliaslint.checks import words
 from aliaslint.analysis import Compare, Kind
 from aliaslint.checks.common import (
     TENSORISH,
@@ -22,7 +21,7 @@ from aliaslint.runtime.predicates import COMPARE
 RULE = Rule(
     "AL401", "id-sharing-check",
     "`id()` of tensors or storages is compared to decide whether memory is shared.",
-    words=re.compile(r"\bid\b").search,
+    words=words.ID,
     confirm=COMPARE,
     fix="unsafe: the comparison becomes one of the two tensors' untyped storages, whose answer "
         "differs for views, which is the point; only when both operands are known tensors",

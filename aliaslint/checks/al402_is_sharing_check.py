@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
-
 
 from aliaslint.analysis import Compare, Kind, TensorValue, Value, walk_code
 from aliaslint.checks.common import (
@@ -15,60 +12,10 @@ from aliaslint.checks.common import (
     storage_test,
     tensor_behind,
 )
+from aliaslint.checks.words import code_has_is
 from aliaslint.headline import fit
 from aliaslint.rule import Context, Rule
 from aliaslint.runtime.predicates import COMPARE
-
-# The rule needs an `is` in code whose right side is not None/True/False; `is` in docstrings
-# and comments is everywhere, so strings and comments are skipped.  Every alternative
-# starts with a literal character so the regex engine can skip ahead between them; the
-# empty named groups say which one matched.
-_STRING_BODIES = (
-    r"'''(?:[^'\\]|\\.|'(?!''))*'''",
-    r'"""(?:[^"\\]|\\.|"(?!""))*"""',
-    r"'(?:[^'\\\n]|\\.)*'",
-    r'"(?:[^"\\\n]|\\.)*"',
-)
-_STRINGS_AND_IS = re.compile("|".join((
-    r"#[^\n]*",
-    *_STRING_BODIES,
-    *(rf"{first}(?P<fstring{n}>)(?:{second})(?:{'|'.join(_STRING_BODIES)})"
-      for n, (first, second) in enumerate((("f", "[rR]?"), ("F", "[rR]?"),
-                                           ("r", "[fF]"), ("R", "[fF]")))),
-    r"'(?P<quote1>)", r'"(?P<quote2>)',
-    r"is\b(?<!\wis)(?!\s+(?:not\s+)?(?:None|True|False)\b)(?P<is>)",
-)), re.DOTALL)
-
-def code_has_is(source: str) -> bool:
-    """Is there an `is` comparison outside strings and comments (or text too odd to tell)?"""
-    if "is" not in source:
-        return False
-    for match in _STRINGS_AND_IS.finditer(source):
-        kind = match.lastgroup or ""
-        if kind == "is" or kind.startswith("quote"):  # a quote that opens no string: be safe
-            return True
-        if kind.startswith("fstring") and "{" in match.group():
-            fields = _replacement_fields(match.group())
-            # A field the match cut short (Python 3.12 lets fields reuse the quote) counts.
-            if fields is None or re.search(r"\bis\b", fields):
-                return True
-    return False
-
-
-def _replacement_fields(fstring: str) -> str | None:
-    """The code inside an f-string's braces, or None when the braces do not balance."""
-    depth, code = 0, []
-    for char in fstring.replace("{{", "").replace("}}", ""):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth < 0:
-                return None
-        if depth:
-            code.append(char)
-    return None if depth else "".join(code) + " "
-
 
 RULE = Rule(
     "AL402", "is-sharing-check",

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from aliaslint.checks import words
 from aliaslint.analysis import Compare, Kind, TensorValue, Value
 from aliaslint.checks.common import (
     advice,
@@ -20,7 +19,7 @@ from aliaslint.runtime.predicates import COMPARE
 RULE = Rule(
     "AL403", "data-ptr-sharing-check",
     "`data_ptr()` of two tensors is compared to decide whether memory is shared.",
-    words=re.compile(r"data_ptr").search,
+    words=words.DATA_PTR,
     confirm=COMPARE,
     fix="unsafe: the comparison becomes one of the two tensors' untyped storages, whose answer "
         "differs for views, which is the point; only when both operands are known tensors",

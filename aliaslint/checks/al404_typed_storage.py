@@ -6,6 +6,7 @@ import re
 
 import libcst as cst
 
+from aliaslint.checks import words
 from aliaslint.analysis import Call, Reference
 from aliaslint.diagnostics import Applicability
 from aliaslint.headline import Code, fit
@@ -16,7 +17,7 @@ RULE = Rule(
     "AL404", "typed-storage",
     "The deprecated typed storage API is used; use `untyped_storage()` and "
     "`torch.UntypedStorage`.",
-    words=re.compile(r"[sS]torage").search,
+    words=words.STORAGE,
     confirm=STORAGE,
     fix="safe where the storage is asked the same question in both APIs (`data_ptr()`, "
         "`device`, `nbytes()`, `is_shared()`); unsafe where units change (`size()` counts "

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from aliaslint.checks import words
 from aliaslint.diagnostics import UNUSED_SUPPRESSION
 from aliaslint.rule import Rule
 
@@ -11,5 +10,5 @@ RULE = Rule(
     UNUSED_SUPPRESSION, "unused-suppression",
     "A suppression comment names an aliaslint code that it does not suppress.",
     default=False,
-    words=re.compile(r"noqa|aliaslint:", re.IGNORECASE).search,
+    words=words.SUPPRESSION,
 )

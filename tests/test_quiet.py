@@ -1,0 +1,81 @@
+"""Quiet files (aliaslint/quiet.py) are answered without libcst's parse, and skipping them
+changes no finding: every fixture and binding case directory, each checked as one program,
+finds the same with the skip as with every file parsed."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from aliaslint import engine, quiet
+from aliaslint.config import CliOptions
+from aliaslint.engine import check_paths, check_source
+
+ROOT = Path(__file__).resolve().parent.parent
+DIRECTORIES = [ROOT / "fixtures", ROOT / "benchmarks" / "conformance",
+               ROOT / "benchmarks" / "programs" / "wp", ROOT / "benchmarks" / "programs" / "compose"]
+
+
+def _findings(directory: Path) -> list:
+    result = check_paths([str(directory)], CliOptions(isolated=True), jobs=1, cwd=ROOT)
+    return sorted(result.diagnostics, key=lambda d: d.sort_key)
+
+
+@pytest.mark.parametrize("directory", DIRECTORIES, ids=lambda d: d.name)
+def test_skipping_quiet_files_changes_no_finding(directory, monkeypatch):
+    with_skip = _findings(directory)
+    monkeypatch.setenv(quiet.DISABLE, "1")  # the workers are forked: they see it too
+    assert _findings(directory) == with_skip
+    assert with_skip
+
+
+QUIET = "import torch\n\n\ndef norm(x):\n    return x / x.norm(dim=-1, keepdim=True)\n"
+
+
+def test_a_quiet_file_is_not_parsed(monkeypatch):
+    parsed: list[str] = []
+    real = engine._parse
+    monkeypatch.setattr(engine, "_parse",
+                        lambda s, f, *r, **o: parsed.append(f) or real(s, f, *r, **o))
+    assert check_source(QUIET, "q.py") == [] and parsed == []
+    monkeypatch.setenv(quiet.DISABLE, "1")
+    assert check_source(QUIET, "q.py") == [] and parsed == ["q.py"]
+
+
+@pytest.mark.parametrize("line", [
+    "x.add_(1)", "x += 1", "x[0] = 1", "del x[0]", "torch.add(x, 1, out=x)",
+    "torch.relu(x, True)", "nn.ReLU(True)", "f = torch.relu_", "getattr(x, 'mul_')(2)",
+    "x.view(-1)", "loss.backward()", "opt.step()", "m.load_state_dict(s)", "a.fill(0)",
+    "from torch.nn.functional import relu", "F.dropout(x, 0.1, True, True)",
+])
+def test_anything_that_writes_is_not_quiet(line):
+    assert quiet.writes_nothing(ast.parse("import torch\nx = torch.ones(3)\n"))
+    assert not quiet.writes_nothing(ast.parse(f"import torch\nx = torch.ones(3)\n{line}\n"))
+
+
+def test_a_file_is_quiet_only_if_the_files_it_imports_are(tmp_path, monkeypatch):
+    (tmp_path / "helpers.py").write_text("def scale(x):\n    x.mul_(2)\n    return x\n")
+    (tmp_path / "calm.py").write_text("def same(x):\n    return x\n")
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom helpers import scale\n\n"
+        "x = torch.ones(3, requires_grad=True)\ny = x.sigmoid()\nscale(y)\ny.sum().sum()\n")
+    (tmp_path / "other.py").write_text(
+        "import torch\nfrom calm import same\n\nx = same(torch.ones(3))\n")
+    parsed: list[str] = []
+    real = engine._parse
+    monkeypatch.setattr(engine, "_parse",
+                        lambda s, f, *r, **o: parsed.append(f) or real(s, f, *r, **o))
+    from aliaslint.config import Resolver
+    from aliaslint.engine import program_link
+    from aliaslint.project import Program
+
+    resolver = Resolver(CliOptions(isolated=True), tmp_path)
+    program = Program.of(sorted(tmp_path.glob("*.py")))
+    for name in ("train.py", "other.py"):
+        path = tmp_path / name
+        settings = resolver.for_file(path)
+        engine.check_buffer(path.read_bytes(), path, name, settings,
+                            link=program_link(program, path, settings))
+    assert parsed == ["train.py"]
