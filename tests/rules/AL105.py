@@ -589,3 +589,53 @@ class Summed(nn.Module):
 
 
 print(PreActBlock(8)(torch.randn(4, 8)), Summed()(torch.randn(4, 8)))
+
+
+# case: a classifier head's Flatten is a view of the pooled embedding its in-place dropout writes
+# runs: raises AssertionError
+import torch
+from torch import nn
+
+
+class EmbeddingNet(nn.Module):
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU())
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        layers = [nn.Flatten(1)]
+        layers.append(nn.Dropout(0.5, inplace=True))  # error: AL105
+        layers.append(nn.Linear(16, num_classes))
+        self.head = nn.Sequential(*layers)
+
+    def forward(self, x):
+        pooled = self.pool(self.features(x))
+        return self.head(pooled), pooled.flatten(1)
+
+
+torch.manual_seed(0)
+logits, embedding = EmbeddingNet()(torch.randn(8, 3, 8, 8) + 2.0)
+assert not (embedding == 0).any()
+
+
+# case: the same head with the dropout out of place, and one whose input nothing else reads
+import torch
+from torch import nn
+
+
+class EmbeddingNet(nn.Module):
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU())
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.head = nn.Sequential(nn.Flatten(1), nn.Dropout(0.5), nn.Linear(16, num_classes))
+        self.aux = nn.Sequential(nn.Flatten(1), nn.Dropout(0.5, inplace=True),
+                                 nn.Linear(16, num_classes))
+
+    def forward(self, x):
+        pooled = self.pool(self.features(x))
+        return self.head(pooled), pooled.flatten(1), self.aux(self.pool(x.repeat(1, 6, 1, 1)[:, :16]))
+
+
+torch.manual_seed(0)
+logits, embedding, aux = EmbeddingNet()(torch.randn(8, 3, 8, 8) + 2.0)
+assert not (embedding == 0).any()
