@@ -66,6 +66,7 @@ from aliaslint.analysis.values import (
     Args,
     ArrayValue,
     ClassValue,
+    ConstValue,
     ContainerValue,
     module_items,
     FunctionValue,
@@ -312,6 +313,11 @@ class Calls(Outcomes):
             return containers.summed(positional[0], node)
         if qualname == "builtins.range":
             return ContainerValue(origin=node, each=INT)
+        shown = positional[0] if qualname == "builtins.str" and len(args) == 1 and \
+            positional else None
+        if isinstance(shown, ConstValue):
+            # `str(i)` of an int a loop over a literal range binds: a name `add_module` takes.
+            return ConstValue(origin=node, literal=str(shown.literal))
         if qualname == "builtins.enumerate" and positional:
             element = self._element_of(positional[0], node, env)
             return ContainerValue(origin=node, each=ContainerValue(origin=node,

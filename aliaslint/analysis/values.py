@@ -66,6 +66,9 @@ class ModuleInfo:
     # indices of those it may not be (an `isinstance` test not decided for them).
     members: tuple[ModuleValue, ...] | None = None
     uncertain: frozenset[int] = frozenset()
+    # The names its children are registered under, in order, where the code gave them all
+    # (`add_module(str(i), m)` on an empty `nn.Sequential()`); None when not known.
+    names: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

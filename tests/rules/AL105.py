@@ -591,6 +591,153 @@ class Summed(nn.Module):
 print(PreActBlock(8)(torch.randn(4, 8)), Summed()(torch.randn(4, 8)))
 
 
+# case: VGG feature slices registered with add_module in loops over literal ranges
+# runs: raises AssertionError
+import torch
+from torch import nn
+
+
+def make_features(cfg, in_channels=3):
+    layers = []
+    for v in cfg:
+        if v == "M":
+            layers.append(nn.MaxPool2d(kernel_size=2, stride=2))
+        else:
+            conv = nn.Conv2d(in_channels, v, kernel_size=3, padding=1)
+            layers += [conv, nn.ReLU(inplace=True)]  # error: AL105
+            in_channels = v
+    return nn.Sequential(*layers)
+
+
+class PreActivationFeatures(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.slice1 = nn.Sequential()
+        self.slice2 = nn.Sequential()
+        for i in range(3):
+            self.slice1.add_module(str(i), features[i])
+        for i in range(3, 6):
+            self.slice2.add_module(str(i), features[i])
+
+    def forward(self, x):
+        h = self.slice1(x)
+        h_conv1_2 = h
+        h = self.slice2(h)
+        return h_conv1_2, h
+
+
+extractor = PreActivationFeatures(make_features([4, 4, "M", 8]))
+with torch.no_grad():
+    x = torch.randn(1, 3, 8, 8)
+    kept, _ = extractor(x)
+    assert torch.equal(kept, extractor.slice1(x))
+
+
+# case: the same slices with the kept features cloned, and a name registered twice
+import torch
+from torch import nn
+
+
+def make_features(cfg, in_channels=3):
+    layers = []
+    for v in cfg:
+        if v == "M":
+            layers.append(nn.MaxPool2d(kernel_size=2, stride=2))
+        else:
+            layers += [nn.Conv2d(in_channels, v, kernel_size=3, padding=1), nn.ReLU(inplace=True)]
+            in_channels = v
+    return nn.Sequential(*layers)
+
+
+class PreActivationFeatures(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.slice1 = nn.Sequential()
+        self.slice2 = nn.Sequential()
+        for i in range(3):
+            self.slice1.add_module(str(i), features[i])
+        for i in range(3, 6):
+            self.slice2.add_module(str(i), features[i])
+        # The same name again replaces that child where it stands: the slice now starts
+        # with an out-of-place ReLU.
+        self.slice2.add_module("3", nn.ReLU())
+
+    def forward(self, x):
+        h = self.slice1(x)
+        kept = h
+        return kept, self.slice2(h)
+
+
+extractor = PreActivationFeatures(make_features([4, 4, "M", 8]))
+with torch.no_grad():
+    x = torch.randn(1, 3, 8, 8)
+    kept, _ = extractor(x)
+    assert torch.equal(kept, extractor.slice1(x))
+
+
+# case: stages registered under computed names and run through getattr in a loop
+# runs: raises AssertionError
+import torch
+from torch import nn
+
+
+def make_stage(c_in, c_out):
+    return nn.Sequential(nn.ReLU(inplace=True), nn.Conv2d(c_in, c_out, 3, padding=1),  # error: AL105
+                         nn.BatchNorm2d(c_out))
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.add_module("stem", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4)))
+        for i in range(1, 3):
+            self.add_module(f"layer{i}", make_stage(4, 4))
+        self.stage_names = ["layer1", "layer2"]
+
+    def forward(self, x):
+        outputs = {}
+        x = self.stem(x)
+        for name in self.stage_names:
+            x = getattr(self, name)(x)
+            outputs[name] = x
+        return outputs
+
+
+feats = Backbone()(torch.randn(2, 3, 8, 8))
+# layer1 ends with a BatchNorm in training mode: negative values, unless rectified
+assert feats["layer1"].min() < 0
+
+
+# case: the same stages with the leading activation out of place
+import torch
+from torch import nn
+
+
+def make_stage(c_in, c_out):
+    return nn.Sequential(nn.ReLU(), nn.Conv2d(c_in, c_out, 3, padding=1), nn.BatchNorm2d(c_out))
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.add_module("stem", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4)))
+        for i in range(1, 3):
+            self.add_module(f"layer{i}", make_stage(4, 4))
+        self.stage_names = ["layer1", "layer2"]
+
+    def forward(self, x):
+        outputs = {}
+        x = self.stem(x)
+        for name in self.stage_names:
+            x = getattr(self, name)(x)
+            outputs[name] = x
+        return outputs
+
+
+feats = Backbone()(torch.randn(2, 3, 8, 8))
+assert feats["layer1"].min() < 0
+
+
 # case: a classifier head's Flatten is a view of the pooled embedding its in-place dropout writes
 # runs: raises AssertionError
 import torch
