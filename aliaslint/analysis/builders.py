@@ -54,6 +54,14 @@ def name_literal(arg: cst.Arg, value: Value) -> object:
     return value.literal if isinstance(value, ConstValue) else literal_constant(arg.value)
 
 
+def _known_names(info: ModuleInfo) -> tuple[str, ...] | None:
+    """The names a container's children are registered under, where known: none yet, or
+    each registered here by name or by `append`."""
+    if info.names is not None:
+        return info.names
+    return () if info.children is not None and not info.children else None
+
+
 class Builders(Interpreter):
     """Lists of modules grown by code, and submodules registered by name."""
 
@@ -101,8 +109,9 @@ class Builders(Interpreter):
         if added is None:
             return None
         # `Sequential.append` registers under `str(len(self))`.
-        names = None if info.names is None else info.names + tuple(
-            str(len(info.children) + at) for at in range(len(added)))
+        names = _known_names(info)
+        if names is not None:
+            names += tuple(str(len(info.children) + at) for at in range(len(added)))
         grown = replace(info, children=info.children + added, names=names,
                         params=info.params.union(*(layer.module.params for layer in added)))
         self._assign_name(key, replace(container, module=grown), env)
@@ -163,7 +172,7 @@ class Builders(Interpreter):
                 info.children is None or info.element is not None or info.spec is None or \
                 not info.spec.container or "Dict" in info.spec.name:
             return None
-        names = info.names if info.names is not None else None if info.children else ()
+        names = _known_names(info)
         if names is None:
             return None
         children = info.children

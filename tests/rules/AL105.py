@@ -786,3 +786,45 @@ class EmbeddingNet(nn.Module):
 torch.manual_seed(0)
 logits, embedding, aux = EmbeddingNet()(torch.randn(8, 3, 8, 8) + 2.0)
 assert not (embedding == 0).any()
+
+
+# case: a child registered again under the name `append` gave it takes that child's place
+# runs: raises RuntimeError
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential()
+        self.body.append(nn.Linear(4, 4))
+        self.body.add_module("act", nn.ReLU(inplace=True))  # error: AL105
+        self.body.add_module("0", nn.Sigmoid())
+
+    def forward(self, x):
+        return self.body(x)
+
+
+Head()(torch.randn(2, 4, requires_grad=True)).sum().backward()
+
+
+# case: the same head with the sigmoid registered under a new name: it runs last
+# runs: ok
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential()
+        self.body.append(nn.Linear(4, 4))
+        self.body.add_module("act", nn.ReLU(inplace=True))
+        self.body.add_module("2", nn.Sigmoid())
+
+    def forward(self, x):
+        return self.body(x)
+
+
+Head()(torch.randn(2, 4, requires_grad=True)).sum().backward()
