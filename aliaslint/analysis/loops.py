@@ -155,9 +155,10 @@ class Loops(Interpreter):
             # The iterable is evaluated once, before the first iteration.
             iterable = self._eval(node.iter, env)
             layers: tuple[Value, ...] | None = unrolled_layers(iterable, node)
-            if layers is None and len(self._unroll_place) < UNROLL_DEPTH and \
-                    registers_by_name(node.body):
+            if layers is None and len(self._unroll_place) < UNROLL_DEPTH:
                 layers = literal_elements(iterable, node, env)
+                if layers is not None and not registers_by_name(node.body):
+                    layers = None
             if layers is not None:
                 self._unroll(node, env, layers)
                 return
