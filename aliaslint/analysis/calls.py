@@ -91,7 +91,6 @@ from aliaslint.analysis.values import (
 )
 
 
-
 class Calls(Outcomes):
     """Evaluates calls."""
 
