@@ -275,3 +275,51 @@ def test_a_name_rebound_each_iteration_is_written_at_the_top_of_the_next():
     assert lint(source) == [(9, "AL105")]
     fine = source.replace("torch.relu_(x)", "torch.relu(x)")
     assert lint(fine) == []
+
+
+# Blocks registered under names a loop over a literal range computes, then run by name in
+# another loop.  Each iteration's name picks its own block: the second block's leading
+# in-place ReLU rewrites the first block's output, which `feats` keeps.
+NAMED_BLOCKS = """
+    import torch
+    from torch import nn
+
+
+    class Stages(nn.Module):
+        def __init__(self, depth):
+            super().__init__()
+            self.depth = depth
+            for i in range(2):
+                if i == 0:
+                    act = nn.Identity()
+                else:
+                    act = nn.ReLU(inplace=True)
+                setattr(self, f"block{i}", nn.Sequential(act, nn.Linear(4, 4)))
+
+        def forward(self, x):
+            feats = {}
+            for i in {range}:
+                x = getattr(self, f"block{i}")(x)
+                feats[i] = x
+            return feats
+
+
+    Stages(2)(torch.randn(3, 4))
+    """
+
+
+def test_a_loop_over_a_literal_range_that_registers_by_name_runs_once_per_element():
+    assert lint(NAMED_BLOCKS.replace("{range}", "range(2)")) == [(14, "AL105")]
+
+
+def test_a_loop_over_a_range_not_known_is_not_unrolled():
+    # `self.depth` is no literal the analysis holds: which blocks run is not known.
+    assert lint(NAMED_BLOCKS.replace("{range}", "range(self.depth)")) == []
+
+
+def test_registering_by_name_decides_the_loop_is_unrolled():
+    body = cst.parse_statement("for i in range(2):\n    self.add_module(str(i), m)\n")
+    other = cst.parse_statement("for i in range(2):\n    x = x + i\n")
+    assert isinstance(body, cst.For) and isinstance(other, cst.For)
+    assert loops.registers_by_name(body.body)
+    assert not loops.registers_by_name(other.body)

@@ -1,6 +1,8 @@
 """Modules built by code: lists of modules grown by `append`, `extend`, `+` and `+=` and
 turned into containers (`nn.Sequential(*layers)`), and submodules registered under literal
 names (`add_module`, `register_module`, `setattr(self, "name", m)`, `getattr(self, "name")`).
+A name may be computed from literals (`str(i)`, `f"layer{i}"` where a loop over a literal
+range binds `i`: loops.py unrolls such loops, one iteration per element).
 
 A list of modules is a `ContainerValue` whose `items` are all `ModuleValue`s, in order.  A
 `ModuleDict` built from a dict of modules under literal keys keeps them in insertion order
@@ -152,6 +154,20 @@ def _literal_int(node: cst.BaseExpression) -> int | None:
     return None
 
 
+def name_literal(arg: cst.Arg, value: Value) -> object:
+    """The name an argument gives: a literal, or a string computed from literals (`str(i)`,
+    `f"stage{i}"` in an unrolled loop); ``NO_LITERAL`` otherwise."""
+    return value.literal if isinstance(value, ConstValue) else literal_constant(arg.value)
+
+
+def _known_names(info: ModuleInfo) -> tuple[str, ...] | None:
+    """The names a container's children are registered under, where known: none yet, or
+    each registered here by name or by `append`."""
+    if info.names is not None:
+        return info.names
+    return () if info.children is not None and not info.children else None
+
+
 class Builders(Interpreter):
     """Lists of modules grown by code, and submodules registered by name."""
 
@@ -198,8 +214,12 @@ class Builders(Interpreter):
             if attr == "extend" else None
         if added is None:
             return None
-        grown = replace(info, children=info.children + added, params=info.params.union(
-            *(layer.module.params for layer in added)))
+        # `Sequential.append` registers under `str(len(self))`.
+        names = _known_names(info)
+        if names is not None:
+            names += tuple(str(len(info.children) + at) for at in range(len(added)))
+        grown = replace(info, children=info.children + added, names=names,
+                        params=info.params.union(*(layer.module.params for layer in added)))
         self._assign_name(key, replace(container, module=grown), env)
         return container
 
@@ -212,16 +232,20 @@ class Builders(Interpreter):
         if any(arg.keyword is not None or arg.star for arg, _ in args):
             return None
         value: Value | None
+        if attr in REGISTER_METHODS and isinstance(receiver, ModuleValue) and len(args) == 2 \
+                and not (isinstance(receiver_node, cst.Name) and receiver_node.value == "self"):
+            return self._register_child(receiver, receiver_node, name_literal(*args[0]),
+                                        args[1][1], env)
         if attr in REGISTER_METHODS and isinstance(receiver, ModuleValue) and \
                 isinstance(receiver_node, cst.Name) and receiver_node.value == "self" and \
                 len(args) == 2:
-            owner, name_arg, value = receiver_node, args[0][0], args[1][1]
+            owner, name_arg, value = receiver_node, args[0], args[1][1]
         elif qualname in ("builtins.setattr", "builtins.getattr") and len(args) >= 2 and \
                 isinstance(args[0][0].value, cst.Name) and args[0][0].value.value == "self":
-            owner, name_arg = args[0][0].value, args[1][0]
+            owner, name_arg = args[0][0].value, args[1]
             value = args[2][1] if qualname == "builtins.setattr" and len(args) == 3 else None
             if qualname == "builtins.getattr":
-                name = literal_constant(name_arg.value)
+                name = name_literal(*name_arg)
                 if not isinstance(name, str) or not name.isidentifier():
                     return None
                 # What `self.<name>` holds: bound in this method, or set by `__init__`.
@@ -234,12 +258,39 @@ class Builders(Interpreter):
                 return None
         else:
             return None
-        name = literal_constant(name_arg.value)
+        name = name_literal(*name_arg)
         if name is NO_LITERAL or not isinstance(name, str) or not name.isidentifier() or \
                 not isinstance(value, ModuleValue):
             return None
         self._assign_name(f"{owner.value}.{name}", value, env)
         return OTHER if attr in REGISTER_METHODS or qualname == "builtins.setattr" else None
+
+    def _register_child(self, container: ModuleValue,
+                        receiver_node: cst.BaseExpression | None, name: object, value: Value,
+                        env: Env) -> Value | None:
+        """`self.slice1.add_module(str(i), features[i])` on a `Sequential` or `ModuleList`
+        whose children's names are known (none yet, or all registered here): a child under
+        a new name runs after the others; under a name it holds, it takes that child's
+        place (`_modules[name] = m`).  None when this is no such call."""
+        info = container.module
+        key = name_key(receiver_node)
+        if key is None or not isinstance(value, ModuleValue) or not isinstance(name, str) or \
+                info.children is None or info.element is not None or info.spec is None or \
+                not info.spec.container or "Dict" in info.spec.name:
+            return None
+        names = _known_names(info)
+        if names is None:
+            return None
+        children = info.children
+        if name in names:
+            at = names.index(name)
+            children = (*children[:at], value, *children[at + 1:])
+        else:
+            children, names = (*children, value), (*names, name)
+        params: frozenset = frozenset().union(*(child.module.params for child in children))
+        self._assign_name(key, replace(container, module=replace(
+            info, children=children, names=names, params=params)), env)
+        return OTHER
 
     def _child_at(self, container: ModuleValue, node: cst.Subscript) -> Value | None:
         """`self.features[0]`, `self.features[-1]`: that child of a container whose children
@@ -255,7 +306,10 @@ class Builders(Interpreter):
             key = literal_key(index.value) if isinstance(index, cst.Index) else NO_KEY
             return children[keys.index(key)] if key in keys else None
         if isinstance(index, cst.Index):
-            at = _literal_int(index.value)
+            # A literal, or an int a loop over a literal range binds (`features[i]`).
+            held = self._index_values.get(id(index.value))
+            at = held.literal if isinstance(held, ConstValue) and \
+                type(held.literal) is int else _literal_int(index.value)
             return children[at] if at is not None and -len(children) <= at < len(children) \
                 else None
         spec = container.module.spec

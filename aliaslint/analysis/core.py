@@ -275,6 +275,10 @@ class Interpreter:
         def _star_names(self, small: cst.ImportFrom, base: str | None) -> dict[str, Value]: ...
         # calls.py
         def _call(self, node: cst.Call, env: Env) -> Value: ...
+        def _sometimes_alias(self, op: ops.Op, source: Value | None, args: Args,
+                             keywords: Keywords, node: cst.Call, env: Env, token: object,
+                             requires: bool | None, graph: frozenset[int],
+                             pending: frozenset) -> TensorValue: ...
         # autograd.py
         def _write(self, target: Written, target_node: cst.CSTNode | None, node: cst.CSTNode,
                    label: str | None, env: Env, *, activation: bool = False,

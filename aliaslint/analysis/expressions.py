@@ -163,14 +163,27 @@ class Expressions(Interpreter):
         return OTHER
 
     def _formatted(self, node: cst.FormattedString, env: Env) -> Value:
+        # `f"stage{i}"` of literals (an int a loop over a literal range binds): its text, as
+        # a name `add_module` or `getattr` takes.
+        text: list[str] | None = []
         for part in node.parts:
             if isinstance(part, cst.FormattedStringExpression):
-                self._eval(part.expression, env)
+                value = self._eval(part.expression, env)
                 if part.format_spec:
                     for spec in part.format_spec:
                         if isinstance(spec, cst.FormattedStringExpression):
                             self._eval(spec.expression, env)
-        return OTHER
+                if text is not None and isinstance(value, ConstValue) and \
+                        type(value.literal) in (int, str) and not part.format_spec and \
+                        part.conversion is None and not part.equal:
+                    text.append(str(value.literal))
+                else:
+                    text = None
+            elif text is not None and isinstance(part, cst.FormattedStringText):
+                text.append(part.value)
+        return ConstValue(origin=node, literal="".join(text)) if text is not None and \
+            "{" not in "".join(text) and "}" not in "".join(text) and "\\" not in "".join(text) \
+            else OTHER
 
     def _set(self, node: cst.Set, env: Env) -> Value:
         for element in node.elements:

@@ -52,10 +52,26 @@ from __future__ import annotations
 import libcst as cst
 
 from aliaslint.analysis import containers
-from aliaslint.analysis.builders import UNROLL_LAYERS, visited_in_order
+from aliaslint.analysis.builders import REGISTER_METHODS, UNROLL_LAYERS, visited_in_order
 from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Converged, Env, LoopFrame
-from aliaslint.analysis.values import OTHER, UNKNOWN, ContainerValue, ModuleValue, Value, earlier
+from aliaslint.analysis.syntax import literal_int
+from aliaslint.analysis.values import (
+    INT,
+    OTHER,
+    UNKNOWN,
+    ConstValue,
+    ContainerValue,
+    ModuleValue,
+    Value,
+    earlier,
+)
+from aliaslint.nodes import walk
+
+# Loops over literals are unrolled inside at most this many unrolled loops: the iterations
+# multiply.
+UNROLL_DEPTH = 2
+
 
 def unrolled_layers(iterable: Value, node: cst.For) -> tuple[Value, ...] | None:
     """The elements `for layer in container:` visits one by one: the `children()` /
@@ -83,6 +99,63 @@ def unrolled_layers(iterable: Value, node: cst.For) -> tuple[Value, ...] | None:
     return elements
 
 
+def registers_by_name(body: cst.BaseSuite) -> bool:
+    """Does a loop body register or look up submodules by name (`add_module`,
+    `register_module`, `setattr`, `getattr`)?  Which module each name holds, and the order
+    they run in, is one per iteration: no join of iterations says it."""
+    for found in walk(body):
+        if isinstance(found, cst.Call) and (
+                isinstance(found.func, cst.Attribute) and
+                found.func.attr.value in REGISTER_METHODS or
+                isinstance(found.func, cst.Name) and found.func.value in ("getattr", "setattr")):
+            return True
+    return False
+
+
+def literal_elements(iterable: Value, node: cst.For, env: Env) -> tuple[Value, ...] | None:
+    """What `for i in range(3)`, `for i in range(1, n)` (`n` a literal a call passed) or
+    `for name in ("res2", "res3")` (a display of literals, also one held by a name or an
+    attribute) binds, in order, each a literal; None for another iterable or more than
+    ``UNROLL_LAYERS`` elements."""
+    if not isinstance(iterable, ContainerValue) or not isinstance(node.target, cst.Name):
+        return None
+    origin = iterable.origin
+    if origin is None:
+        return None
+    found: list[object] = []
+    if origin is node.iter and isinstance(origin, cst.Call) and \
+            isinstance(origin.func, cst.Name) and origin.func.value == "range" and \
+            iterable.each == INT:
+        bounds = [_int_argument(arg, env) for arg in origin.args]
+        if not 1 <= len(bounds) <= 3 or None in bounds or bounds[-1] == 0 and len(bounds) == 3:
+            return None
+        found.extend(range(*(b for b in bounds if b is not None))[:UNROLL_LAYERS + 1])
+    elif isinstance(origin, (cst.List, cst.Tuple)) and iterable.items is not None and \
+            len(iterable.items) == len(origin.elements):
+        found = [containers.literal_key(element.value) if isinstance(element, cst.Element)
+                 else containers.NO_KEY for element in origin.elements]
+        if containers.NO_KEY in found:
+            return None
+    else:
+        return None
+    if len(found) > UNROLL_LAYERS:
+        return None
+    return tuple(ConstValue(origin=node.iter, literal=literal,
+                            qualname="int" if type(literal) is int else None)
+                 for literal in found)
+
+
+def _int_argument(arg: cst.Arg, env: Env) -> int | None:
+    """A positional int argument: a literal, or a name holding one a call passed."""
+    if arg.keyword is not None or arg.star:
+        return None
+    if isinstance(arg.value, cst.Name):
+        held = env.lookup(arg.value.value)
+        return held.literal if isinstance(held, ConstValue) and \
+            type(held.literal) is int else None
+    return literal_int(arg.value)
+
+
 WIDEN_AFTER = 8  # passes before names that still change are widened to unknown
 MAX_PASSES = 32  # a bound on passes should widening not settle a loop
 
@@ -96,7 +169,11 @@ class Loops(Interpreter):
         if isinstance(node, cst.For):
             # The iterable is evaluated once, before the first iteration.
             iterable = self._eval(node.iter, env)
-            layers = unrolled_layers(iterable, node)
+            layers: tuple[Value, ...] | None = unrolled_layers(iterable, node)
+            if layers is None and len(self._unroll_place) < UNROLL_DEPTH:
+                layers = literal_elements(iterable, node, env)
+                if layers is not None and not registers_by_name(node.body):
+                    layers = None
             if layers is not None:
                 self._unroll(node, env, layers)
                 return
@@ -196,8 +273,10 @@ class Loops(Interpreter):
 
     def _unroll(self, node: cst.For, env: Env, layers: tuple[Value, ...]) -> None:
         """`for layer in self.layers: x = layer(x)` over a container whose layers are known
-        and different: one iteration per layer, in order, as Python runs it (no fixed point
-        is needed, each iteration sees exactly what the one before left)."""
+        and different, or a loop over literals that registers modules by name (`for i in
+        range(3): self.slice1.add_module(str(i), features[i])`): one iteration per element,
+        in order, as Python runs it (no fixed point is needed, each iteration sees exactly
+        what the one before left)."""
         breaks: list[Env] = []
         outer_place = self._unroll_place
         for index, layer in enumerate(layers):

@@ -358,6 +358,18 @@ class Modules(Effects):
         saved_when = spec.saved_when or (functional.saved_when if functional else None)
         if spec.identity:
             return x
+        if functional is not None and not info.inplace and \
+                functional.kind in ("view", "sometimes_alias") and \
+                not functional.extra.get("returns_input"):
+            # `nn.Flatten` runs `input.flatten(self.start_dim, self.end_dim)`: its result is
+            # what that op returns, a view of a contiguous input.  (A module whose op returns
+            # its input only in eval mode, `nn.Dropout`, makes a new tensor in training.)
+            forwarded: Args = [(cst.Arg(value=cst.Name(name)), UNKNOWN)
+                               for name in spec.init_params or ()]
+            if functional.kind == "view":
+                return self._view(x, node, functional, None, env)
+            return self._sometimes_alias(functional, x, forwarded, {}, node, env, fresh.storage,
+                                         self._requires_grad([x], env), graph, x.pending)
         params = self._parameter(info.params, module.origin) if info.params else None
         bound: dict[str, Value] = {"input": x}
         bound.update(zip(spec.inputs[1:], inputs[1:]))  # a loss's target

@@ -71,6 +71,9 @@ class ModuleInfo:
     ordered: bool = False
     # A `ModuleDict` built from a dict whose keys are literals: the key of each child.
     keys: tuple | None = None
+    # The names its children are registered under, in order, where the code gave them all
+    # (`add_module(str(i), m)` on an empty `nn.Sequential()`); None when not known.
+    names: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -697,3 +697,242 @@ def pick(names):
 idle = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), *pick(["relu"]))
 used = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), *pick(["tanh"]))
 used(torch.randn(2, 4)).sum().backward()
+
+
+# case: VGG feature slices registered with add_module in loops over literal ranges
+# runs: raises AssertionError
+import torch
+from torch import nn
+
+
+def make_features(cfg, in_channels=3):
+    layers = []
+    for v in cfg:
+        if v == "M":
+            layers.append(nn.MaxPool2d(kernel_size=2, stride=2))
+        else:
+            conv = nn.Conv2d(in_channels, v, kernel_size=3, padding=1)
+            layers += [conv, nn.ReLU(inplace=True)]  # error: AL105
+            in_channels = v
+    return nn.Sequential(*layers)
+
+
+class PreActivationFeatures(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.slice1 = nn.Sequential()
+        self.slice2 = nn.Sequential()
+        for i in range(3):
+            self.slice1.add_module(str(i), features[i])
+        for i in range(3, 6):
+            self.slice2.add_module(str(i), features[i])
+
+    def forward(self, x):
+        h = self.slice1(x)
+        h_conv1_2 = h
+        h = self.slice2(h)
+        return h_conv1_2, h
+
+
+extractor = PreActivationFeatures(make_features([4, 4, "M", 8]))
+with torch.no_grad():
+    x = torch.randn(1, 3, 8, 8)
+    kept, _ = extractor(x)
+    assert torch.equal(kept, extractor.slice1(x))
+
+
+# case: the same slices with the kept features cloned, and a name registered twice
+import torch
+from torch import nn
+
+
+def make_features(cfg, in_channels=3):
+    layers = []
+    for v in cfg:
+        if v == "M":
+            layers.append(nn.MaxPool2d(kernel_size=2, stride=2))
+        else:
+            layers += [nn.Conv2d(in_channels, v, kernel_size=3, padding=1), nn.ReLU(inplace=True)]
+            in_channels = v
+    return nn.Sequential(*layers)
+
+
+class PreActivationFeatures(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.slice1 = nn.Sequential()
+        self.slice2 = nn.Sequential()
+        for i in range(3):
+            self.slice1.add_module(str(i), features[i])
+        for i in range(3, 6):
+            self.slice2.add_module(str(i), features[i])
+        # The same name again replaces that child where it stands: the slice now starts
+        # with an out-of-place ReLU.
+        self.slice2.add_module("3", nn.ReLU())
+
+    def forward(self, x):
+        h = self.slice1(x)
+        kept = h
+        return kept, self.slice2(h)
+
+
+extractor = PreActivationFeatures(make_features([4, 4, "M", 8]))
+with torch.no_grad():
+    x = torch.randn(1, 3, 8, 8)
+    kept, _ = extractor(x)
+    assert torch.equal(kept, extractor.slice1(x))
+
+
+# case: stages registered under computed names and run through getattr in a loop
+# runs: raises AssertionError
+import torch
+from torch import nn
+
+
+def make_stage(c_in, c_out):
+    return nn.Sequential(nn.ReLU(inplace=True), nn.Conv2d(c_in, c_out, 3, padding=1),  # error: AL105
+                         nn.BatchNorm2d(c_out))
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.add_module("stem", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4)))
+        for i in range(1, 3):
+            self.add_module(f"layer{i}", make_stage(4, 4))
+        self.stage_names = ["layer1", "layer2"]
+
+    def forward(self, x):
+        outputs = {}
+        x = self.stem(x)
+        for name in self.stage_names:
+            x = getattr(self, name)(x)
+            outputs[name] = x
+        return outputs
+
+
+feats = Backbone()(torch.randn(2, 3, 8, 8))
+# layer1 ends with a BatchNorm in training mode: negative values, unless rectified
+assert feats["layer1"].min() < 0
+
+
+# case: the same stages with the leading activation out of place
+import torch
+from torch import nn
+
+
+def make_stage(c_in, c_out):
+    return nn.Sequential(nn.ReLU(), nn.Conv2d(c_in, c_out, 3, padding=1), nn.BatchNorm2d(c_out))
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.add_module("stem", nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4)))
+        for i in range(1, 3):
+            self.add_module(f"layer{i}", make_stage(4, 4))
+        self.stage_names = ["layer1", "layer2"]
+
+    def forward(self, x):
+        outputs = {}
+        x = self.stem(x)
+        for name in self.stage_names:
+            x = getattr(self, name)(x)
+            outputs[name] = x
+        return outputs
+
+
+feats = Backbone()(torch.randn(2, 3, 8, 8))
+assert feats["layer1"].min() < 0
+
+
+# case: a classifier head's Flatten is a view of the pooled embedding its in-place dropout writes
+# runs: raises AssertionError
+import torch
+from torch import nn
+
+
+class EmbeddingNet(nn.Module):
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU())
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        layers = [nn.Flatten(1)]
+        layers.append(nn.Dropout(0.5, inplace=True))  # error: AL105
+        layers.append(nn.Linear(16, num_classes))
+        self.head = nn.Sequential(*layers)
+
+    def forward(self, x):
+        pooled = self.pool(self.features(x))
+        return self.head(pooled), pooled.flatten(1)
+
+
+torch.manual_seed(0)
+logits, embedding = EmbeddingNet()(torch.randn(8, 3, 8, 8) + 2.0)
+assert not (embedding == 0).any()
+
+
+# case: the same head with the dropout out of place, and one whose input nothing else reads
+import torch
+from torch import nn
+
+
+class EmbeddingNet(nn.Module):
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU())
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.head = nn.Sequential(nn.Flatten(1), nn.Dropout(0.5), nn.Linear(16, num_classes))
+        self.aux = nn.Sequential(nn.Flatten(1), nn.Dropout(0.5, inplace=True),
+                                 nn.Linear(16, num_classes))
+
+    def forward(self, x):
+        pooled = self.pool(self.features(x))
+        return self.head(pooled), pooled.flatten(1), self.aux(self.pool(x.repeat(1, 6, 1, 1)[:, :16]))
+
+
+torch.manual_seed(0)
+logits, embedding, aux = EmbeddingNet()(torch.randn(8, 3, 8, 8) + 2.0)
+assert not (embedding == 0).any()
+
+
+# case: a child registered again under the name `append` gave it takes that child's place
+# runs: raises RuntimeError
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential()
+        self.body.append(nn.Linear(4, 4))
+        self.body.add_module("act", nn.ReLU(inplace=True))  # error: AL105
+        self.body.add_module("0", nn.Sigmoid())
+
+    def forward(self, x):
+        return self.body(x)
+
+
+Head()(torch.randn(2, 4, requires_grad=True)).sum().backward()
+
+
+# case: the same head with the sigmoid registered under a new name: it runs last
+# runs: ok
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential()
+        self.body.append(nn.Linear(4, 4))
+        self.body.add_module("act", nn.ReLU(inplace=True))
+        self.body.add_module("2", nn.Sigmoid())
+
+    def forward(self, x):
+        return self.body(x)
+
+
+Head()(torch.randn(2, 4, requires_grad=True)).sum().backward()
