@@ -25,10 +25,9 @@ ALIASLINT = [sys.executable, "-m", "aliaslint"]
 
 
 @pytest.fixture
-def job(tmp_path, monkeypatch):
+def job(tmp_path, short_tmp, monkeypatch):
     """Runs a command in tmp_path; (exit status, stdout, stderr, the JSON report if any)."""
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
+    temporary = short_tmp
     monkeypatch.setenv("TMPDIR", str(temporary))
 
     def run(argv: list[str], timeout: float = 180) -> tuple[int, str, str, list | None]:
