@@ -256,7 +256,7 @@ def test_the_program_ends_when_aliaslint_is_killed(tmp):
         else:
             pytest.fail("the program outlived aliaslint")
         # The killed run's directory goes at the next run.
-        sweep(str(tmp / "tmp"))
+        sweep(os.environ["TMPDIR"])
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
