@@ -298,6 +298,7 @@ def test_hand_made_false_positive_is_refuted(tmp_path, monkeypatch, capsys):
     assert "`n` is a int" in outcome.note(outcome.diagnostics[-1])
 
 
+@pytest.mark.slow
 def test_snapshots_and_arguments_fixtures_are_confirmed(monkeypatch, capsys):
     folder = ROOT / "fixtures" / "snapshots_and_args"
     monkeypatch.chdir(folder)
@@ -441,6 +442,7 @@ def test_runtime_only_findings_are_kept(tmp_path, monkeypatch, capsys):
     assert [(d.code, d.status) for d in outcome.diagnostics] == [("AL101", "runtime")]
 
 
+@pytest.mark.slow
 def test_check_trace_cli_json_and_exit_codes(tmp_path):
     fixture = ROOT / "fixtures" / "autograd" / "weight_clipping.py"
     out = tmp_path / "report.json"

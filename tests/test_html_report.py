@@ -166,6 +166,7 @@ def fixtures_report(tmp_path_factory):
 
 
 # The tests that read the report run on one worker, so the fixtures are traced once.
+@pytest.mark.slow
 @pytest.mark.xdist_group("fixtures_report")
 def test_the_fixtures_report_is_small_self_contained_and_draws_each_finding(fixtures_report):
     path, findings = fixtures_report
