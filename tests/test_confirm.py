@@ -68,6 +68,7 @@ def run_here(tmp_path: Path, monkeypatch, source: str, name: str = "prog.py"):
     return confirm(script=str(path), cwd=str(tmp_path))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_fixture_finding_is_confirmed(fixture, monkeypatch, capsys):
     monkeypatch.chdir(fixture.parent)
@@ -459,6 +460,7 @@ def test_check_trace_cli_json_and_exit_codes(tmp_path):
     assert all(not d["message"].startswith("[") for d in report)
 
 
+@pytest.mark.slow
 def test_trace_confirm_text_output_and_fail_on(tmp_path, monkeypatch, capsys):
     (tmp_path / "prog.py").write_text(textwrap.dedent("""\
         import torch
