@@ -1,5 +1,7 @@
 import importlib.util
+import shutil
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 from types import ModuleType
@@ -27,6 +29,16 @@ def benchmark_script(name: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses look their module up while the script runs
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def short_tmp():
+    """A new empty directory with a short path, removed afterwards.  multiprocessing and torch
+    make AF_UNIX sockets in TMPDIR, and a socket's path has at most 107 bytes: tmp_path, under
+    a pytest-xdist worker's directory, leaves too few of them."""
+    path = Path(tempfile.mkdtemp(prefix="t"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

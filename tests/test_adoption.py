@@ -303,6 +303,7 @@ def test_show_settings_prints_resolved_values(project, capsys):
     assert "target-version = \"py3" in out and "none" not in out
 
 
+@pytest.mark.slow
 def test_check_trace_quiet_prints_the_findings_only(project, capsys):
     (project / "prog.py").write_text(
         "import torch\n\n\ndef same(a, b):\n    return a is b\n\n\n"

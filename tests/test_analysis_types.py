@@ -187,6 +187,7 @@ def test_values_are_frozen():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("mypy")  # one mypy at a time on the checkout's .mypy_cache
 def test_mypy_passes_on_the_analysis_package():
     pytest.importorskip("mypy")
     # Imported modules are checked by their own settings, not reported here.

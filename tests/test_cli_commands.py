@@ -135,6 +135,7 @@ def test_usage_errors_exit_2_and_name_the_subcommand(capsys, argv, message):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_program_arguments_that_look_like_ours_reach_the_program(tmp_path, monkeypatch, capsys):
     pytest.importorskip("torch")
     (tmp_path / "script.py").write_text("import sys\nprint(sys.argv[1:])\n")
@@ -149,6 +150,7 @@ def test_program_arguments_that_look_like_ours_reach_the_program(tmp_path, monke
     assert capsys.readouterr().out == "['--select', 'AL999']\n"
 
 
+@pytest.mark.slow
 def test_check_trace_with_rule_selection(tmp_path, monkeypatch, capsys):
     pytest.importorskip("torch")
     (tmp_path / "prog.py").write_text(PROGRAM)

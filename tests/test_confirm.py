@@ -68,6 +68,7 @@ def run_here(tmp_path: Path, monkeypatch, source: str, name: str = "prog.py"):
     return confirm(script=str(path), cwd=str(tmp_path))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fixture", FIXTURES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_fixture_finding_is_confirmed(fixture, monkeypatch, capsys):
     monkeypatch.chdir(fixture.parent)
@@ -298,6 +299,7 @@ def test_hand_made_false_positive_is_refuted(tmp_path, monkeypatch, capsys):
     assert "`n` is a int" in outcome.note(outcome.diagnostics[-1])
 
 
+@pytest.mark.slow
 def test_snapshots_and_arguments_fixtures_are_confirmed(monkeypatch, capsys):
     folder = ROOT / "fixtures" / "snapshots_and_args"
     monkeypatch.chdir(folder)
@@ -441,6 +443,7 @@ def test_runtime_only_findings_are_kept(tmp_path, monkeypatch, capsys):
     assert [(d.code, d.status) for d in outcome.diagnostics] == [("AL101", "runtime")]
 
 
+@pytest.mark.slow
 def test_check_trace_cli_json_and_exit_codes(tmp_path):
     fixture = ROOT / "fixtures" / "autograd" / "weight_clipping.py"
     out = tmp_path / "report.json"
@@ -457,6 +460,7 @@ def test_check_trace_cli_json_and_exit_codes(tmp_path):
     assert all(not d["message"].startswith("[") for d in report)
 
 
+@pytest.mark.slow
 def test_trace_confirm_text_output_and_fail_on(tmp_path, monkeypatch, capsys):
     (tmp_path / "prog.py").write_text(textwrap.dedent("""\
         import torch

@@ -195,6 +195,7 @@ def test_the_judge_holds_an_outcome_to_its_header(behaviour, outcome, matches):
     assert (conformance.judge(case, outcome) is None) == matches
 
 
+@pytest.mark.slow
 def test_every_case_behaves_under_torch_as_its_header_says():
     """All cases of all sets in one process, so torch is imported once: the scorer's runner
     executes each script (a directory case's main.py) as `__main__` in a fresh namespace and

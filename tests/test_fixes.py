@@ -69,6 +69,7 @@ def test_unsafe_fixes_remove_every_fixable_finding_and_a_second_pass_changes_not
     assert fixed(after, unsafe=True) == after
 
 
+@pytest.mark.slow
 def test_the_fixed_program_runs_without_the_hazard(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(fixed(TRAIN, unsafe=True))

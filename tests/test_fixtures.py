@@ -41,6 +41,7 @@ def test_output_matches_snapshot(fixture, fmt, capsys, monkeypatch):
     _snapshot(f"{stem}.{'txt' if fmt == 'full' else 'json'}", out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fixture", [p for p in FIXTURES if p.suffix == ".py"],
                          ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_fixture_runs(fixture):

@@ -19,6 +19,7 @@ def test_module_is_small(path):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("mypy")  # one mypy at a time on the checkout's .mypy_cache
 def test_mypy_is_clean():
     """`mypy` with the configuration in pyproject.toml ([tool.mypy])."""
     pytest.importorskip("mypy")

@@ -165,6 +165,9 @@ def fixtures_report(tmp_path_factory):
     return out / "report.html", json.loads((out / "report.json").read_text(encoding="utf-8"))
 
 
+# The tests that read the report run on one worker, so the fixtures are traced once.
+@pytest.mark.slow
+@pytest.mark.xdist_group("fixtures_report")
 def test_the_fixtures_report_is_small_self_contained_and_draws_each_finding(fixtures_report):
     path, findings = fixtures_report
     page = path.read_text(encoding="utf-8")
@@ -187,6 +190,7 @@ def _chromium() -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("fixtures_report")
 def test_a_browser_renders_every_storage_view_and_version_event(fixtures_report):
     path, findings = fixtures_report
     dom = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu",

@@ -105,6 +105,7 @@ TRACED = HAZARD.replace("y.sum().backward()\n",
                         "try:\n    y.sum().backward()\nexcept RuntimeError:\n    pass\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["trace"], ["check", "--trace"]])
 def test_a_traced_program_s_directory_does_not_stand_in_for_aliaslint_s_imports(
         shadowing_project, command):

@@ -40,11 +40,10 @@ def run(argv: list[str], cwd: Path, *, timeout: float = 120, input: str | None =
 
 
 @pytest.fixture
-def tmp(tmp_path, monkeypatch):
+def tmp(tmp_path, short_tmp, monkeypatch):
     """The working directory, with a temporary directory of its own where aliaslint must
     leave nothing (torch keeps a cache of its own there)."""
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
+    temporary = short_tmp
     monkeypatch.setenv("TMPDIR", str(temporary))
     yield tmp_path
     assert [p.name for p in temporary.iterdir() if p.name.startswith("aliaslint")] == []
@@ -257,7 +256,7 @@ def test_the_program_ends_when_aliaslint_is_killed(tmp):
         else:
             pytest.fail("the program outlived aliaslint")
         # The killed run's directory goes at the next run.
-        sweep(str(tmp / "tmp"))
+        sweep(os.environ["TMPDIR"])
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)

@@ -25,7 +25,8 @@ from aliaslint.ops.generate import probes, samples, schema
 torch = pytest.importorskip("torch")
 
 # The tables describe the pinned torch build: against another one they drift by design.
-pytestmark = pytest.mark.torch_exact
+# One worker runs the module: the tests add to STATS, which test_zz_summary prints last.
+pytestmark = [pytest.mark.torch_exact, pytest.mark.xdist_group("ops_torch")]
 
 STATS: dict[str, Counter] = defaultdict(Counter)
 DISAGREE: dict[str, list[str]] = defaultdict(list)

@@ -318,6 +318,7 @@ def test_ema_update_through_detach_before_backward(tmp_path):
                        ("backward runs here", 14)))]
 
 
+@pytest.mark.slow
 def test_leaf_write_that_torch_refuses_is_reported_where_it_raised(tmp_path):
     script = tmp_path / "update.py"
     script.write_text(textwrap.dedent("""\
@@ -625,6 +626,7 @@ def test_importing_aliaslint_does_not_import_torch():
 # --- command line -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_runs_script_with_arguments_and_keeps_its_exit_code(tmp_path):
     (tmp_path / "prog.py").write_text(
         "import sys\nimport torch\nprint('args', sys.argv[1:], __name__)\nsys.exit(3)\n"
@@ -635,6 +637,7 @@ def test_cli_runs_script_with_arguments_and_keeps_its_exit_code(tmp_path):
     assert out.stdout == "args ['-x', '--flag'] __main__\n"
 
 
+@pytest.mark.slow
 def test_cli_reports_findings_as_json_and_fails(tmp_path, capsys):
     _, plain_error, _ = run(tmp_path, GATE, traced=False)
     status = main(["trace", "--output-format", "json", "-o", "report.json", "prog.py"])
@@ -649,6 +652,7 @@ def test_cli_reports_findings_as_json_and_fails(tmp_path, capsys):
     assert report[0]["related"][0]["location"]["row"] == 11
 
 
+@pytest.mark.slow
 def test_cli_fail_on(tmp_path, capsys):
     (tmp_path / "prog.py").write_text(
         "import torch\nx = torch.randn(3, requires_grad=True)\ny = x.exp()\ny.add_(1)\n"
@@ -659,6 +663,7 @@ def test_cli_fail_on(tmp_path, capsys):
     assert main(["trace", "--fail-on", "never", "prog.py"]) == 0
 
 
+@pytest.mark.slow
 def test_cli_runs_pytest_as_a_module(tmp_path):
     (tmp_path / "test_model.py").write_text(textwrap.dedent("""\
         import pytest
@@ -726,6 +731,7 @@ def test_plugin_reports_per_test(pytester):
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # --aliaslint-fail-on=any
 
 
+@pytest.mark.slow
 def test_plugin_is_inert_without_the_flag(pytester):
     pytester.makepyfile(test_models=PLUGIN_TESTS)
     # A fresh process, so that nothing imported by this test session hides an import.

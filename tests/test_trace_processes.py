@@ -25,10 +25,9 @@ ALIASLINT = [sys.executable, "-m", "aliaslint"]
 
 
 @pytest.fixture
-def job(tmp_path, monkeypatch):
+def job(tmp_path, short_tmp, monkeypatch):
     """Runs a command in tmp_path; (exit status, stdout, stderr, the JSON report if any)."""
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
+    temporary = short_tmp
     monkeypatch.setenv("TMPDIR", str(temporary))
 
     def run(argv: list[str], timeout: float = 180) -> tuple[int, str, str, list | None]:
@@ -95,9 +94,8 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.parametrize("method", [
-    "fork", pytest.param("spawn", marks=pytest.mark.slow),
-    pytest.param("forkserver", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
 def test_dataloader_workers_are_traced_and_named(job, tmp_path, method):
     (tmp_path / "loader.py").write_text(LOADER)
     status, plain, _, _ = job([sys.executable, "loader.py", method])
@@ -109,6 +107,7 @@ def test_dataloader_workers_are_traced_and_named(job, tmp_path, method):
     assert placed(report) == [("AL101", 13, ["worker 0", "worker 1"]), ("AL101", 27, ["main"])]
 
 
+@pytest.mark.slow
 def test_text_report_names_the_processes(job, tmp_path):
     (tmp_path / "loader.py").write_text(LOADER)
     status, _, err, _ = job([*ALIASLINT, "trace", "--output-format", "concise", "loader.py",
@@ -142,7 +141,8 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.parametrize("method", ["fork", pytest.param("spawn", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_a_child_is_traced_when_asked(job, tmp_path, method):
     (tmp_path / "parent.py").write_text(CHILD % method)
     command = ["trace", "--output-format", "json", "-o", "report.json"]
@@ -176,6 +176,7 @@ dist.destroy_process_group()
 """
 
 
+@pytest.mark.slow
 def test_two_ranks_under_nproc_per_node(job, tmp_path):
     (tmp_path / "ranks.py").write_text(RANKS)
     status, out, err, report = job([*ALIASLINT, "trace", "--nproc-per-node", "2",
