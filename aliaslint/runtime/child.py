@@ -232,6 +232,13 @@ class _Process:
                                 ignore=tuple(options.get("ignore", ()))),
             config=Path(options["config"]) if options.get("config") else None,
             confidence=options.get("confidence"), isolated=bool(options.get("isolated")))
+        with _imports_of_aliaslint():
+            # The static check of each file the program runs needs the parser and the rules:
+            # loaded now, from where aliaslint was found, not later from the program's
+            # directory (a `libcst.py` next to the script).
+            from aliaslint import checking, registry  # noqa: F401
+
+            registry.rules()
         self.tracer = trace(deep=bool(self.settings.get("deep")))
         self.confirming = Confirming(self.tracer, cli, options.get("cwd"))
         self.confirming.open()
