@@ -99,3 +99,32 @@ frame = load_frame(4, 5)
 pixels = torch.from_numpy(frame).float().div_(255.0)  # error: AL301
 assert frame[0, 0, 0] == 1.0
 
+
+# case: random generator sampling a uint8 frame
+# runs: ok
+import numpy as np
+import torch
+def load(h, w):
+    rng = np.random.default_rng(0)
+    return rng.integers(0, 255, size=(h, w, 3), dtype=np.uint8)
+def noise(h, w):
+    rng = np.random.default_rng(1)
+    return rng.integers(0, 255, (h, w), np.uint8)
+frame = load(4, 5)
+pixels = torch.from_numpy(frame).permute(2, 0, 1).float().div_(255.0)
+grain = noise(4, 5)
+scaled = torch.from_numpy(grain).float().mul_(2.0)
+assert frame.dtype == np.uint8 and grain.dtype == np.uint8 and pixels.max().item() <= 1.0
+
+
+# case: random generator sampling a float32 frame
+# runs: ok
+import numpy as np
+import torch
+def load(h, w):
+    rng = np.random.default_rng(0)
+    return rng.random(size=(h, w, 3), dtype=np.float32)
+frame = load(4, 5)
+before = frame.copy()
+pixels = torch.from_numpy(frame).float().div_(255.0)  # error: AL301
+assert (frame < before).any()
