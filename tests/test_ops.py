@@ -332,6 +332,15 @@ def test_ndarray_writers():
     assert ops.lookup("numpy.ndarray.copy") is None
 
 
+def test_numpy_generator_samplers():
+    # Only the sampling methods that take both a size and a dtype, and where they sit.
+    assert "numpy.random.default_rng" in ops.dtype_fact("numpy generator makers")
+    samplers = ops.dtype_fact("numpy generator samplers")
+    assert samplers["integers"] == {"size": 2, "dtype": 3}
+    assert samplers["random"] == {"size": 0, "dtype": 1}
+    assert "normal" not in samplers and "permutation" not in samplers
+
+
 def test_parameter_methods():
     assert ops.parameter_methods() == {"parameters", "named_parameters"}
     assert ops.lookup("torch.nn.Module.buffers").extra["yields"] == "buffers"

@@ -257,6 +257,11 @@ class Calls(Outcomes):
                                                          definition=method_def),
                                            callee, node, args, env)
         if isinstance(receiver, InstanceValue):
+            if receiver.qualname == GENERATOR:
+                # Any other method (`rng.shuffle(x)`) is a call not known, as before the
+                # generator was.
+                self._unknown_call(args, env)
+                return _sample(attr, node, args, keywords)
             return self._instance_method(receiver, attr, node, positional, env)
         if isinstance(receiver, ModuleValue) and qualname is None:
             return self._module_method(receiver, attr, node, args, env)
@@ -404,6 +409,8 @@ class Calls(Outcomes):
             return self._legacy_new(node, legacy)
         if qualname in INSTANCES:
             return InstanceValue(qualname=INSTANCES[qualname], origin=node)
+        if qualname in (ops.dtype_fact("numpy generator makers") or ()):
+            return InstanceValue(qualname=GENERATOR, origin=node)  # `np.random.default_rng(0)`
         if qualname in SAVED_TENSORS_HOOKS and isinstance(first_arg := positional[0] if
                                                           positional else None, FunctionValue):
             return self._pack_hook(first_arg, node)
@@ -745,12 +752,37 @@ class Calls(Outcomes):
                            requires_grad=False, view_origin=node, dtype=source.dtype)
 
 
+# What an InstanceValue of a NumPy random Generator is called (see _sample).
+GENERATOR = "numpy.random.Generator"
+
 # The deprecated `Variable(t, requires_grad=…)` constructor (a Tensor since 0.4).
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
 # Tensor methods that return an int (`size` only when given a dim).
 _INT_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "element_size",
                           "get_device", "stride"})
+
+
+def _sample(attr: str, node: cst.Call, args: Args, keywords: Keywords) -> Value:
+    """`rng.integers(0, 255, size=(h, w, 3), dtype=np.uint8)`: a new array of the NumPy dtype
+    named, for a method the tables say makes one when given a size (without one, or with an
+    `out=`, it returns a scalar or that array: not known here)."""
+    at = (ops.dtype_fact("numpy generator samplers") or {}).get(attr)
+    if at is None or any(arg.star for arg, _ in args) or "out" in keywords:
+        return UNKNOWN
+    positional = [(arg.value, value) for arg, value in args if arg.keyword is None]
+    size = keywords["size"][1] if "size" in keywords else \
+        positional[at["size"]][0] if at["size"] < len(positional) else None
+    dtype = keywords["dtype"][0] if "dtype" in keywords else \
+        positional[at["dtype"]][1] if at["dtype"] < len(positional) else None
+    if size is None or is_literal(size, "None") or not isinstance(dtype, RefValue) or \
+            not dtype.qualname.startswith("numpy."):
+        return UNKNOWN
+    named = dtype_named(dtype)
+    if named is None:
+        return UNKNOWN
+    token = ("alloc", id(node))
+    return ArrayValue(origin=node, storage=token, dtype=named)
 
 
 def _flag_argument(node: cst.Call, keyword: str) -> bool | None:

@@ -220,13 +220,15 @@ class Functions(Interpreter):
                     value.kind is Kind.UNKNOWN or isinstance(value, TensorValue)):
                 value = values[param.name.value]
                 if isinstance(value, TensorValue):
-                    # The caller's tensor with its facts (requires grad, leaf, layout), but
-                    # seen as this function's argument: what the body does to its
-                    # argument is what the rules judge.
+                    # The caller's tensor with its facts (requires grad, leaf, layout,
+                    # dtype: every site agrees on it, see _site_values), but seen as this
+                    # function's argument: what the body does to its argument is what the
+                    # rules judge.
                     value = TensorValue(
                         origin=param, requires_grad=value.requires_grad, leaf=value.leaf,
                         contiguous=value.contiguous, layout_origin=value.layout_origin,
-                        layout_op=value.layout_op, expanded=value.expanded)
+                        layout_op=value.layout_op, expanded=value.expanded,
+                        dtype=value.dtype)
             if isinstance(value, TensorValue) and value.storage is None:
                 value = replace(value, storage=("arg", index), counter=("arg", index))
             env.names[param.name.value] = value

@@ -48,6 +48,7 @@ from aliaslint.analysis.values import (
     OTHER,
     UNKNOWN,
     Args,
+    ArrayValue,
     ClassValue,
     ConstValue,
     ContainerValue,
@@ -629,9 +630,17 @@ class Modules(Effects):
             kept_result = True
         elif isinstance(result, TensorValue):
             alloc = ("alloc", id(node), *place)
-            # A leaf made in the callee is still a leaf in the caller.
+            # A leaf made in the callee is still a leaf in the caller, and its dtype is
+            # the callee's (a summary's arguments carry none: see _bind_parameters).
             result = TensorValue(origin=node, storage=alloc, counter=alloc,
-                                 requires_grad=result.requires_grad, leaf=result.leaf)
+                                 requires_grad=result.requires_grad, leaf=result.leaf,
+                                 dtype=result.dtype)
+        elif isinstance(result, ArrayValue) and self._made_by(result.storage, function) \
+                and result.storage not in summary.kept:
+            # An array the callee made (`np.zeros(..., dtype=np.uint8)` returned by a
+            # loader): a new one at each call, of the dtype it was made with.
+            alloc = ("alloc", id(node), *place)
+            return ArrayValue(origin=node, storage=alloc, dtype=result.dtype)
         elif isinstance(result, ModuleValue):
             given = next((value for value, _ in args if isinstance(value, ModuleValue)
                           and value.module is result.module), None)

@@ -558,7 +558,10 @@ def dtype(name: str) -> str | None:
 def dtype_fact(key: str) -> Any:
     """A probed dtype rule: ``"default float"`` (a factory's dtype when none is given),
     ``"python scalar"`` ({"int": "int64", "float": "float32", "bool": "bool"}: the dtype torch
-    gives a Python number), ``"numpy default"`` (NumPy's float and int dtypes, as torch names)."""
+    gives a Python number), ``"numpy default"`` (NumPy's float and int dtypes, as torch names),
+    ``"numpy generator makers"`` / ``"numpy generator samplers"`` (the calls that make a NumPy
+    random Generator; its methods that make a new array of the dtype asked for, by where
+    their `size` sits)."""
     def build() -> Any:
         text = _load()["dtypes"].get(key)
         value = None if text is None else json.loads(text)

@@ -418,7 +418,57 @@ def probe_dtypes(torch: Any) -> dict[str, Any]:
             factories[f"numpy.{name}"] = dtype_name(torch.from_numpy(np.ascontiguousarray(
                 result)).dtype)
     out["numpy factories"] = factories
+    out.update(probe_numpy_generator(np))
     return out
+
+
+def probe_numpy_generator(np: Any) -> dict[str, Any]:
+    """NumPy's random `Generator`: the calls that make one from a seed
+    (`np.random.default_rng(0)`), and its sampling methods that take a `size` and a `dtype`
+    and, given a size, return a new array of exactly the dtype asked for, each with where
+    `size` and `dtype` sit among its positional parameters (without a size they return a
+    scalar)."""
+    makers = []
+    for name in sorted(dir(np.random)):
+        fn = getattr(np.random, name, None)
+        if isinstance(fn, type) or not callable(fn):
+            continue
+        try:  # only the functions that take a seed are called (`np.random.test` runs tests)
+            if list(inspect.signature(fn).parameters)[:1] != ["seed"]:
+                continue
+            made = fn(0)
+        except Exception:
+            continue
+        if isinstance(made, np.random.Generator):
+            makers.append(f"numpy.random.{name}")
+    candidates = (np.bool_, np.int8, np.uint8, np.int16, np.int32, np.int64, np.float16,
+                  np.float32, np.float64)
+    samplers = {}
+    rng = np.random.default_rng(0)
+    for name in sorted(dir(np.random.Generator)):
+        if name.startswith("_"):
+            continue
+        try:
+            params = list(inspect.signature(getattr(np.random.Generator, name)).parameters.values())[1:]
+        except (TypeError, ValueError):
+            continue
+        names = [param.name for param in params]
+        if "size" not in names or "dtype" not in names:
+            continue
+        needed = [1 for param in params if param.default is inspect.Parameter.empty]
+        results = []
+        for dtype in candidates:
+            try:
+                first = getattr(rng, name)(*needed, size=(2,), dtype=dtype)
+                second = getattr(rng, name)(*needed, size=(2,), dtype=dtype)
+            except Exception:
+                continue  # a dtype the method does not offer
+            results.append(isinstance(first, np.ndarray) and isinstance(second, np.ndarray)
+                           and first.dtype == np.dtype(dtype) and first.flags.owndata
+                           and not np.shares_memory(first, second))
+        if results and all(results):
+            samplers[name] = {"size": names.index("size"), "dtype": names.index("dtype")}
+    return {"numpy generator makers": makers, "numpy generator samplers": samplers}
 
 
 def probe_factory_dtype(torch: Any, fn: Any) -> str | None:
