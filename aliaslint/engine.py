@@ -732,9 +732,8 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
     if not jobs_list:
         return []
     workers = min(jobs or os.cpu_count() or 1, len(jobs_list))
-    if len(jobs_list) > 1:
-        # Loaded once here, where the workers share it, instead of by each of them and
-        # again by a worker that replaces one stopped at its `file-timeout`.
+    if workers > 1:
+        # Loaded once here, where the workers share it, instead of by each of them.
         from aliaslint import checking  # noqa: F401
 
         registry.rules()
