@@ -70,7 +70,7 @@ def _run_checks(context: Context, enabled: frozenset[str], filename: str, source
     for event in analysis.events:
         by_event.setdefault(type(event), []).append(event)
     findings: dict[tuple, Finding] = {}
-    made_inside: set[tuple] = set()  # findings kept with an explanation inside the writer
+    ranks: dict[tuple, tuple[bool, bool, bool]] = {}  # how each kept finding ranks
     occurred = {kind.__name__ for kind in by_event}
     briefs = registry.briefs()
     for code in sorted(enabled):
@@ -88,25 +88,17 @@ def _run_checks(context: Context, enabled: frozenset[str], filename: str, source
                         if assumed:  # it rests on the values a call site passes
                             finding = replace(finding, confidence="low")
                         # One write may dirty several saves, and one call site may be
-                        # reached several times: a rule reports a node once, with its
-                        # first explanation (a high-confidence one where there is one,
-                        # then one with a fix, then a read of the written tensor inside
-                        # the function that writes it rather than a caller's read after
-                        # the call: the hazard where it is made, which the run-time
-                        # confirmation checks).
+                        # reached several times: a rule reports a node once, with the
+                        # best of its explanations, the first of equals: high confidence
+                        # before low, then one with a fix, then a read of the written
+                        # tensor inside the function that writes it before a caller's
+                        # read after the call (the hazard where it is made, which the
+                        # run-time confirmation checks).
                         key = (finding.code, id(finding.node))
-                        kept = findings.get(key)
-                        inside = isinstance(event, StaleRead) and event.write.callee is None
-                        if kept is None or kept.confidence == "low" != finding.confidence \
-                                or kept.confidence == finding.confidence and (
-                                    kept.fix is None and finding.fix is not None
-                                    or (kept.fix is None) == (finding.fix is None)
-                                    and inside and key not in made_inside):
-                            findings[key] = finding
-                            if inside:
-                                made_inside.add(key)
-                            else:
-                                made_inside.discard(key)
+                        rank = (finding.confidence != "low", finding.fix is not None,
+                                isinstance(event, StaleRead) and event.write.callee is None)
+                        if key not in ranks or rank > ranks[key]:
+                            findings[key], ranks[key] = finding, rank
         except Exception as error:
             errors.append(_file_error(filename, _internal(code, error), code=INTERNAL_ERROR))
     return _first_links(findings), errors
