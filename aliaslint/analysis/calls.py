@@ -9,7 +9,7 @@ import libcst as cst
 
 from aliaslint import ops
 from aliaslint.analysis import containers
-from aliaslint.analysis.factories import dtype_named
+from aliaslint.analysis.factories import dtype_named, literal_ints
 from aliaslint.analysis.outcomes import Outcomes, sole_handle
 from aliaslint.analysis.builders import walked_together
 from aliaslint.analysis.container_calls import (
@@ -60,7 +60,6 @@ from aliaslint.analysis.syntax import (
     attr_key,
     is_literal,
     literal_int,
-    literal_ints,
     name_key,
 )
 from aliaslint.analysis.values import (

@@ -22,8 +22,13 @@ from aliaslint.analysis.values import (
     ModuleValue,
     TensorValue,
     Value,
-    any_element,
+    MAX_AMONG,
+    candidates,
+    elements,
     join,
+    join_containers,
+    join_elements,
+    some_element,
 )
 
 # A literal key or index as Python compares it.
@@ -46,72 +51,9 @@ def literal_key(node: cst.BaseExpression | None) -> object:
     return NO_KEY
 
 
-def elements(container: ContainerValue) -> tuple[Value, ...] | None:
-    """Every element the container may hold, or None when not known."""
-    if container.items is not None:
-        return container.items
-    element = any_element(container)
-    return (element,) if element is not None else None
-
-
-# At most this many tensors are told apart in "some element" (beyond: not known).
-MAX_AMONG = 16
-
-
-def candidates(value: TensorValue) -> frozenset | None:
-    """The storages a tensor element may be: its own, or those of the elements it joins."""
-    if value.among:
-        return value.among
-    return frozenset({value.storage}) if value.storage is not None else None
-
-
-def join_elements(a: Value, b: Value) -> Value:
-    """Two values that may be one element: their join, which for tensors of different
-    storages (a loop's outputs, `x = stage(x)` then `feats.append(x)`; the outputs of the
-    layers an unrolled loop ran) keeps the storages it may be (TensorValue.among)."""
-    joined = join(a, b)
-    if not (isinstance(a, TensorValue) and isinstance(b, TensorValue) and
-            isinstance(joined, TensorValue)) or joined.storage is not None:
-        return joined
-    first, second = candidates(a), candidates(b)
-    if first is None or second is None or len(first | second) > MAX_AMONG:
-        return joined
-    return replace(joined, among=first | second)
-
-
-def some_element(container: ContainerValue) -> Value | None:
-    """The join of the elements: what an element picked by an unknown index is."""
-    found = elements(container)
-    if not found:
-        return None
-    result = found[0]
-    for other in found[1:]:
-        result = join_elements(result, other)
-    return result
-
-
 def joined(container: ContainerValue, origin: cst.CSTNode | None) -> ContainerValue:
     """The same container with its elements no longer told apart."""
     return ContainerValue(origin=origin, each=some_element(container), mapping=container.mapping)
-
-
-def join_containers(a: ContainerValue, b: ContainerValue) -> ContainerValue:
-    """Two paths' containers: element by element where both know the same layout."""
-    if a.items is not None and b.items is not None and len(a.items) == len(b.items) and \
-            a.keys == b.keys and a.mapping == b.mapping:
-        return replace(a, items=tuple(join_elements(x, y) for x, y in zip(a.items, b.items)),
-                       each=join_elements(a.each, b.each) if a.each is not None and
-                       b.each is not None
-                       else None)
-    left, right = some_element(a), some_element(b)
-    if a.items == () or b.items == ():
-        # One path left it empty (the list before a loop appends to it): every element
-        # there may be is the other path's.
-        each = right if a.items == () else left
-    else:
-        each = join_elements(left, right) if left is not None and right is not None \
-            else None
-    return ContainerValue(origin=a.origin, each=each, mapping=a.mapping and b.mapping)
 
 
 def item(container: ContainerValue, key: object) -> Value | None:

@@ -12,8 +12,20 @@ from aliaslint import ops
 from aliaslint.analysis.container_calls import ContainerCalls
 from aliaslint.analysis.geometry import view_fails
 from aliaslint.analysis.shapes import Shape, dense, literal_shape, nested_shape, scalar_kind, view
-from aliaslint.analysis.syntax import literal_int, literal_ints
+from aliaslint.analysis.syntax import literal_int
 from aliaslint.analysis.values import Args, Keywords, RefValue, TensorValue, Value
+
+
+
+def literal_ints(args: Args) -> tuple[int, ...] | None:
+    """`transpose(1, 2)` → (1, 2); None when an argument is not an integer literal."""
+    values = []
+    for arg, _ in args:
+        value = literal_int(arg.value)
+        if arg.keyword is not None or value is None:
+            return None
+        values.append(value)
+    return tuple(values)
 
 
 class Factories(ContainerCalls):

@@ -8,11 +8,10 @@ from dataclasses import replace
 import libcst as cst
 
 from aliaslint import ops
-from aliaslint.analysis.factories import Factories, dtype_named
+from aliaslint.analysis.factories import Factories, dtype_named, literal_ints
 from aliaslint.analysis.opfacts import short_name
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.shapes import Layout, dense, infer, view
-from aliaslint.analysis.syntax import literal_ints
 from aliaslint.analysis.values import Args, Keywords, TensorValue, Value
 
 # Sometimes-alias ops whose outcome the layout decides (sizes and strides, not the dtype or

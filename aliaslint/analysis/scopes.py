@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 
 from aliaslint.analysis.events import Save
-from aliaslint.analysis.values import UNKNOWN, RefValue, Value, join
+from aliaslint.analysis.values import UNKNOWN, ClassInfo, RefValue, Value, join
 
 BUILTINS = frozenset(dir(builtins))
 
@@ -154,70 +154,6 @@ class Env:
         joined = self.copy()
         joined.merge(other)
         return joined.same(self)
-
-
-@dataclass(eq=False)
-class ClassInfo:
-    name: str
-    node: cst.ClassDef
-    is_module: bool
-    methods: dict = field(default_factory=dict)  # name -> FunctionDef
-    attrs: dict = field(default_factory=dict)  # self.<attr> after __init__
-    params: frozenset = frozenset()  # parameter tokens its __init__ creates
-    self_token: object = None
-    bases: tuple = ()  # local base classes (modules and plain classes), in order
-    # The method resolution order (C3, as Python computes it): the class, its local
-    # bases, and a name (str) for each base not defined in the file that may define
-    # methods; torch's own module bases and `object` are left out (see dispatch.py).
-    mro: tuple = ()
-    # Names the class body binds other than by `def` (`forward = _forward_impl`,
-    # `act = staticmethod(gelu)`): they hide a base's method of that name.
-    class_names: frozenset = frozenset()
-    lightning: bool = False  # a LightningModule (training.py)
-    autograd_function: bool = False  # a subclass of torch.autograd.Function
-    learned: bool = False  # `attrs` holds what an `__init__` run set
-    # The torch.nn class it subclasses (`class Stage(nn.Sequential)`), if one of the tables.
-    torch_base: str | None = None
-    # Hooks its methods register on `self` (see protocol.Hook): every instance has them.
-    hooks: list = field(default_factory=list)
-    # Tensors a method keeps on the object (`self.last_attn = attn` in `forward`), by
-    # attribute key, as a summarised call of that method left them: any other method reads
-    # the same tensor there (see state_token).
-    state: dict = field(default_factory=dict)
-
-    def linearization(self) -> tuple:
-        return self.mro or (self, *self.bases)
-
-    def attr(self, key: str) -> Value | None:
-        """`self.<attr>` as __init__ (its own or a local base's) left it."""
-        if key in self.attrs:
-            return self.attrs[key]
-        for base in self.bases:
-            value = base.attr(key)
-            if value is not None:
-                return value
-        return None
-
-    def method(self, name: str, after: ClassInfo | None = None) -> cst.FunctionDef | None:
-        """The definition `self.<name>` runs on an instance of exactly this class (with
-        ``after``: what `super()` in a method of ``after`` finds).  A base not defined in
-        the file met first may define it: not known."""
-        order = self.linearization()
-        if after is not None:
-            if after not in order:
-                return None
-            order = order[order.index(after) + 1:]
-        for entry in order:
-            if isinstance(entry, str):
-                return None
-            if name in entry.methods:
-                return entry.methods[name]
-            if name in entry.class_names:
-                return None
-        return None
-
-    def all_params(self) -> frozenset:
-        return self.params.union(*(base.all_params() for base in self.bases))
 
 
 @dataclass

@@ -6,15 +6,13 @@ import ast
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import libcst as cst
 
 from aliaslint import nodes
 from aliaslint.nodes import walk
 
-if TYPE_CHECKING:
-    from aliaslint.analysis.values import Args
 
 TRUE, FALSE = "True", "False"
 
@@ -218,18 +216,6 @@ def literal_int(node: cst.BaseExpression | None) -> int | None:
     if not isinstance(node, cst.Integer):
         return None
     return sign * int(node.value, 0)
-
-
-def literal_ints(args: Args) -> tuple[int, ...] | None:
-    """`transpose(1, 2)` → (1, 2); None when an argument is not an integer literal."""
-    values = []
-    for arg, _ in args:
-        value = literal_int(arg.value)
-        if arg.keyword is not None or value is None:
-            return None
-        values.append(value)
-    return tuple(values)
-
 
 
 @lru_cache(maxsize=8192)

@@ -12,7 +12,6 @@ import libcst as cst
 from aliaslint import ops
 
 if TYPE_CHECKING:
-    from aliaslint.analysis.scopes import ClassInfo
     from aliaslint.analysis.shapes import Layout
 
 
@@ -495,7 +494,6 @@ def join(a: Value, b: Value) -> Value:
             return modules
     if isinstance(a, ContainerValue) and isinstance(b, ContainerValue) and \
             a.replicated is None and b.replicated is None:
-        from aliaslint.analysis.containers import join_containers
         return join_containers(a, b)
     if a == b:
         # Equal values of one class, made by two calls: the facts outside
@@ -738,3 +736,130 @@ def _same(a: ModuleValue, b: ModuleValue) -> bool:
     values for the same modules)."""
     return a.origin is b.origin and a.module.inplace == b.module.inplace and \
         a.module.spec == b.module.spec and a.module.cls is b.module.cls
+
+
+def elements(container: ContainerValue) -> tuple[Value, ...] | None:
+    """Every element the container may hold, or None when not known."""
+    if container.items is not None:
+        return container.items
+    element = any_element(container)
+    return (element,) if element is not None else None
+
+
+# At most this many tensors are told apart in "some element" (beyond: not known).
+MAX_AMONG = 16
+
+
+def candidates(value: TensorValue) -> frozenset | None:
+    """The storages a tensor element may be: its own, or those of the elements it joins."""
+    if value.among:
+        return value.among
+    return frozenset({value.storage}) if value.storage is not None else None
+
+
+def join_elements(a: Value, b: Value) -> Value:
+    """Two values that may be one element: their join, which for tensors of different
+    storages (a loop's outputs, `x = stage(x)` then `feats.append(x)`; the outputs of the
+    layers an unrolled loop ran) keeps the storages it may be (TensorValue.among)."""
+    joined = join(a, b)
+    if not (isinstance(a, TensorValue) and isinstance(b, TensorValue) and
+            isinstance(joined, TensorValue)) or joined.storage is not None:
+        return joined
+    first, second = candidates(a), candidates(b)
+    if first is None or second is None or len(first | second) > MAX_AMONG:
+        return joined
+    return replace(joined, among=first | second)
+
+
+def some_element(container: ContainerValue) -> Value | None:
+    """The join of the elements: what an element picked by an unknown index is."""
+    found = elements(container)
+    if not found:
+        return None
+    result = found[0]
+    for other in found[1:]:
+        result = join_elements(result, other)
+    return result
+
+
+def join_containers(a: ContainerValue, b: ContainerValue) -> ContainerValue:
+    """Two paths' containers: element by element where both know the same layout."""
+    if a.items is not None and b.items is not None and len(a.items) == len(b.items) and \
+            a.keys == b.keys and a.mapping == b.mapping:
+        return replace(a, items=tuple(join_elements(x, y) for x, y in zip(a.items, b.items)),
+                       each=join_elements(a.each, b.each) if a.each is not None and
+                       b.each is not None
+                       else None)
+    left, right = some_element(a), some_element(b)
+    if a.items == () or b.items == ():
+        # One path left it empty (the list before a loop appends to it): every element
+        # there may be is the other path's.
+        each = right if a.items == () else left
+    else:
+        each = join_elements(left, right) if left is not None and right is not None \
+            else None
+    return ContainerValue(origin=a.origin, each=each, mapping=a.mapping and b.mapping)
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    name: str
+    node: cst.ClassDef
+    is_module: bool
+    methods: dict = field(default_factory=dict)  # name -> FunctionDef
+    attrs: dict = field(default_factory=dict)  # self.<attr> after __init__
+    params: frozenset = frozenset()  # parameter tokens its __init__ creates
+    self_token: object = None
+    bases: tuple = ()  # local base classes (modules and plain classes), in order
+    # The method resolution order (C3, as Python computes it): the class, its local
+    # bases, and a name (str) for each base not defined in the file that may define
+    # methods; torch's own module bases and `object` are left out (see dispatch.py).
+    mro: tuple = ()
+    # Names the class body binds other than by `def` (`forward = _forward_impl`,
+    # `act = staticmethod(gelu)`): they hide a base's method of that name.
+    class_names: frozenset = frozenset()
+    lightning: bool = False  # a LightningModule (training.py)
+    autograd_function: bool = False  # a subclass of torch.autograd.Function
+    learned: bool = False  # `attrs` holds what an `__init__` run set
+    # The torch.nn class it subclasses (`class Stage(nn.Sequential)`), if one of the tables.
+    torch_base: str | None = None
+    # Hooks its methods register on `self` (see protocol.Hook): every instance has them.
+    hooks: list = field(default_factory=list)
+    # Tensors a method keeps on the object (`self.last_attn = attn` in `forward`), by
+    # attribute key, as a summarised call of that method left them: any other method reads
+    # the same tensor there (see state_token).
+    state: dict = field(default_factory=dict)
+
+    def linearization(self) -> tuple:
+        return self.mro or (self, *self.bases)
+
+    def attr(self, key: str) -> Value | None:
+        """`self.<attr>` as __init__ (its own or a local base's) left it."""
+        if key in self.attrs:
+            return self.attrs[key]
+        for base in self.bases:
+            value = base.attr(key)
+            if value is not None:
+                return value
+        return None
+
+    def method(self, name: str, after: ClassInfo | None = None) -> cst.FunctionDef | None:
+        """The definition `self.<name>` runs on an instance of exactly this class (with
+        ``after``: what `super()` in a method of ``after`` finds).  A base not defined in
+        the file met first may define it: not known."""
+        order = self.linearization()
+        if after is not None:
+            if after not in order:
+                return None
+            order = order[order.index(after) + 1:]
+        for entry in order:
+            if isinstance(entry, str):
+                return None
+            if name in entry.methods:
+                return entry.methods[name]
+            if name in entry.class_names:
+                return None
+        return None
+
+    def all_params(self) -> frozenset:
+        return self.params.union(*(base.all_params() for base in self.bases))
