@@ -25,10 +25,14 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
 from aliaslint.analysis.autograd import Autograd
 from aliaslint.analysis.builders import Builders
 from aliaslint.analysis.calls import Calls
+from aliaslint.analysis.container_calls import ContainerCalls
+from aliaslint.analysis.core import Part, State, Stats
 from aliaslint.analysis.dispatch import Dispatch
+from aliaslint.analysis.effects import Effects
 from aliaslint.analysis.events import (
     Call,
     Compare,
@@ -45,6 +49,7 @@ from aliaslint.analysis.events import (
     Write,
 )
 from aliaslint.analysis.expressions import Expressions
+from aliaslint.analysis.factories import Factories
 from aliaslint.analysis.functions import Functions
 from aliaslint.analysis.imports import Imports
 from aliaslint.analysis.geometry import (
@@ -55,7 +60,8 @@ from aliaslint.analysis.geometry import (
 )
 from aliaslint.analysis.loops import Loops
 from aliaslint.analysis.modules import Modules
-from aliaslint.analysis.protocol import Protocol
+from aliaslint.analysis.outcomes import Outcomes
+from aliaslint.analysis.protocol import CallProtocol
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.statements import Statements
 from aliaslint.analysis.syntax import attr_key, discards, reads
@@ -92,63 +98,136 @@ __all__ = [
 ]
 
 
-class Analysis(Statements, Loops, Functions, Imports, Expressions, Calls, Dispatch, Protocol,
-               Modules, Builders, Autograd):
-    """Runs the interpreter over a module and collects its events."""
+# The parts, by the name each is known by to the others (`Part.handles`).
+PARTS = ("statements", "loops", "functions", "imports", "expressions", "calls", "outcomes",
+         "factories", "container_calls", "dispatch", "protocol", "modules", "effects",
+         "builders", "autograd")
+
+
+class Analysis:
+    """Runs the interpreter over a module and collects its events.
+
+    The interpreter is a set of parts over one `State`, each a module of this package with
+    a narrow interface (interfaces.py): statements, loops, function definitions and bodies,
+    expressions, calls, container methods, factories and sometimes-alias outcomes, method
+    dispatch, the module call protocol and its summaries, module construction and their
+    effects, module containers, imports from the other files of the program, and the
+    autograd and training-API models.  `Analysis` makes them, connects them, and runs the
+    module body, then the function bodies it deferred."""
 
     def __init__(self, module: cst.Module, source: str | None = None,
                  link: Link | None = None):
-        super().__init__(module, source)
-        self._link = link
-        self._path = link.path if link is not None else ""
-        self._expr_dispatch = {
-            cst.Name: self._name,
-            cst.Attribute: self._attribute,
-            cst.Call: self._call,
-            cst.Comparison: self._comparison,
-            cst.BinaryOperation: self._binary,
-            cst.UnaryOperation: self._unary,
-            cst.Subscript: self._subscript,
-            cst.Integer: self._literal,
-            cst.Float: self._literal,
-            cst.Imaginary: self._literal,
-            cst.SimpleString: self._literal,
-            cst.ConcatenatedString: self._concatenated,
-            cst.FormattedString: self._formatted,
-            cst.BooleanOperation: self._boolean,
-            cst.Tuple: self._display,
-            cst.List: self._display,
-            cst.Set: self._set,
-            cst.Dict: self._dict,
-            cst.IfExp: self._if_exp,
-            cst.NamedExpr: self._named_expr,
-            cst.Lambda: self._lambda,
-            cst.ListComp: self._comprehension,
-            cst.SetComp: self._comprehension,
-            cst.GeneratorExp: self._comprehension,
-            cst.DictComp: self._comprehension,
+        self.state = state = State(module, source)
+        state.link = link
+        state.path = link.path if link is not None else ""
+        statements = Statements(state)
+        loops = Loops(state)
+        functions = Functions(state)
+        imports = Imports(state)
+        expressions = Expressions(state)
+        calls = Calls(state)
+        outcomes = Outcomes(state)
+        factories = Factories(state)
+        container_calls = ContainerCalls(state)
+        dispatch = Dispatch(state)
+        protocol = CallProtocol(state)
+        modules = Modules(state)
+        effects = Effects(state)
+        builders = Builders(state)
+        autograd = Autograd(state)
+        # Each part as the others see it: the annotation makes mypy check that each
+        # provides its interface.
+        seen: tuple[
+            api.Statements,
+            api.Loops,
+            api.Functions,
+            api.Imports,
+            api.Expressions,
+            api.Calls,
+            api.Outcomes,
+            api.Factories,
+            api.ContainerCalls,
+            api.Dispatch,
+            api.CallProtocol,
+            api.Modules,
+            api.Effects,
+            api.Builders,
+            api.Autograd,
+        ] = (statements, loops, functions, imports, expressions, calls, outcomes, factories,
+             container_calls, dispatch, protocol, modules, effects, builders, autograd)
+        parts: dict[str, object] = dict(zip(PARTS, seen))
+        for part in (statements, loops, functions, imports, expressions, calls, outcomes,
+                     factories, container_calls, dispatch, protocol, modules, effects,
+                     builders, autograd):
+            part.connect(parts)
+        self._statements: api.Statements = statements
+        self._functions: api.Functions = functions
+        state.expr_dispatch = {
+            cst.Name: expressions.name,
+            cst.Attribute: expressions.attribute,
+            cst.Call: calls.call,
+            cst.Comparison: expressions.comparison,
+            cst.BinaryOperation: expressions.binary,
+            cst.UnaryOperation: expressions.unary,
+            cst.Subscript: expressions.subscript,
+            cst.Integer: expressions.literal,
+            cst.Float: expressions.literal,
+            cst.Imaginary: expressions.literal,
+            cst.SimpleString: expressions.literal,
+            cst.ConcatenatedString: expressions.concatenated,
+            cst.FormattedString: expressions.formatted,
+            cst.BooleanOperation: expressions.boolean,
+            cst.Tuple: expressions.display,
+            cst.List: expressions.display,
+            cst.Set: expressions.set_display,
+            cst.Dict: expressions.dict_display,
+            cst.IfExp: expressions.if_exp,
+            cst.NamedExpr: expressions.named_expr,
+            cst.Lambda: expressions.lambda_expression,
+            cst.ListComp: expressions.comprehension,
+            cst.SetComp: expressions.comprehension,
+            cst.GeneratorExp: expressions.comprehension,
+            cst.DictComp: expressions.comprehension,
         }
-        self._stmt_dispatch = {
-            cst.SimpleStatementLine: self._simple_line,
-            cst.If: self._if,
-            cst.For: self._loop,
-            cst.While: self._loop,
-            cst.With: self._with,
-            cst.Try: self._try,
-            cst.TryStar: self._try,
-            cst.FunctionDef: self._function_def,
-            cst.ClassDef: self._class_def,
+        state.stmt_dispatch = {
+            cst.SimpleStatementLine: statements.simple_line,
+            cst.If: statements.if_statement,
+            cst.For: loops.loop,
+            cst.While: loops.loop,
+            cst.With: statements.with_statement,
+            cst.Try: statements.try_statement,
+            cst.TryStar: statements.try_statement,
+            cst.FunctionDef: functions.function_def,
+            cst.ClassDef: functions.class_def,
         }
 
+
+    @property
+    def module(self) -> cst.Module:
+        return self.state.module
+
+    @property
+    def events(self) -> list[Event]:
+        return self.state.events
+
+    @property
+    def low(self) -> set[Event]:
+        return self.state.low
+
+    @property
+    def stats(self) -> Stats:
+        return self.state.stats
+
     def run(self) -> Analysis:
+        state = self.state
         env = Env()
-        self._top = env
-        self._block(self.module.body, env)
+        state.top = env
+        self._statements.block(state.module.body, env)
         # Function bodies run after the scope that defines them is complete,
         # so they see every module-level import (as pyflakes does).
-        self._deferring = True
-        while self._deferred:
-            self._function_body(self._next_deferred())
+        state.deferring = True
+        while state.deferred:
+            self._functions.function_body(self._functions.next_deferred())
         return self
 
 

@@ -7,9 +7,10 @@ from dataclasses import replace
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part
 from aliaslint import ops
 from aliaslint.analysis import containers
-from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.dispatch import kept_modules
 from aliaslint.analysis.events import (
     InplaceWrite,
@@ -46,16 +47,19 @@ from aliaslint.analysis.values import (
 )
 
 
-class Autograd(Interpreter):
+class Autograd(Part):
     """Records writes, saves and backward passes on the path's flow."""
 
-    def _write(self, target: Written, target_node: cst.CSTNode | None, node: cst.CSTNode,
-               label: str | None, env: Env, *, activation: bool = False,
-               defined_at: cst.CSTNode | None = None, visible: bool = True, fill: bool = False,
-               callee: str | None = None, declared: bool = False, inputs: WriteInputs = (),
-               region: tuple | None = None, index: tuple | None = (),
-               cover: tuple | None = None, may: bool = False,
-               assumed: bool = False) -> Written:
+    calls: api.Calls
+    handles = ("calls",)
+
+    def write(self, target: Written, target_node: cst.CSTNode | None, node: cst.CSTNode,
+              label: str | None, env: Env, *, activation: bool = False,
+              defined_at: cst.CSTNode | None = None, visible: bool = True, fill: bool = False,
+              callee: str | None = None, declared: bool = False, inputs: WriteInputs = (),
+              region: tuple | None = None, index: tuple | None = (),
+              cover: tuple | None = None, may: bool = False,
+              assumed: bool = False) -> Written:
         """An in-place write to ``target``'s storage; returns the written tensor's value.
 
         ``visible``: the code at the write names what it writes (`x.relu_()`,
@@ -64,39 +68,40 @@ class Autograd(Interpreter):
         writes its argument, gives no such hint.
         """
         cover = cover if cover is not None else getattr(target, "cover", None)
-        write = Write(node=node, stmt=self._stmt, target=target, target_node=target_node,
+        write = Write(node=node, stmt=self.state.stmt, target=target, target_node=target_node,
                       label=label, via=target.via, activation=activation,
                       grad_enabled=env.flow.grad, defined_at=defined_at, fill=fill,
                       callee=callee, declared=declared, inputs=inputs,
                       region=region if region is not None else target.region, index=index,
                       cover=cover, joint=self._joint(cover, env),
-                      may=may or self._may_write,
-                      checkpoint=self._checkpointed.get(id(self._function)),
+                      may=may or self.state.may_write,
+                      checkpoint=self.state.checkpointed.get(id(self.state.function)),
                       guessed=getattr(target, "guessed", False),
-                      assumed=assumed or self._may_effect)
-        self._emit(InplaceWrite(node, self._stmt, write))
-        self._log_write(write, env)
-        self._dirty(target.storage, write, env)
+                      assumed=assumed or self.state.may_effect)
+        self.state.emit(InplaceWrite(node, self.state.stmt, write))
+        self.log_write(write, env)
+        self.dirty(target.storage, write, env)
         for token in sorted(getattr(target, "among", ()), key=repr):
             # Some element of a container of several tensors: any of them may be written.
-            self._dirty(token, write, env)
+            self.dirty(token, write, env)
         if target.copied_at is not None and target.copied_at is target_node and \
-                (fill and node is self._stmt or discards(self._stmt, node)
+                (fill and node is self.state.stmt or discards(self.state.stmt, node)
                  or isinstance(node, cst.AugAssign)):
             # `x[idx][m] = v`, a bare `x[mask].add_(1)`: the copy is dropped at once.
-            self._emit(LostWrite(node, self._stmt, write, self._leading_index(target_node)))
-        exclude = names_assigned_by(self._stmt)
+            self.state.emit(LostWrite(node, self.state.stmt, write,
+                                      self._leading_index(target_node)))
+        exclude = names_assigned_by(self.state.stmt)
         if visible:
             exclude |= names_of(target_node)
-        self._mark_stale({target.storage, target.maybe_of}, write, exclude, env)
+        self.mark_stale({target.storage, target.maybe_of}, write, exclude, env)
         return target
 
-    def _log_write(self, write: Write, env: Env) -> None:
+    def log_write(self, write: Write, env: Env) -> None:
         """While a function is summarised: the write is one of its effects, made on this
         path (see Flow.done)."""
-        if self._write_log is None:
+        if self.state.write_log is None:
             return
-        self._write_log.append(write)
+        self.state.write_log.append(write)
         env.flow.done = (env.flow.done or frozenset()) | {write}
 
     @staticmethod
@@ -135,11 +140,11 @@ class Autograd(Interpreter):
             return bool(index.elements) and all(
                 isinstance(e, cst.Element) and isinstance(e.value, cst.Integer)
                 for e in index.elements)
-        value = self._index_values.get(id(index))
+        value = self.state.index_values.get(id(index))
         return isinstance(value, TensorValue) and value.layout is not None and \
             len(value.layout.shape) == 1
 
-    def _absorb(self, target: TensorValue, result: TensorValue, env: Env) -> None:
+    def absorb(self, target: TensorValue, result: TensorValue, env: Env) -> None:
         """After an in-place write (`t.copy_(v)`, `t[i] = v`, `t.mul_(w)`) whose result
         requires grad: autograd rebased the written tensor onto the write's graph
         (CopyBackwards, CopySlices, MulBackward0…), so every name for it, and for its
@@ -157,7 +162,7 @@ class Autograd(Interpreter):
                     leaf=value.leaf and value.requires_grad is True,
                     graph=value.graph | result.graph, pending=value.pending | result.pending)
 
-    def _rebind_tensor(self, node: cst.CSTNode | None, value: TensorValue, env: Env) -> None:
+    def rebind_tensor(self, node: cst.CSTNode | None, value: TensorValue, env: Env) -> None:
         """A method changed the tensor a name holds in place (`t.requires_grad_()`):
         the name now holds ``value``."""
         key = node.value if isinstance(node, cst.Name) else attr_key(node) if isinstance(
@@ -165,7 +170,7 @@ class Autograd(Interpreter):
         if key is not None and key in env.names:
             env.names[key] = value
 
-    def _mark_stale(self, tokens: set, write: Write, exclude: set, env: Env) -> None:
+    def mark_stale(self, tokens: set, write: Write, exclude: set, env: Env) -> None:
         """Every other name that shares memory with ``tokens`` now sees new values."""
         tokens.discard(None)
         if not tokens:
@@ -187,7 +192,7 @@ class Autograd(Interpreter):
                     if refers_to(kept, tokens):
                         env.flow.stale[f"{name}.{attr}"] = write
 
-    def _dirty(self, token: object, write: Write, env: Env) -> None:
+    def dirty(self, token: object, write: Write, env: Env) -> None:
         if token is None:
             return
         for save in env.flow.saves.get(token, ()):
@@ -195,27 +200,28 @@ class Autograd(Interpreter):
             if pair not in env.flow.dirty:
                 env.flow.dirty = env.flow.dirty + (pair,)
 
-    def _new_save(self, value: Value, node: cst.CSTNode, label: str | None, what: str,
-                  env: Env, what_node: cst.CSTNode | None = None, *,
-                  conditional: bool = False) -> Save | None:
+    def new_save(self, value: Value, node: cst.CSTNode, label: str | None, what: str,
+                 env: Env, what_node: cst.CSTNode | None = None, *,
+                 conditional: bool = False) -> Save | None:
         if not isinstance(value, TensorValue) or value.storage is None:
             return None
-        return self._save(value.storage, value.counter, node, label, what, env, what_node,
-                          conditional=conditional)
+        return self.save(value.storage, value.counter, node, label, what, env, what_node,
+                         conditional=conditional)
 
-    def _save(self, storage: object, counter: object, node: cst.CSTNode, label: str | None,
-              what: str, env: Env, what_node: cst.CSTNode | None = None, *,
-              conditional: bool = False, assumed: bool = False,
-              slope: cst.CSTNode | None = None) -> Save:
+    def save(self, storage: object, counter: object, node: cst.CSTNode, label: str | None,
+             what: str, env: Env, what_node: cst.CSTNode | None = None, *,
+             conditional: bool = False, assumed: bool = False,
+             slope: cst.CSTNode | None = None) -> Save:
         """Record that autograd now holds ``storage`` for a pending backward pass."""
-        save_id = self._save_ids.recent((storage, counter, id(node), label, what, id(what_node),
-                                         conditional, assumed, id(slope)))
-        if self._loops:  # aged when the pass hands its state back to the loop's head
-            self._loops[-1].made.add(save_id)
+        save_id = self.state.save_ids.recent((storage, counter, id(node), label, what,
+                                              id(what_node),
+                                              conditional, assumed, id(slope)))
+        if self.state.loops:  # aged when the pass hands its state back to the loop's head
+            self.state.loops[-1].made.add(save_id)
         save = Save(save_id, storage, counter, node, label, what, what_node, conditional,
                     assumed, slope)
-        self._saves_log.append(node)
-        if "unchecked" in self._save_modes or "autocast" in self._save_modes and \
+        self.state.saves_log.append(node)
+        if "unchecked" in self.state.save_modes or "autocast" in self.state.save_modes and \
                 what != "its result":
             return save  # made, but not the tensor the program holds: see training.py
         pending = env.flow.saves.get(storage, ())
@@ -223,9 +229,9 @@ class Autograd(Interpreter):
             env.flow.saves[storage] = pending + (save,)
         return save
 
-    def _slope_save(self, op: ops.Op | None, nodes: dict[str, cst.BaseExpression],
-                    target: TensorValue, node: cst.CSTNode, label: str | None,
-                    env: Env) -> frozenset[int]:
+    def slope_save(self, op: ops.Op | None, nodes: dict[str, cst.BaseExpression],
+                   target: TensorValue, node: cst.CSTNode, label: str | None,
+                   env: Env) -> frozenset[int]:
         """Before an in-place activation writes ``target``: when its slope is a negative
         literal, its backward will refuse to run.  Modelled as a save of the result that the
         write itself dirties, so a backward pass that reaches it reports the write."""
@@ -233,16 +239,16 @@ class Autograd(Interpreter):
         if slope is None or target.requires_grad is not True or env.flow.grad is not True \
                 or target.storage is None:
             return frozenset()
-        save = self._save(target.storage, target.counter, node, label, "its result", env,
-                          slope=slope)
+        save = self.save(target.storage, target.counter, node, label, "its result", env,
+                         slope=slope)
         return frozenset({save.id})
 
-    def _consume(self, value: TensorValue, node: cst.CSTNode, label: str | None, env: Env, *,
-                 returned: bool = False, retain: bool = False) -> None:
+    def consume(self, value: TensorValue, node: cst.CSTNode, label: str | None, env: Env, *,
+                returned: bool = False, retain: bool = False) -> None:
         """A backward pass through ``value``'s graph (or its return to the caller)."""
         graph = value.graph
-        if self._consume_log is not None and not returned:
-            self._consume_log.append(graph)
+        if self.state.consume_log is not None and not returned:
+            self.state.consume_log.append(graph)
         if not graph:
             return
         for write, save in env.flow.dirty:
@@ -250,7 +256,8 @@ class Autograd(Interpreter):
             # that follows from it; returning the value proves nothing.
             if save.id in graph and (not save.conditional or save.id in value.pending
                                      and not returned):
-                self._emit(SavedWrite(write.node, write.stmt, write, save, node, label, returned))
+                self.state.emit(SavedWrite(write.node, write.stmt, write, save, node, label,
+                                           returned))
         if retain:
             return
         env.flow.dirty = tuple(d for d in env.flow.dirty if d[1].id not in graph)
@@ -261,7 +268,7 @@ class Autograd(Interpreter):
             else:
                 del env.flow.saves[token]
 
-    def _requires_grad(self, inputs: Sequence[Value], env: Env) -> bool | None:
+    def requires_grad(self, inputs: Sequence[Value], env: Env) -> bool | None:
         if env.flow.grad is False:
             return False
         tensors = [v for v in inputs if isinstance(v, TensorValue)]
@@ -271,14 +278,14 @@ class Autograd(Interpreter):
             return False
         return None
 
-    def _record_saves(self, op: ops.Op, bound: dict[str, Value], result: TensorValue,
-                      node: cst.CSTNode, env: Env,
-                      nodes: dict[str, cst.BaseExpression] | None = None) -> TensorValue:
+    def record_saves(self, op: ops.Op, bound: dict[str, Value], result: TensorValue,
+                     node: cst.CSTNode, env: Env,
+                     nodes: dict[str, cst.BaseExpression] | None = None) -> TensorValue:
         """Autograd's saves for ``op`` at ``node``; returns ``result`` with its graph."""
         inputs, unknown = tensor_inputs(bound)
         graph: frozenset[int] = frozenset().union(*(v.graph for v in inputs))
         # An element not known here may require grad.
-        requires = self._requires_grad([*inputs, *([TensorValue()] if unknown else [])], env)
+        requires = self.requires_grad([*inputs, *([TensorValue()] if unknown else [])], env)
         result = replace(result, requires_grad=requires, graph=graph | result.graph)
         # One input that may be a tensor (others are numbers, strings, None): if the
         # result requires grad, that input does.
@@ -296,12 +303,12 @@ class Autograd(Interpreter):
         new = set()
         for name in sorted(saves):
             if name == "result":
-                save = self._new_save(result, node, None, "its result", env,
-                                      conditional=conditional)
+                save = self.new_save(result, node, None, "its result", env,
+                                     conditional=conditional)
             elif name in bound and (conditional and bound[name] is sole or
                                     input_saved(name, bound, op.saved_when)):
-                save = self._new_save(bound[name], node, None, "its input", env,
-                                      (nodes or {}).get(name), conditional=conditional)
+                save = self.new_save(bound[name], node, None, "its input", env,
+                                     (nodes or {}).get(name), conditional=conditional)
             else:
                 save = None
             if save is not None:
@@ -309,8 +316,8 @@ class Autograd(Interpreter):
         result = replace(result, graph=result.graph | new)
         return replace(result, pending=result.pending | new) if conditional else result
 
-    def _backward(self, op: ops.Op, receiver: Value | None, args: Args, node: cst.Call,
-                  env: Env) -> None:
+    def backward(self, op: ops.Op, receiver: Value | None, args: Args, node: cst.Call,
+                 env: Env) -> None:
         retain_kwarg = op.extra.get("retain_kwarg", "retain_graph")
         retain = False
         targets = []
@@ -325,13 +332,13 @@ class Autograd(Interpreter):
                 create_graph = create_graph or arg.keyword.value == "create_graph"
         for target in targets:
             if isinstance(target, TensorValue):
-                self._consume(target, node, None, env, retain=retain)
+                self.consume(target, node, None, env, retain=retain)
         if op.name.endswith(".backward") and not create_graph:
             # AccumulateGrad adds into an existing `.grad` in place (out of place only
             # under create_graph).
             self._grads_written(None, node, env)
 
-    def _zero_grad(self, params: frozenset, node: cst.Call, env: Env) -> None:
+    def zero_grad(self, params: frozenset, node: cst.Call, env: Env) -> None:
         """`zero_grad(set_to_none=False)` zeroes each `.grad` in place; the default drops the
         tensors, so a name kept on one no longer shares with the next gradient."""
         if zeroes_grads(node):
@@ -348,30 +355,30 @@ class Autograd(Interpreter):
         tokens = {value.storage for value in env.names.values()
                   if isinstance(value, TensorValue) and grad_of(value.storage) is not None and
                   (params is None or grad_of(value.storage) in params)}
-        write = Write(node=node, stmt=self._stmt, target=None, grad_enabled=env.flow.grad)
-        self._mark_stale(tokens, write, set(), env)
+        write = Write(node=node, stmt=self.state.stmt, target=None, grad_enabled=env.flow.grad)
+        self.mark_stale(tokens, write, set(), env)
 
-    def _optimizer_step(self, optimizer: ParamsValue, node: cst.Call, env: Env) -> None:
-        self._write_parameters(optimizer.params, node, env)
+    def optimizer_step(self, optimizer: ParamsValue, node: cst.Call, env: Env) -> None:
+        self.write_parameters(optimizer.params, node, env)
 
-    def _write_parameters(self, tokens: frozenset, node: cst.Call, env: Env) -> None:
+    def write_parameters(self, tokens: frozenset, node: cst.Call, env: Env) -> None:
         """optimizer.step(), load_state_dict(): every parameter written in place."""
-        write = Write(node=node, stmt=self._stmt, target=None, grad_enabled=env.flow.grad,
+        write = Write(node=node, stmt=self.state.stmt, target=None, grad_enabled=env.flow.grad,
                       params=tokens)
-        self._log_write(write, env)
+        self.log_write(write, env)
         for token in tokens:
-            self._dirty(token, write, env)
-        self._mark_stale(set(tokens), write, set(), env)
+            self.dirty(token, write, env)
+        self.mark_stale(set(tokens), write, set(), env)
 
-    def _unknown_call(self, args: Args, env: Env) -> None:
+    def unknown_call(self, args: Args, env: Env) -> None:
         # An unknown function given a tensor may run its backward: forget the
         # hazards of that graph rather than report them later.
-        self._escape(args)
+        self.calls.escape(args)
         for _, value in args:
             if isinstance(value, TensorValue) and value.graph:
                 env.flow.dirty = tuple(d for d in env.flow.dirty if d[1].id not in value.graph)
 
-    def _grad_mode(self, op: ops.Op, args: Args) -> GradModeValue:
+    def grad_mode(self, op: ops.Op, args: Args) -> GradModeValue:
         enabled = op.extra.get("grad_enabled")
         if enabled is None and args:
             # set_grad_enabled(flag) / inference_mode(mode): a literal says which.

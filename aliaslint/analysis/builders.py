@@ -22,7 +22,8 @@ from dataclasses import replace
 
 import libcst as cst
 
-from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.containers import NO_KEY, literal_key
 from aliaslint.analysis.syntax import NO_LITERAL, evaluated, literal_constant, name_key
@@ -141,7 +142,8 @@ def dict_view(module: ModuleValue, attr: str, node: cst.CSTNode) -> ContainerVal
     if attr != "items":
         return ContainerValue(origin=node, items=keys if attr == "keys" else info.children)
     return ContainerValue(origin=node, items=tuple(
-        ContainerValue(origin=node, items=(key, child)) for key, child in zip(keys, info.children)))
+        ContainerValue(origin=node, items=(key, child)) for key, child in zip(keys,
+                                                                              info.children)))
 
 
 def _literal_int(node: cst.BaseExpression) -> int | None:
@@ -168,19 +170,22 @@ def _known_names(info: ModuleInfo) -> tuple[str, ...] | None:
     return () if info.children is not None and not info.children else None
 
 
-class Builders(Interpreter):
+class Builders(Part):
     """Lists of modules grown by code, and submodules registered by name."""
 
-    def _concat_modules(self, left: Value, right: Value,
-                        origin: cst.CSTNode) -> ContainerValue | None:
+    statements: api.Statements
+    handles = ("statements",)
+
+    def concat_modules(self, left: Value, right: Value,
+                       origin: cst.CSTNode) -> ContainerValue | None:
         """`trunk + [nn.ReLU()]`, `layers += [conv, act]`: the modules of both, in order."""
         first, second = module_items(left), module_items(right)
         if first is None or second is None:
             return None
         return module_list(first + second, origin)
 
-    def _grow_module_list(self, receiver: Value, receiver_node: cst.BaseExpression | None,
-                          attr: str, positional: list[Value], env: Env) -> Value | None:
+    def grow_module_list(self, receiver: Value, receiver_node: cst.BaseExpression | None,
+                         attr: str, positional: list[Value], env: Env) -> Value | None:
         """`layers.append(m)`, `layers.extend(more)` on a list of modules held by a name:
         the name holds the longer list.  None when this is no such call."""
         if attr not in ("append", "extend") or len(positional) != 1:
@@ -195,11 +200,11 @@ class Builders(Interpreter):
             if attr == "extend" else None
         if added is None:
             return None
-        self._assign_name(key, module_list(items + added, receiver.origin), env)
+        self.statements.assign_name(key, module_list(items + added, receiver.origin), env)
         return OTHER
 
-    def _grow_container(self, container: ModuleValue, receiver_node: cst.BaseExpression | None,
-                        attr: str, positional: list[Value], env: Env) -> Value | None:
+    def grow_container(self, container: ModuleValue, receiver_node: cst.BaseExpression | None,
+                       attr: str, positional: list[Value], env: Env) -> Value | None:
         """`self.layers.append(nn.Linear(d, d))`, `self.layers.extend(more)` on a
         `ModuleList` or `Sequential` whose layers are known, held by a name: it holds one
         more.  None when this is no such call."""
@@ -220,12 +225,12 @@ class Builders(Interpreter):
             names += tuple(str(len(info.children) + at) for at in range(len(added)))
         grown = replace(info, children=info.children + added, names=names,
                         params=info.params.union(*(layer.module.params for layer in added)))
-        self._assign_name(key, replace(container, module=grown), env)
+        self.statements.assign_name(key, replace(container, module=grown), env)
         return container
 
-    def _named_submodule(self, node: cst.Call, qualname: str | None, attr: str,
-                         receiver: Value | None, receiver_node: cst.BaseExpression | None,
-                         args: Args, env: Env) -> Value | None:
+    def named_submodule(self, node: cst.Call, qualname: str | None, attr: str,
+                        receiver: Value | None, receiver_node: cst.BaseExpression | None,
+                        args: Args, env: Env) -> Value | None:
         """`self.add_module("stage1", m)`, `self.register_module(...)`, `setattr(self,
         "stage1", m)`: `self.stage1` is m; `getattr(self, "stage1")` is what it holds.  Only
         literal names; None when this is no such call."""
@@ -262,7 +267,7 @@ class Builders(Interpreter):
         if name is NO_LITERAL or not isinstance(name, str) or not name.isidentifier() or \
                 not isinstance(value, ModuleValue):
             return None
-        self._assign_name(f"{owner.value}.{name}", value, env)
+        self.statements.assign_name(f"{owner.value}.{name}", value, env)
         return OTHER if attr in REGISTER_METHODS or qualname == "builtins.setattr" else None
 
     def _register_child(self, container: ModuleValue,
@@ -288,11 +293,11 @@ class Builders(Interpreter):
         else:
             children, names = (*children, value), (*names, name)
         params: frozenset = frozenset().union(*(child.module.params for child in children))
-        self._assign_name(key, replace(container, module=replace(
+        self.statements.assign_name(key, replace(container, module=replace(
             info, children=children, names=names, params=params)), env)
         return OTHER
 
-    def _child_at(self, container: ModuleValue, node: cst.Subscript) -> Value | None:
+    def child_at(self, container: ModuleValue, node: cst.Subscript) -> Value | None:
         """`self.features[0]`, `self.features[-1]`: that child of a container whose children
         are known; `self.features[:4]` of a `Sequential`: a `Sequential` of those children
         (what `Sequential.__getitem__` returns for a slice).  Only literal indexes."""
@@ -307,7 +312,7 @@ class Builders(Interpreter):
             return children[keys.index(key)] if key in keys else None
         if isinstance(index, cst.Index):
             # A literal, or an int a loop over a literal range binds (`features[i]`).
-            held = self._index_values.get(id(index.value))
+            held = self.state.index_values.get(id(index.value))
             at = held.literal if isinstance(held, ConstValue) and \
                 type(held.literal) is int else _literal_int(index.value)
             return children[at] if at is not None and -len(children) <= at < len(children) \

@@ -7,10 +7,12 @@ from math import ceil
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part
 from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.factories import dtype_named, literal_ints
-from aliaslint.analysis.outcomes import Outcomes, sole_handle
+from aliaslint.analysis.outcomes import sole_handle
 from aliaslint.analysis.builders import walked_together
 from aliaslint.analysis.container_calls import (
     CONTAINER_METHODS,
@@ -96,10 +98,25 @@ from aliaslint.analysis.values import (
 )
 
 
-class Calls(Outcomes):
+class Calls(Part):
     """Evaluates calls."""
 
-    def _call(self, node: cst.Call, env: Env) -> Value:
+    autograd: api.Autograd
+    builders: api.Builders
+    container_calls: api.ContainerCalls
+    dispatch: api.Dispatch
+    expressions: api.Expressions
+    factories: api.Factories
+    functions: api.Functions
+    imports: api.Imports
+    modules: api.Modules
+    outcomes: api.Outcomes
+    protocol: api.CallProtocol
+    statements: api.Statements
+    handles = ("autograd", "builders", "container_calls", "dispatch", "expressions", "factories",
+               "functions", "imports", "modules", "outcomes", "protocol", "statements")
+
+    def call(self, node: cst.Call, env: Env) -> Value:
         func = node.func
         receiver: Value | None = None
         receiver_node = None
@@ -109,8 +126,8 @@ class Calls(Outcomes):
         if isinstance(func, cst.Attribute):
             attr = func.attr.value
             method = ops.method(attr) if attr.endswith("_") else None
-            owner = self._eval_target(func.value, env) if method is not None and \
-                method.kind == "inplace" else self._receiver(func, env)
+            owner = self.statements.eval_target(func.value, env) if method is not None and \
+                method.kind == "inplace" else self.expressions.receiver(func, env)
             key = name_key(func.value)
             if type(owner) is Value and owner.kind is Kind.UNKNOWN and key is not None and \
                     attr in ops.parameter_methods():
@@ -119,19 +136,20 @@ class Calls(Outcomes):
                 owner = ModuleValue(origin=func.value, module=ModuleInfo(
                     params=frozenset({("params", id(node))}), assumed=True, label=f"`{key}`"))
                 env.names[key] = owner
-            if isinstance(owner, RefValue) and isinstance(found := self._linked(owner), ClassValue):
+            if isinstance(owner, RefValue) and isinstance(found := self.imports.linked(owner),
+                                                          ClassValue):
                 owner = found  # `Stage.from_config(cfg)`, `Stage` imported from another file
             if isinstance(owner, RefValue):
                 qualname = f"{owner.qualname}.{attr}"
-                self._emit(Reference(func, self._stmt, qualname))
-                linked = self._linked(RefValue(qualname=qualname, origin=func,
-                                               importer=owner.importer))
+                self.state.emit(Reference(func, self.state.stmt, qualname))
+                linked = self.imports.linked(RefValue(qualname=qualname, origin=func,
+                                                      importer=owner.importer))
                 if not isinstance(linked, RefValue):
                     callee, qualname = linked, None
             elif isinstance(owner, InstanceValue):
                 receiver, receiver_node = owner, func.value
             elif isinstance(owner, HandleValue) and attr == "remove":
-                self._remove_hook(owner)
+                self.protocol.remove_hook(owner)
                 return OTHER
             elif owner.is_tensor_like:
                 receiver, receiver_node = owner, func.value
@@ -143,7 +161,7 @@ class Calls(Outcomes):
             elif isinstance(owner, ParamsValue) and owner.kind is Kind.OTHER and \
                     attr == "copy" and owner.snapshot is not None:
                 # `state.copy()` of a state dict: a new dict of the same tensors.
-                self._eval_args(node, env)
+                self.expressions.eval_args(node, env)
                 return kept_as_copy(owner, node, origin=node)
             elif isinstance(owner, ParamsValue) and owner.kind is Kind.OTHER and \
                     attr in ("items", "values") and not node.args:
@@ -154,28 +172,29 @@ class Calls(Outcomes):
                 # `layers.append(nn.ReLU())`: a list of modules grows.
                 receiver, receiver_node = owner, func.value
             elif isinstance(owner, ContainerValue) and attr in CONTAINER_METHODS:
-                args = [(arg, self._eval(arg.value, env)) for arg in node.args]
-                result = self._container_method(owner, func.value, attr, node, args, env)
-                self._emit(Call(node, self._stmt, None, None, None, result))
+                args = [(arg, self.expressions.eval(arg.value, env)) for arg in node.args]
+                result = self.container_calls.container_method(owner, func.value, attr, node, args,
+                                                               env)
+                self.state.emit(Call(node, self.state.stmt, None, None, None, result))
                 return result
             elif isinstance(owner, ClassValue) and owner.info is not None and \
                     owner.info.autograd_function and attr == "apply":
-                args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+                args = [(arg, self.expressions.eval(arg.value, env)) for arg in node.args]
                 result = self._apply_function(owner.info, node, args, env)
-                self._emit(Call(node, self._stmt, None, None, None, result))
+                self.state.emit(Call(node, self.state.stmt, None, None, None, result))
                 return result
             elif isinstance(owner, (ClassValue, SuperValue)):
                 # `Base.forward(self, x)`, `Cls.make(…)`, `super().forward(x)`.
-                args = [(arg, self._eval(arg.value, env)) for arg in node.args]
-                bound = self._method_call(owner, attr, node, args, env)
+                args = [(arg, self.expressions.eval(arg.value, env)) for arg in node.args]
+                bound = self.dispatch.method_call(owner, attr, node, args, env)
                 if bound is None:
-                    self._unknown_call(args, env)
+                    self.autograd.unknown_call(args, env)
                     bound = UNKNOWN
-                self._emit(Call(node, self._stmt, None, None, None, bound))
+                self.state.emit(Call(node, self.state.stmt, None, None, None, bound))
                 return bound
             elif isinstance(owner, (ModuleValue, ParamsValue, ObjectValue)):
                 receiver, receiver_node = owner, func.value
-                self._stale_attribute(func, env)  # `ema.module(x)` after a step
+                self.expressions.stale_attribute(func, env)  # `ema.module(x)` after a step
                 key = attr_key(func)
                 callee = env.names.get(key) if key else None
                 cls = local_class(owner)
@@ -192,19 +211,20 @@ class Calls(Outcomes):
                     receiver, receiver_node = None, None
                     qualname = callee.qualname if isinstance(callee, RefValue) else None
         else:
-            callee = self._linked(self._eval(func, env))
+            callee = self.imports.linked(self.expressions.eval(func, env))
             if isinstance(callee, RefValue):
                 qualname = callee.qualname
                 if qualname == "builtins.super":
-                    return self._super(node, env)
-        args = [(arg, self._eval(arg.value, env)) for arg in node.args]
+                    return self.dispatch.super_call(node, env)
+        args = [(arg, self.expressions.eval(arg.value, env)) for arg in node.args]
         for arg, value in args[:-1]:
-            self._read_at_the_op(arg.value, value, env)
+            self.expressions.read_at_the_op(arg.value, value, env)
         if dispatched and receiver is not None:
-            bound = self._dispatch(receiver, node.func.attr.value if isinstance(
+            bound = self.dispatch.dispatch(receiver, node.func.attr.value if isinstance(
                 node.func, cst.Attribute) else "", node, args, env)
             if bound is not None:
-                self._emit(Call(node, self._stmt, qualname, receiver, receiver_node, bound))
+                self.state.emit(Call(node, self.state.stmt, qualname, receiver, receiver_node,
+                                     bound))
                 return bound
         while isinstance(callee, PartialValue) and len(args) < 64:
             # `partial(F.leaky_relu, negative_slope=0.1, inplace=True)(h)`: the function
@@ -213,11 +233,11 @@ class Calls(Outcomes):
             callee = callee.func
             qualname = callee.qualname if isinstance(callee, RefValue) else None
         if isinstance(callee, LambdaValue):
-            result = self._call_lambda(callee, node, args, env)
+            result = self.container_calls.call_lambda(callee, node, args, env)
         else:
             result = self._call_result(node, qualname, callee, receiver, receiver_node, args,
                                        env)
-        self._emit(Call(node, self._stmt, qualname, receiver, receiver_node, result))
+        self.state.emit(Call(node, self.state.stmt, qualname, receiver, receiver_node, result))
         return result
 
     def _call_result(self, node: cst.Call, qualname: str | None, callee: Value | None,
@@ -228,51 +248,54 @@ class Calls(Outcomes):
                               if arg.keyword is not None}
         # A method's name (the receiver is set only for `x.method(...)`).
         attr = node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
-        built = self._named_submodule(node, qualname, attr, receiver, receiver_node, args, env)
+        built = self.builders.named_submodule(node, qualname, attr, receiver, receiver_node, args,
+                                              env)
         if built is None and isinstance(receiver, ContainerValue):
-            built = self._grow_module_list(receiver, receiver_node, attr, positional, env)
+            built = self.builders.grow_module_list(receiver, receiver_node, attr, positional, env)
             if built is None and attr in CONTAINER_METHODS and receiver_node is not None:
                 # Not a list of modules after all (`feats = []` then a tensor appended).
-                return self._container_method(receiver, receiver_node, attr, node, args, env)
+                return self.container_calls.container_method(receiver, receiver_node, attr, node,
+                                                             args, env)
         if built is None and isinstance(receiver, ModuleValue) and qualname is None:
-            built = self._grow_container(receiver, receiver_node, attr, positional, env)
+            built = self.builders.grow_container(receiver, receiver_node, attr, positional, env)
         if built is not None:
             return built
         if isinstance(callee, ModuleValue):
-            return self._call_module(callee, node, positional, args, env)
+            return self.modules.call_module(callee, node, positional, args, env)
         if isinstance(callee, ClassValue) and callee.module is not None:
-            return self._construct_local_module(callee, node, args, env)
+            return self.modules.construct_local_module(callee, node, args, env)
         if isinstance(callee, MethodValue):  # `self.forward = self.forward_slicing`
-            return self._bound_call(callee.definition, receiver if receiver is not None
-                                    else callee.receiver, node, args, env)
+            return self.dispatch.bound_call(callee.definition, receiver if receiver is not None
+                                            else callee.receiver, node, args, env)
         if isinstance(callee, FunctionValue):
-            return self._call_function(callee, receiver, node, args, env)
+            return self.modules.call_function(callee, receiver, node, args, env)
         if isinstance(callee, ClassValue) and callee.info is not None:
-            return self._construct_object(callee.info, node, args, env)
+            return self.modules.construct_object(callee.info, node, args, env)
         if isinstance(callee, ObjectValue):
             method_def = callee.cls.method("__call__")
             if method_def is not None:
-                return self._call_function(FunctionValue(qualname="__call__", origin=method_def,
-                                                         definition=method_def),
-                                           callee, node, args, env)
+                return self.modules.call_function(FunctionValue(qualname="__call__",
+                                                                origin=method_def,
+                                                                definition=method_def),
+                                                  callee, node, args, env)
         if isinstance(receiver, InstanceValue):
             if receiver.qualname == GENERATOR:
                 # Any other method (`rng.shuffle(x)`) is a call not known, as before the
                 # generator was.
-                self._unknown_call(args, env)
+                self.autograd.unknown_call(args, env)
                 return _sample(attr, node, args, keywords)
             return self._instance_method(receiver, attr, node, positional, env)
         if isinstance(receiver, ModuleValue) and qualname is None:
-            return self._module_method(receiver, attr, node, args, env)
+            return self.modules.module_method(receiver, attr, node, args, env)
         if isinstance(receiver, ParamsValue) and receiver.kind is Kind.OPTIMIZER:
             op = ops.lookup(f"torch.optim.Optimizer.{attr}")
             if op is not None and op.kind == "optimizer_step" and "params" in op.writes:
-                self._optimizer_step(receiver, node, env)
+                self.autograd.optimizer_step(receiver, node, env)
             elif op is not None and op.kind == "optimizer_step" and "grads" in op.writes:
-                self._zero_grad(receiver.params, node, env)
+                self.autograd.zero_grad(receiver.params, node, env)
             return UNKNOWN
         if qualname is None:
-            self._unknown_call(args, env)
+            self.autograd.unknown_call(args, env)
             return UNKNOWN
         method = qualname.rpartition(".")[2]
         if isinstance(receiver, ArrayValue):
@@ -284,7 +307,7 @@ class Calls(Outcomes):
                 return ArrayValue(origin=node, storage=token, dtype=dtype_named(named))
             writes_out = "out" in keywords and keywords["out"][0] is receiver
             if method in ops.ndarray_writers() or writes_out:
-                self._write(receiver, receiver_node, node, None, env)
+                self.autograd.write(receiver, receiver_node, node, None, env)
             return UNKNOWN
         if receiver is not None and not isinstance(receiver, TensorValue):
             # Methods of storages: nothing here returns a tensor.
@@ -337,7 +360,7 @@ class Calls(Outcomes):
             # `str(i)` of an int a loop over a literal range binds: a name `add_module` takes.
             return ConstValue(origin=node, literal=str(shown.literal))
         if qualname == "builtins.enumerate" and positional:
-            element = self._element_of(positional[0], node, env)
+            element = self.statements.element_of(positional[0], node, env)
             return ContainerValue(origin=node, each=ContainerValue(origin=node,
                                                                    items=(INT, element)))
         if qualname == "builtins.zip" and positional and len(positional) == len(args) and \
@@ -346,9 +369,9 @@ class Calls(Outcomes):
             # that freezes parameters somewhere may have frozen one side (an EMA copy).
             items = []
             for value in positional:
-                element = self._element_of(value, node, env)
+                element = self.statements.element_of(value, node, env)
                 if isinstance(value, ParamsValue) and isinstance(element, TensorValue) \
-                        and self._freezes:
+                        and self.state.freezes:
                     element = replace(element, requires_grad=None)
                 items.append(element)
             return ContainerValue(origin=node, each=ContainerValue(origin=node,
@@ -365,19 +388,19 @@ class Calls(Outcomes):
             requires = is_literal(keywords.get("requires_grad", (None, None))[1], TRUE)
             literal = node.args[0].value if node.args and node.args[0].keyword is None else None
             shape = nested_shape(literal) if literal is not None else None
-            dtype = self._dtype_argument(keywords) if "dtype" in keywords else \
-                self._scalar_dtype(scalar_kind(literal)) if literal is not None else None
+            dtype = self.factories.dtype_argument(keywords) if "dtype" in keywords else \
+                self.factories.scalar_dtype(scalar_kind(literal)) if literal is not None else None
             return TensorValue(origin=node, storage=token, counter=token,
                                requires_grad=requires, leaf=requires, contiguous=True,
                                layout=dense(shape) if shape is not None else None, dtype=dtype)
         numpy_default = (ops.dtype_fact("numpy factories") or {}).get(qualname)
         if numpy_default is not None and not any(arg.star for arg, _ in args):
             token = ("alloc", id(node))
-            return ArrayValue(origin=node, storage=token, dtype=self._dtype_argument(
+            return ArrayValue(origin=node, storage=token, dtype=self.factories.dtype_argument(
                 keywords) if "dtype" in keywords else numpy_default)
         out_array, out_node = keywords.get("out", (None, None))
         if qualname.startswith("numpy.") and isinstance(out_array, ArrayValue):
-            self._write(out_array, out_node, node, None, env, fill=True)
+            self.autograd.write(out_array, out_node, node, None, env, fill=True)
             return out_array
         if qualname in VARIABLE and positional and isinstance(positional[0], TensorValue):
             # `Variable(t, requires_grad=True)`: a new leaf over t's data.
@@ -397,7 +420,7 @@ class Calls(Outcomes):
                                    requires_grad=not no_grad, leaf=True)
             if isinstance(data, TensorValue):
                 return TensorValue(origin=node, storage=data.storage, counter=data.counter)
-            return self._legacy_new(node, None)
+            return self.factories.legacy_new(node, None)
         legacy = ops.dtype_fact(f"constructor {qualname}")
         if legacy is not None:
             # `torch.LongTensor([1, 2])`, `torch.FloatTensor(3, 4)`: a new tensor of that
@@ -405,7 +428,7 @@ class Calls(Outcomes):
             given = positional[0] if positional else UNKNOWN
             if isinstance(given, TensorValue):
                 return given
-            return self._legacy_new(node, legacy)
+            return self.factories.legacy_new(node, legacy)
         if qualname in INSTANCES:
             return InstanceValue(qualname=INSTANCES[qualname], origin=node)
         if qualname in (ops.dtype_fact("numpy generator makers") or ()):
@@ -422,17 +445,18 @@ class Calls(Outcomes):
             if qualname in MODULE_WRAPPERS:
                 return first
             if qualname in MODULE_COPIES:
-                return self._rebased(first, node)
+                return self.modules.rebased(first, node)
         module_spec = ops.module(qualname)
         if module_spec is not None:
-            return self._construct_module(module_spec, qualname, node, positional, keywords,
-                                          ordered_positional(args))
+            return self.modules.construct_module(module_spec, qualname, node, positional, keywords,
+                                                 ordered_positional(args))
         if qualname.endswith(".from_pretrained"):
             spec = ops.module(qualname.removesuffix(".from_pretrained"))
             if spec is not None:
                 # `nn.Embedding.from_pretrained(w)`: frozen unless `freeze=False`.
-                module = self._construct_module(spec, qualname.removesuffix(".from_pretrained"),
-                                                node, [], {})
+                module = self.modules.construct_module(spec,
+                                                       qualname.removesuffix(".from_pretrained"),
+                                                       node, [], {})
                 if isinstance(module, ModuleValue):
                     module.module.frozen = not is_literal(keywords.get("freeze", (None, None))[1],
                                                           FALSE)
@@ -445,7 +469,7 @@ class Calls(Outcomes):
             return ParamsValue(Kind.OPTIMIZER, origin=node, params=positional[0].params)
         op = ops.lookup(qualname)
         if op is None:
-            self._escape(args)
+            self.escape(args)
             return UNKNOWN
         return self._apply(op, qualname, receiver, receiver_node, args, keywords, node, env)
 
@@ -458,14 +482,14 @@ class Calls(Outcomes):
                 return replace(first, origin=node)  # loss * scale: the same graph
             if attr == "step" and isinstance(first, ParamsValue) and \
                     first.kind is Kind.OPTIMIZER:
-                self._optimizer_step(first, node, env)
+                self.autograd.optimizer_step(first, node, env)
             return UNKNOWN
         if instance.qualname == "Accelerator":
             if attr == "prepare" and positional and len(positional) == len(node.args):
                 return positional[0] if len(positional) == 1 else ContainerValue(
                     origin=node, items=tuple(positional))
             if attr == "backward" and isinstance(first, TensorValue):
-                self._consume(first, node, None, env)
+                self.autograd.consume(first, node, None, env)
         return UNKNOWN
 
     def _apply(self, op: ops.Op, qualname: str, receiver: Value | None,
@@ -473,9 +497,9 @@ class Calls(Outcomes):
                node: cst.Call, env: Env) -> Value:
         kind = op.kind
         if kind == "grad_mode":
-            return self._grad_mode(op, args)
+            return self.autograd.grad_mode(op, args)
         if kind == "backward":
-            self._backward(op, receiver, args, node, env)
+            self.autograd.backward(op, receiver, args, node, env)
             return UNKNOWN if op.returns != "none" else OTHER
         bound, nodes = bind_arguments(op, receiver, receiver_node, args)
         # `inplace=True` at the call, or a parameter the call site gave a literal True
@@ -488,12 +512,12 @@ class Calls(Outcomes):
             first = op.params[0] if op.params else None
             target = bound.get(first) if first is not None else None
             if first is not None and isinstance(target, TensorValue):
-                refused = self._slope_save(twin, nodes, target, node, None, env)
-                result = self._write(target, nodes.get(first), node, None, env,
-                                     activation=True)
-                result = self._record_saves(twin or op, bound, result, node, env, nodes)
+                refused = self.autograd.slope_save(twin, nodes, target, node, None, env)
+                result = self.autograd.write(target, nodes.get(first), node, None, env,
+                                             activation=True)
+                result = self.autograd.record_saves(twin or op, bound, result, node, env, nodes)
                 result = replace(result, graph=result.graph | refused)
-                self._absorb(target, result, env)
+                self.autograd.absorb(target, result, env)
                 return result
         if kind == "inplace":
             if op.metadata_only:
@@ -504,9 +528,10 @@ class Calls(Outcomes):
                 if not isinstance(target, TensorValue):
                     return UNKNOWN
                 if op.bumps_version:
-                    self._dirty(target.storage, Write(
-                        node=node, stmt=self._stmt, target=target, target_node=nodes.get("self"),
-                        via=target.via, grad_enabled=env.flow.grad), env)
+                    self.autograd.dirty(target.storage, Write(
+                        node=node, stmt=self.state.stmt, target=target,
+                        target_node=nodes.get("self"), via=target.via,
+                        grad_enabled=env.flow.grad), env)
                 return target
             name = op.writes[0] if op.writes else None
             target = bound.get(name) if name else None
@@ -514,7 +539,7 @@ class Calls(Outcomes):
                 return UNKNOWN
             inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
                            if key != name and isinstance(v, (TensorValue, ArrayValue)))
-            refused = self._slope_save(op, nodes, target, node, None, env)
+            refused = self.autograd.slope_save(op, nodes, target, node, None, env)
             grad, no_grad = env.flow.grad, bool(op.extra.get("no_grad"))
             if no_grad:
                 env.flow.grad = False  # `nn.init.*_` write under no_grad
@@ -523,18 +548,19 @@ class Calls(Outcomes):
                 # An activation called through a value (`self.act = torch.relu_`, a
                 # parameter given `F.relu_`) writes as an in-place module does: nothing at
                 # the call says so, so the name it writes is not read as intended later.
-                result = self._write(target, nodes.get(name), node, None, env,
-                                     activation=activation, fill=op.fills, inputs=inputs,
-                                     visible=not activation or _spells(node.func, op))
+                result = self.autograd.write(target, nodes.get(name), node, None, env,
+                                             activation=activation, fill=op.fills, inputs=inputs,
+                                             visible=not activation or _spells(node.func, op))
             finally:
                 env.flow.grad = grad
             if no_grad:
                 return result
             if op.returns == "none":
                 return OTHER
-            result = self._record_saves(op, {**bound, name: result}, result, node, env, nodes)
+            result = self.autograd.record_saves(op, {**bound, name: result}, result, node, env,
+                                                nodes)
             result = replace(result, graph=result.graph | refused)
-            self._absorb(target, result, env)
+            self.autograd.absorb(target, result, env)
             return result
         out = nodes.get("out")
         if out is not None and op.has_out:
@@ -542,11 +568,12 @@ class Calls(Outcomes):
             if isinstance(target, TensorValue):
                 inputs = tuple((v, nodes.get(key)) for key, v in bound.items()
                                if key != "out" and isinstance(v, TensorValue))
-                result = self._write(target, out, node, None, env, fill=True, inputs=inputs,
-                                     region=slice_region(out) if isinstance(
+                result = self.autograd.write(target, out, node, None, env, fill=True,
+                                             inputs=inputs,
+                                             region=slice_region(out) if isinstance(
                                          out, cst.Subscript) and slice_region(out) else None)
-                result = self._record_saves(op, bound, result, node, env, nodes)
-                self._absorb(target, result, env)
+                result = self.autograd.record_saves(op, bound, result, node, env, nodes)
+                self.autograd.absorb(target, result, env)
                 return result
             return UNKNOWN
         if kind == "numpy_share":
@@ -555,7 +582,8 @@ class Calls(Outcomes):
             if op.returns == "tensors" and kind == "view":
                 base = bound.get(op.aliases or "self")
                 if isinstance(base, TensorValue):
-                    return ContainerValue(origin=node, each=self._view(base, node, op, env=env))
+                    return ContainerValue(origin=node, each=self.expressions.view(base, node, op,
+                                                                                  env=env))
             if op.returns == "tensors" or kind in ("numpy_share", "reference"):
                 return UNKNOWN
             return OTHER if op.returns in ("none", "other") and kind == "functional" else UNKNOWN
@@ -566,11 +594,11 @@ class Calls(Outcomes):
             base_node = nodes.get(op.aliases or "self")
             rest = [(arg, value) for arg, value in args if arg.value is not base_node]
             if short_name(op.name) == "view" and not dtype_view(args) and \
-                    self._view_fails(base, rest):
-                self._emit(NonContiguousView(node, self._stmt, base, nodes.get("self")))
+                    self.factories.view_fails(base, rest):
+                self.state.emit(NonContiguousView(node, self.state.stmt, base, nodes.get("self")))
                 if base.layout_origin is not None:  # reported: it raises for certain
-                    self._raises(node, env)
-            made = self._view(base, node, op, literal_ints(rest), env)
+                    self.state.raises(node, env)
+            made = self.expressions.view(base, node, op, literal_ints(rest), env)
             root, name = root_of(base), op.name.rsplit(".", 1)[-1]
             if root is not None and name in COVER_OPS:
                 literals = {param: literal_int(nodes[param]) for param in op.params
@@ -606,20 +634,21 @@ class Calls(Outcomes):
                                  contiguous=True if not tensors else None,
                                  copied_at=node if tensors else None)
             if not tensors:
-                shape, dtype = self._factory_facts(op, args, keywords)
+                shape, dtype = self.factories.factory_facts(op, args, keywords)
                 return replace(result, layout=dense(shape) if shape is not None else None,
                                dtype=dtype, blank=bool(op.extra.get("constant")))
-            return self._record_saves(op, bound, result, node, env, nodes)
-        requires = self._requires_grad(list(bound.values()), env)
+            return self.autograd.record_saves(op, bound, result, node, env, nodes)
+        requires = self.autograd.requires_grad(list(bound.values()), env)
         # Whatever the result shares, a backward pass through it goes on into the inputs'
         # graphs (`loss.float().backward()`, `x[idx].sum().backward()`).
         tensors, _ = tensor_inputs(bound)
         graph: frozenset[int] = frozenset().union(*(v.graph for v in tensors))
         pending = tensors[0].pending if len(tensors) == 1 else frozenset()
         if kind == "sometimes_alias":
-            return self._sometimes_alias(op, bound.get(op.aliases or "self"), args, keywords,
-                                         node, env, ("alloc", id(node)), requires, graph,
-                                         pending)
+            return self.outcomes.sometimes_alias(op, bound.get(op.aliases or "self"), args,
+                                                 keywords,
+                                                 node, env, ("alloc", id(node)), requires, graph,
+                                                 pending)
         # Indexing and the rest: a tensor, its storage not proven.
         return TensorValue(origin=node, requires_grad=requires, graph=graph, pending=pending)
 
@@ -637,7 +666,7 @@ class Calls(Outcomes):
                              origin=node if leaf and not receiver.leaf else receiver.origin)
         else:
             result = replace(receiver, requires_grad=None, leaf=False)
-        self._rebind_tensor(receiver_node, result, env)
+        self.autograd.rebind_tensor(receiver_node, result, env)
         return result
 
     def _pass_function(self, qualname: str, positional: list[Value], node: cst.Call,
@@ -650,16 +679,16 @@ class Calls(Outcomes):
         if qualname in CHECKPOINTS:
             reentrant = keywords.get("use_reentrant", (None, None))[1]
             if is_literal(reentrant, FALSE):
-                self._checkpointed[id(definition)] = node
+                self.state.checkpointed[id(definition)] = node
             rest = [(arg, value) for arg, value in args[1:] if arg.keyword is None]
-            self._record_call(definition, None, node, rest, env)
+            self.functions.record_call(definition, None, node, rest, env)
             return
         params = [p for p in definition.params.params if p.default is None]
         if GRAD_TRANSFORMS[qualname] == "first":
             params = params[:1]
         differentiable: Args = [(cst.Arg(value=p.name), TensorValue(origin=p, requires_grad=True))
-                          for p in params]
-        self._record_call(definition, None, node, differentiable, env)
+                                for p in params]
+        self.functions.record_call(definition, None, node, differentiable, env)
 
     def _apply_function(self, cls: ClassInfo, node: cst.Call, args: Args, env: Env) -> Value:
         """`Fn.apply(*args)` of a custom autograd.Function: its `forward(ctx, *args)` runs;
@@ -668,9 +697,9 @@ class Calls(Outcomes):
         forward = cls.method("forward")
         values = [value for arg, value in args if arg.keyword is None and not arg.star]
         if forward is None or len(values) != len(args):
-            self._unknown_call(args, env)
+            self.autograd.unknown_call(args, env)
             return UNKNOWN
-        summary = self._summary(forward, None, (OTHER, *values))
+        summary = self.protocol.summary(forward, None, (OTHER, *values))
         if summary is None or not isinstance(summary.result, TensorValue):
             return UNKNOWN
         result = summary.result
@@ -678,12 +707,12 @@ class Calls(Outcomes):
         index = token[1] - 1 if isinstance(token, tuple) and token[0] == "arg" else None
         if index is None or not 0 <= index < len(values) or \
                 not isinstance(values[index], TensorValue):
-            requires = self._requires_grad(values, env)
+            requires = self.autograd.requires_grad(values, env)
             token = ("alloc", id(node))
             return TensorValue(origin=node, storage=token, counter=token, requires_grad=requires)
         source = values[index]
         assert isinstance(source, TensorValue)
-        view = self._view(source, node, None, env=env)
+        view = self.expressions.view(source, node, None, env=env)
         if source.requires_grad is True and env.flow.grad is True:
             view = replace(view, forbidden=("custom", node, cls.name))
         return view
@@ -691,13 +720,13 @@ class Calls(Outcomes):
     def _pack_hook(self, pack: FunctionValue, node: cst.Call) -> Value:
         """`saved_tensors_hooks(pack, unpack)`: remembers a write `pack` makes to its
         argument, for the `with` block that installs it."""
-        summary = self._summary(pack.definition, None, (TensorValue(requires_grad=True),))
+        summary = self.protocol.summary(pack.definition, None, (TensorValue(requires_grad=True),))
         write = summary.writes.get(0) if summary is not None else None
         if write is None:
             return OTHER
         return HooksValue(origin=node, pack_write=write.node, pack_stmt=write.stmt)
 
-    def _escape(self, args: Args) -> None:
+    def escape(self, args: Args) -> None:
         """Modules handed to a function this file does not define may be frozen,
         re-parametrized (`weight_norm`) or replaced: their parameters are unknown now."""
         for _, value in args:
@@ -744,7 +773,7 @@ class Calls(Outcomes):
                 and short_name(op.name) == "torch.from_numpy":
             # from_numpy accepts only an ndarray: the name holds one from here on.
             source = ArrayValue(origin=source_node, storage=("alloc", id(source_node)))
-            self._assign_name(source_node.value, source, env)
+            self.statements.assign_name(source_node.value, source, env)
         if not isinstance(source, ArrayValue) or source.storage is None:
             return TensorValue(origin=node, requires_grad=False)
         return TensorValue(origin=node, storage=source.storage, counter=("alloc", id(node)),

@@ -7,8 +7,9 @@ from dataclasses import replace
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part, State
 from aliaslint.analysis import containers
-from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import all_params, attr_key
 from aliaslint.analysis.values import (
@@ -29,23 +30,32 @@ SHALLOW_COPIES = frozenset({"builtins.list", "builtins.tuple", "builtins.dict", 
                             "collections.OrderedDict"})
 MAPPING_COPIES = frozenset({"builtins.dict", "collections.OrderedDict"})
 EMPTY_CONTAINERS = frozenset({"builtins.list", "builtins.dict", "collections.OrderedDict"})
-# The methods of `list` and `dict` modelled on a known container (see _container_method).
+# The methods of `list` and `dict` modelled on a known container (see `ContainerCalls.container_method`).
 CONTAINER_METHODS = frozenset({"items", "values", "keys", "copy", "get", "append", "extend",
                                "insert", "pop", "update", "clear", "sort", "reverse"})
 
 
-class ContainerCalls(Interpreter):
+class ContainerCalls(Part):
     """Evaluates calls of container methods and of lambdas."""
 
-    def _call_lambda(self, function: LambdaValue, node: cst.Call, args: Args,
-                     env: Env) -> Value:
+    autograd: api.Autograd
+    expressions: api.Expressions
+    statements: api.Statements
+    handles = ("autograd", "expressions", "statements")
+
+    def __init__(self, state: State) -> None:
+        super().__init__(state)
+        self._lambda_depth = 0  # lambdas called from lambdas being evaluated
+
+    def call_lambda(self, function: LambdaValue, node: cst.Call, args: Args,
+                    env: Env) -> Value:
         """A call of a lambda: its body, with the arguments bound, on this path's facts
         (what it writes, the caller's tensors are written)."""
         params = all_params(function.definition.params)
         positional = [value for arg, value in args if arg.keyword is None and not arg.star]
         if len(positional) != len(args) or len(positional) > len(params) or \
                 self._lambda_depth > 8 or not isinstance(function.scope, Env):
-            self._unknown_call(args, env)
+            self.autograd.unknown_call(args, env)
             return UNKNOWN
         inner = Env(function.scope, flow=env.flow)
         for position, param in enumerate(params):
@@ -53,14 +63,14 @@ class ContainerCalls(Interpreter):
                 if position < len(positional) else UNKNOWN
         self._lambda_depth += 1
         try:
-            result = self._eval(function.definition.body, inner)
+            result = self.expressions.eval(function.definition.body, inner)
         finally:
             self._lambda_depth -= 1
         env.flow = inner.flow
         return result
 
-    def _container_method(self, owner: ContainerValue, owner_node: cst.BaseExpression,
-                          attr: str, node: cst.Call, args: Args, env: Env) -> Value:
+    def container_method(self, owner: ContainerValue, owner_node: cst.BaseExpression,
+                         attr: str, node: cst.Call, args: Args, env: Env) -> Value:
         """The methods of `list` and `dict` that move elements (see containers.py): the
         container's name is rebound to what the method leaves in it."""
         positional = [value for arg, value in args if arg.keyword is None and not arg.star]
@@ -83,7 +93,7 @@ class ContainerCalls(Interpreter):
                 return found
             element = containers.some_element(owner)
             return containers.guessed(element) if element is not None else UNKNOWN
-        in_order = not self._loops
+        in_order = not self.state.loops
         changed: ContainerValue | None = None
         result: Value = OTHER
         if attr == "append" and len(positional) == 1 and not owner.mapping:
@@ -137,7 +147,7 @@ class ContainerCalls(Interpreter):
                           env: Env) -> None:
         """The container named by ``node`` now holds ``value``'s elements."""
         if isinstance(node, cst.Name) or attr_key(node) is not None:
-            self._bind(node, value, env, evaluate_base=False)
+            self.statements.bind(node, value, env, evaluate_base=False)
 
 
 def builtin_container(qualname: str, positional: list[Value], node: cst.Call) -> Value | None:

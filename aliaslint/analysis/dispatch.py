@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from aliaslint.analysis.core import Interpreter
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part
 from aliaslint.analysis.syntax import attr_key
 from aliaslint.nodes import walk
 from aliaslint.analysis.scopes import ClassInfo, Env
@@ -173,24 +174,30 @@ def taken_at(cls: ClassInfo, key: str) -> cst.BaseExpression | None:
     return None
 
 
-class Dispatch(Interpreter):
+class Dispatch(Part):
     """Resolves which definition of the file a method call or attribute read runs."""
 
-    def _super(self, node: cst.Call, env: Env) -> Value:
+    autograd: api.Autograd
+    expressions: api.Expressions
+    modules: api.Modules
+    protocol: api.CallProtocol
+    handles = ("autograd", "expressions", "modules", "protocol")
+
+    def super_call(self, node: cst.Call, env: Env) -> Value:
         """`super()` (or `super(Cls, self)`) in a method of a class of the file."""
-        function = self._function
-        owner = self._owners.get(id(function)) if function is not None else None
+        function = self.state.function
+        owner = self.state.owners.get(id(function)) if function is not None else None
         params = list(function.params.params) if function is not None else []
         if function is None or owner is None or not params or binding(function) != "instance":
             return UNKNOWN
         if node.args:
             if len(node.args) != 2 or any(arg.keyword or arg.star for arg in node.args):
                 return UNKNOWN
-            named = class_of(self._eval(node.args[0].value, env))
+            named = class_of(self.expressions.eval(node.args[0].value, env))
             if named is None:
                 return UNKNOWN
             owner = named
-            receiver = self._eval(node.args[1].value, env)
+            receiver = self.expressions.eval(node.args[1].value, env)
         else:
             receiver = env.lookup(params[0].name.value)
         if local_class(receiver) is None:
@@ -202,7 +209,7 @@ class Dispatch(Interpreter):
         of the file: each class's own resolution, in the order the classes were defined.
         None when one of them is not known (a base outside the file comes first)."""
         found: list[cst.FunctionDef] = []
-        for other in self._classes_by_node.values():
+        for other in self.state.classes_by_node.values():
             if other is not cls and cls not in other.linearization():
                 continue
             definition = other.method(name)
@@ -212,8 +219,8 @@ class Dispatch(Interpreter):
                 found.append(definition)
         return found
 
-    def _method_call(self, owner: Value, attr: str, node: cst.Call, args: Args,
-                     env: Env) -> Value | None:
+    def method_call(self, owner: Value, attr: str, node: cst.Call, args: Args,
+                    env: Env) -> Value | None:
         """`Cls.f(...)`, `cls.f(...)` and `super().f(...)`: the definition is fixed by the
         lookup; None when it is not a method of the file."""
         if isinstance(owner, SuperValue):
@@ -223,7 +230,7 @@ class Dispatch(Interpreter):
             definition = cls.method(attr, after=owner.owner)
             if definition is None:
                 return None
-            return self._bound_call(definition, owner.receiver, node, args, env)
+            return self.bound_call(definition, owner.receiver, node, args, env)
         cls = class_of(owner)
         if cls is None:
             return None
@@ -232,44 +239,44 @@ class Dispatch(Interpreter):
             return None
         kind = binding(definition)
         if kind == "static":
-            return self._bound_call(definition, None, node, args, env)
+            return self.bound_call(definition, None, node, args, env)
         if kind == "class":
-            return self._bound_call(definition, owner, node, args, env)
+            return self.bound_call(definition, owner, node, args, env)
         if kind != "instance" or not args or args[0][0].keyword or args[0][0].star:
             return None
         # `Base.forward(self, x)`: a plain function given its receiver.
         receiver = args[0][1]
         if local_class(receiver) is None:
             return None
-        return self._bound_call(definition, receiver, node, list(args[1:]), env)
+        return self.bound_call(definition, receiver, node, list(args[1:]), env)
 
-    def _bound_call(self, definition: cst.FunctionDef, receiver: Value | None,
-                    node: cst.Call, args: Args, env: Env, *, may: bool = False) -> Value:
+    def bound_call(self, definition: cst.FunctionDef, receiver: Value | None,
+                   node: cst.Call, args: Args, env: Env, *, may: bool = False) -> Value:
         """Run ``definition`` bound as its decorators say, on ``receiver``."""
         kind = binding(definition)
         function = FunctionValue(qualname=definition.name.value, origin=definition,
                                  definition=definition)
         if kind == "static":
-            return self._call_function(function, None, node, args, env, may=may)
+            return self.modules.call_function(function, None, node, args, env, may=may)
         if kind == "class":
             cls = local_class(receiver) if receiver is not None else None
             if isinstance(receiver, ClassValue):
                 cls = class_of(receiver)
             if cls is None:
-                self._unknown_call(args, env)
+                self.autograd.unknown_call(args, env)
                 return UNKNOWN
-            return self._call_function(function, None, node, args, env, may=may,
-                                       first=ClassValue(
+            return self.modules.call_function(function, None, node, args, env, may=may,
+                                              first=ClassValue(
                                            qualname=cls.name, origin=cls.node, info=cls,
                                            module=ModuleInfo(cls=cls) if cls.is_module
                                            else None))
         if kind != "instance":
-            self._unknown_call(args, env)
+            self.autograd.unknown_call(args, env)
             return UNKNOWN
-        return self._call_function(function, receiver, node, args, env, may=may)
+        return self.modules.call_function(function, receiver, node, args, env, may=may)
 
-    def _dispatch(self, receiver: Value, attr: str, node: cst.Call, args: Args,
-                  env: Env) -> Value | None:
+    def dispatch(self, receiver: Value, attr: str, node: cst.Call, args: Args,
+                 env: Env) -> Value | None:
         """`obj.f(...)` on an instance of a class of the file.  On an instance built here
         its MRO decides; on `self` every override in the file's subclasses may run, so
         the call is the join of their effects (may-effects, `low`)."""
@@ -280,21 +287,21 @@ class Dispatch(Interpreter):
             definition = cls.method(attr)
             if definition is None:
                 return None
-            return self._bound_call(definition, receiver, node, args, env)
+            return self.bound_call(definition, receiver, node, args, env)
         candidates = self._overrides(cls, attr)
         if not candidates:
             # A subclass hides it with what the file does not define: not known.
-            self._unknown_call(args, env)
+            self.autograd.unknown_call(args, env)
             return UNKNOWN
         if len(candidates) == 1:
-            return self._bound_call(candidates[0], receiver, node, args, env)
+            return self.bound_call(candidates[0], receiver, node, args, env)
         # As if an `if` chose among them: each on its own path, the paths joined.
         result: Value | None = None
         start = env.copy()
         joined: Env | None = None
         for definition in candidates:
             branch = start.copy()
-            value = self._bound_call(definition, receiver, node, args, branch, may=True)
+            value = self.bound_call(definition, receiver, node, args, branch, may=True)
             result = value if result is None else join(result, value)
             if joined is None:
                 joined = branch
@@ -304,7 +311,7 @@ class Dispatch(Interpreter):
             env.restore(joined)
         return result if result is not None else UNKNOWN
 
-    def _bound_method(self, base: Value, attr: str, node: cst.Attribute) -> Value | None:
+    def bound_method(self, base: Value, attr: str, node: cst.Attribute) -> Value | None:
         """`obj.f` for an instance method `f` of the file's class, when one definition is
         the one every instance ``base`` may be runs."""
         cls = local_class(base)
@@ -317,7 +324,8 @@ class Dispatch(Interpreter):
         return MethodValue(qualname=f"{cls.name}.{attr}", origin=node,
                            definition=definitions[0], receiver=base)
 
-    def _property(self, base: Value, attr: str, node: cst.Attribute, env: Env) -> Value | None:
+    def property_value(self, base: Value, attr: str, node: cst.Attribute,
+                       env: Env) -> Value | None:
         """`obj.weight_view` where the file's class defines it as a property: what its
         getter returns (a view of a parameter stays that view)."""
         cls = local_class(base)
@@ -329,10 +337,11 @@ class Dispatch(Interpreter):
         result: Value | None = None
         for definition in definitions:
             assert definition is not None
-            summary = self._summary(definition, cls, (), exact=exact(base))
+            summary = self.protocol.summary(definition, cls, (), exact=exact(base))
             if summary is None:
                 return None
-            value = self._apply_summary(summary, [], self._receiver_mapping(base), node,
-                                        None, env, definition, may=len(definitions) > 1)
+            value = self.modules.apply_summary(summary, [], self.modules.receiver_mapping(base),
+                                               node,
+                                               None, env, definition, may=len(definitions) > 1)
             result = value if result is None else join(result, value)
         return result

@@ -10,20 +10,30 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 import libcst as cst
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part, State
 from aliaslint.analysis import containers
 from aliaslint.analysis.events import Save, Write
 from aliaslint.nodes import walk_code
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary, is_state, state_tokens
 from aliaslint.analysis.syntax import declares_mutation
 from aliaslint.analysis.values import OTHER, UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, join
-from aliaslint.analysis.core import Interpreter
 
 
-class Effects(Interpreter):
+class Effects(Part):
     """Maps a summary's effects onto the caller's values."""
 
+    autograd: api.Autograd
+    expressions: api.Expressions
+    loops: api.Loops
+    handles = ("autograd", "expressions", "loops")
+
+    def __init__(self, state: State) -> None:
+        super().__init__(state)
+        self._inside: dict[int, frozenset[int]] = {}  # id(FunctionDef) -> its nodes' ids
+
     @staticmethod
-    def _param_mapping(info: ClassInfo, params: frozenset) -> dict[object, frozenset]:
+    def param_mapping(info: ClassInfo, params: frozenset) -> dict[object, frozenset]:
         """Parameter tokens seen inside a class's methods → the instance's tokens."""
         mapping: dict[object, frozenset] = {info.self_token: params}
         for token in info.all_params():
@@ -49,7 +59,7 @@ class Effects(Interpreter):
                 return UNKNOWN
             if item.via is None:
                 return value
-            return self._view(value, node, None) if item.via == "view" and \
+            return self.expressions.view(value, node, None) if item.via == "view" and \
                 value.storage is not None else UNKNOWN
         if not _allocated(item.storage):
             return UNKNOWN  # a parameter: kept by identity elsewhere
@@ -58,12 +68,12 @@ class Effects(Interpreter):
             # the caller; a token of a class built several times stands for no one object.
             return item if self._single(item.storage) else UNKNOWN
         token = ("alloc", id(node), position)
-        if self._loops:
-            self._renew(token, env)  # the call runs again: a new tensor each time
+        if self.state.loops:
+            self.loops.renew(token, env)  # the call runs again: a new tensor each time
         return TensorValue(origin=node, storage=token, counter=token,
                            requires_grad=item.requires_grad, leaf=item.leaf)
 
-    def _made_inside(self, function: cst.FunctionDef) -> frozenset[int]:
+    def made_inside(self, function: cst.FunctionDef) -> frozenset[int]:
         """The ids of the nodes of ``function``: a storage token made at one of them is the
         callee's own (a tensor or module it built), not the caller's."""
         found = self._inside.get(id(function))
@@ -74,9 +84,9 @@ class Effects(Interpreter):
     def _in(self, token: object, function: cst.FunctionDef) -> bool:
         """Was ``token`` made by code of ``function``?"""
         return isinstance(token, tuple) and len(token) >= 2 and \
-            token[1] in self._made_inside(function)
+            token[1] in self.made_inside(function)
 
-    def _made_by(self, token: object, function: cst.FunctionDef) -> bool:
+    def made_by(self, token: object, function: cst.FunctionDef) -> bool:
         """Was ``token`` allocated by code of ``function`` (in this iteration of a loop of it,
         or an earlier one)?"""
         if isinstance(token, tuple) and len(token) == 2 and token[0] == "earlier":
@@ -84,9 +94,9 @@ class Effects(Interpreter):
         return _allocated(token) and self._in(token, function)
 
     def _single(self, token: object) -> bool:
-        return self._module_instances().single(token)
+        return self.state.module_instances().single(token)
 
-    def _held_by_caller(self, token: object, inside: frozenset[int]) -> bool:
+    def held_by_caller(self, token: object, inside: frozenset[int]) -> bool:
         """Memory made outside the callee that the caller reaches by identity: a parameter
         of a module (built by the caller, or by the class: `self.fc`), or a tensor one
         object holds (a cache on `self`, a global; see instances.py)."""
@@ -96,7 +106,7 @@ class Effects(Interpreter):
         return token[0] in ("params", "instance") or _allocated(token) and self._single(token)
 
     @staticmethod
-    def _innermost(write: Write, function: cst.FunctionDef) -> tuple[cst.CSTNode, str, bool]:
+    def innermost(write: Write, function: cst.FunctionDef) -> tuple[cst.CSTNode, str, bool]:
         """Where a called function's write to its argument is written, which function
         writes there, and whether that function says it writes: a helper that passes its
         argument on to another that writes it silently names the inner write; one that
@@ -110,7 +120,7 @@ class Effects(Interpreter):
         return write.node, function.name.value, declares_mutation(function)
 
     @contextmanager
-    def _grad_of(self, write: Write, env: Env) -> Iterator[None]:
+    def grad_of(self, write: Write, env: Env) -> Iterator[None]:
         """A write the callee made with grad mode off (`@torch.no_grad()` on it, a `with`
         block in it) is made with grad mode off wherever it is called."""
         grad = env.flow.grad
@@ -122,20 +132,20 @@ class Effects(Interpreter):
             env.flow.grad = grad
 
     @contextmanager
-    def _may(self, write: Write, summary: Summary) -> Iterator[None]:
+    def may(self, write: Write, summary: Summary) -> Iterator[None]:
         """A may-effect (one of several definitions that may run, a hook perhaps
         registered): what follows is `low`.  A write the callee makes on some of its paths
         only is not one: like a branch of the caller's own code, one concrete path through
         the callee makes it (a branch a literal argument switches off is not run at all)."""
-        may, self._may_write = self._may_write, self._may_write or write.may
+        may, self.state.may_write = self.state.may_write, self.state.may_write or write.may
         try:
             yield
         finally:
-            self._may_write = may
+            self.state.may_write = may
 
     @staticmethod
-    def _reaches(summary: Summary, args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                 receiver: Value | None) -> bool:
+    def reaches(summary: Summary, args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                receiver: Value | None) -> bool:
         """Are the callee's writes to memory the caller holds by identity known to come
         after any backward pass it runs through the caller's graphs?  Only when every
         graph it was given is one of its tensor arguments' (a torch.nn module or an
@@ -149,18 +159,18 @@ class Effects(Interpreter):
             or isinstance(value, ModuleValue) and value.module.cls is None
             for value, _ in args)
 
-    def _apply_reached(self, summary: Summary,
-                       args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                       mapping: dict[object, frozenset], node: cst.CSTNode, env: Env,
-                       function: cst.FunctionDef, *, ordered: bool = True) -> None:
+    def apply_reached(self, summary: Summary,
+                      args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                      mapping: dict[object, frozenset], node: cst.CSTNode, env: Env,
+                      function: cst.FunctionDef, *, ordered: bool = True) -> None:
         """The callee wrote parameters of a module it was given, or stepped an optimizer it
         was given: those storages, by the caller's tokens, are written at the call.  Only
         the saves of them are dirtied (AL101): what the caller's names see is left to the
-        body's own run, which reports the write itself.  Not ``ordered`` (see _reaches): a
+        body's own run, which reports the write itself.  Not ``ordered`` (see `reaches`): a
         backward pass it runs may come before the write, so no save is dirtied; a step still
         changes what every reference to the parameters sees."""
         mappings = [mapping] + [
-            self._param_mapping(value.module.cls, value.module.params)
+            self.param_mapping(value.module.cls, value.module.params)
             for value, _ in args if isinstance(value, ModuleValue)
             and value.module.cls is not None]
         for write in summary.reached:
@@ -175,31 +185,31 @@ class Effects(Interpreter):
                     continue
                 outer.update(next(iter(mapped)) if mapped else (token,))
             applied = replace(
-                write, node=node, stmt=self._stmt, defined_at=write.defined_at or write.node,
+                write, node=node, stmt=self.state.stmt, defined_at=write.defined_at or write.node,
                 callee=write.callee or function.name.value, label=None,
                 grad_enabled=False if write.grad_enabled is False else env.flow.grad,
                 may=write.may, params=frozenset(outer))
             if ordered:
-                self._log_write(applied, env)
+                self.autograd.log_write(applied, env)
                 for token in outer:
-                    self._dirty(token, applied, env)
+                    self.autograd.dirty(token, applied, env)
             if write.target is None:
                 # An optimizer step (or `load_state_dict`) inside the callee writes every
                 # parameter: the caller's references to them (a kept `state_dict()`) see
                 # the new values, as after a step of its own.
-                self._mark_stale(outer, applied, set(), env)
+                self.autograd.mark_stale(outer, applied, set(), env)
 
 
-    def _kept_by_call(self, value: ModuleValue | ParamsValue, node: cst.CSTNode,
-                      function: cst.FunctionDef) -> ModuleValue | ParamsValue:
+    def kept_by_call(self, value: ModuleValue | ParamsValue, node: cst.CSTNode,
+                     function: cst.FunctionDef) -> ModuleValue | ParamsValue:
         """A snapshot the callee took (`return model.state_dict()`, `{"model":
         model.state_dict()}`) is taken, for the caller, by the call it keeps."""
         snapshot = value.snapshot
-        if snapshot is None or id(snapshot) not in self._made_inside(function):
+        if snapshot is None or id(snapshot) not in self.made_inside(function):
             return value
         return replace(value, snapshot=node)
 
-    def _caller_elements(self, token: object, args: Sequence[
+    def caller_elements(self, token: object, args: Sequence[
             tuple[Value, cst.BaseExpression | None]]) -> list[Value]:
         """The caller's elements an element token of the callee stands for."""
         found = containers.element_token(token)
@@ -207,28 +217,28 @@ class Effects(Interpreter):
             return []
         return containers.at_path(args[found[0]][0], found[1])
 
-    def _write_elements(self, token: object, write: Write,
-                        args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                        node: cst.CSTNode, label: str | None, env: Env,
-                        function: cst.FunctionDef) -> None:
+    def write_elements(self, token: object, write: Write,
+                       args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                       node: cst.CSTNode, label: str | None, env: Env,
+                       function: cst.FunctionDef) -> None:
         """A callee's write to elements of a container argument, on the caller's tensors."""
         found = containers.element_token(token)
         assert found is not None
-        elements = self._caller_elements(token, args)
+        elements = self.caller_elements(token, args)
         for element in elements:
             if not isinstance(element, TensorValue):
                 continue
             if write.guessed:  # which element is not known, here or in the caller
                 element = replace(element, guessed=True)
-            self._write(element, args[found[0]][1], node, label, env,
-                        activation=write.activation, defined_at=write.node, visible=False,
-                        callee=function.name.value, declared=declares_mutation(function))
+            self.autograd.write(element, args[found[0]][1], node, label, env,
+                                activation=write.activation, defined_at=write.node, visible=False,
+                                callee=function.name.value, declared=declares_mutation(function))
 
-    def _returned_container(self, summary: Summary, result: ContainerValue,
-                            args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                            mapping: dict[object, frozenset], node: cst.CSTNode,
-                            label: str | None, env: Env, graph: frozenset[int],
-                            function: cst.FunctionDef) -> Value:
+    def returned_container(self, summary: Summary, result: ContainerValue,
+                           args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                           mapping: dict[object, frozenset], node: cst.CSTNode,
+                           label: str | None, env: Env, graph: frozenset[int],
+                           function: cst.FunctionDef) -> Value:
         """A container the callee returns, in the caller's terms: its argument's elements
         are the caller's; a tensor it made is a new tensor per path, holding the saves the
         callee left on it, and its graph is the callee's graph of it, moved onto the
@@ -245,11 +255,11 @@ class Effects(Interpreter):
                 return replace(value, items=items, each=each, origin=node)
             if isinstance(value, (ModuleValue, ParamsValue)):
                 # A factory's model and its optimizer keep their identity.
-                return self._kept_by_call(value, node, function)
+                return self.kept_by_call(value, node, function)
             if not isinstance(value, TensorValue):
                 return value if value.kind is Kind.OTHER else UNKNOWN
             if containers.element_token(value.storage) is not None:
-                found = self._caller_elements(value.storage, args)
+                found = self.caller_elements(value.storage, args)
                 if not found:
                     return UNKNOWN
                 result = found[0]
@@ -260,11 +270,11 @@ class Effects(Interpreter):
                 # Some element of several tensors (a loop's outputs): one new tensor per
                 # path for the caller, holding the saves of each, when the callee made
                 # them all.
-                if not all(self._made_by(token, function) for token in value.among):
+                if not all(self.made_by(token, function) for token in value.among):
                     return UNKNOWN
                 token = ("alloc", id(node), path)
-                if self._loops:
-                    self._renew(token, env)
+                if self.state.loops:
+                    self.loops.renew(token, env)
                 tensor = TensorValue(origin=node, storage=token, counter=token,
                                      requires_grad=value.requires_grad)
                 tokens = value.among
@@ -278,14 +288,14 @@ class Effects(Interpreter):
                 tensor, tokens = outer, frozenset({value.storage})
             for stored, save in summary.saves:
                 if stored in tokens:
-                    copy = self._new_save(tensor, node, label, save.what, env)
+                    copy = self.autograd.new_save(tensor, node, label, save.what, env)
                     if copy is not None:
                         renamed.setdefault(save.id, []).append(copy)
             made[path] = value
             return tensor
 
         moved_result = moved(result, ())
-        self._move_saves(summary, args, mapping, node, label, env, renamed, function)
+        self.move_saves(summary, args, mapping, node, label, env, renamed, function)
 
         def with_graphs(value: Value, path: tuple) -> Value:
             if isinstance(value, ContainerValue):
@@ -300,12 +310,12 @@ class Effects(Interpreter):
                 copy.id for old in theirs.graph for copy in renamed.get(old, ())))
         return with_graphs(moved_result, ())
 
-    def _move_saves(self, summary: Summary,
-                    args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                    mapping: dict[object, frozenset], node: cst.CSTNode, label: str | None,
-                    env: Env, renamed: dict[int, list[Save]],
-                    function: cst.FunctionDef, *, may: bool = False,
-                    result_saves: Callable[[object], list[Save | None] | None] | None = None
+    def move_saves(self, summary: Summary,
+                   args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                   mapping: dict[object, frozenset], node: cst.CSTNode, label: str | None,
+                   env: Env, renamed: dict[int, list[Save]],
+                   function: cst.FunctionDef, *, may: bool = False,
+                   result_saves: Callable[[object], list[Save | None] | None] | None = None
                     ) -> None:
         """The saves a callee left pending, moved onto the caller's storages (its tensor
         arguments and their elements, the parameters of its modules, what ``result_saves``
@@ -319,27 +329,28 @@ class Effects(Interpreter):
             made = None
             if isinstance(token, tuple) and token[0] == "arg" and token[1] < len(args):
                 value, arg_node = args[token[1]]
-                copies.append(self._new_save(value, node, label, "its input", env, arg_node))
+                copies.append(self.autograd.new_save(value, node, label, "its input", env,
+                                                     arg_node))
             elif containers.element_token(token) is not None:
                 index = token[1]
-                copies.extend(self._new_save(element, node, label, "its input", env,
-                                             args[index][1])
-                              for element in self._caller_elements(token, args)
+                copies.extend(self.autograd.new_save(element, node, label, "its input", env,
+                                                     args[index][1])
+                              for element in self.caller_elements(token, args)
                               if isinstance(element, TensorValue))
             elif is_state(token):
                 # A tensor the callee left on its object (`self.last_attn = attn`): the
                 # caller's object holds it, saved.
-                copies.extend(self._save(t, t, node, label, save.what, env)
+                copies.extend(self.autograd.save(t, t, node, label, save.what, env)
                               for t in state_tokens(token, mapping))
             elif token in mapping:
-                copies.extend(self._save(t, t, node, label, "its parameters", env)
+                copies.extend(self.autograd.save(t, t, node, label, "its parameters", env)
                               for t in mapping[token])
             elif result_saves is not None and (made := result_saves(token)) is not None:
                 copies.extend(made)
             elif _allocated(token) and self._single(token) and not self._in(token, function):
                 # A tensor one object holds (a cache on `self`, a global): the same memory
                 # for the caller, saved by the call.
-                copies.append(self._save(token, save.counter, node, label, save.what, env))
+                copies.append(self.autograd.save(token, save.counter, node, label, save.what, env))
             elif not save.conditional:
                 # A tensor only the callee held (the state a loop in it passed along):
                 # autograd holds it still, and what the callee wrote of it after saving it

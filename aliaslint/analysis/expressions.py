@@ -6,10 +6,11 @@ from dataclasses import replace
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part, State
 from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.builders import literal_items, visited_in_order
-from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import Compare, Reference, StaleRead, Write
 from aliaslint.analysis.geometry import (
     COVER_OPS,
@@ -92,18 +93,33 @@ _BINARY_DUNDERS = {
 }
 
 
-class Expressions(Interpreter):
+class Expressions(Part):
     """Evaluates expressions to abstract values."""
 
-    def _eval(self, node: cst.BaseExpression, env: Env) -> Value:
-        handler = self._expr_dispatch.get(type(node))
+    autograd: api.Autograd
+    builders: api.Builders
+    dispatch: api.Dispatch
+    functions: api.Functions
+    imports: api.Imports
+    loops: api.Loops
+    statements: api.Statements
+    handles = ("autograd", "builders", "dispatch", "functions", "imports", "loops", "statements")
+
+    def __init__(self, state: State) -> None:
+        super().__init__(state)
+        # Allocation sites met inside a loop → the storage token they make (see
+        # `Loops.renew`).
+        self._allocations: dict[int, object] = {}
+
+    def eval(self, node: cst.BaseExpression, env: Env) -> Value:
+        handler = self.state.expr_dispatch.get(type(node))
         if handler is None:
             return self._generic_unknown(node, env)
         held = self._hold_base(node, env) if env.flow.stale else None
-        if self._loops:
+        if self.state.loops:
             token = self._allocations.get(id(node))
             if token is not None:
-                self._renew(token, env)
+                self.loops.renew(token, env)
             value = handler(node, env)
             storage = value.storage
             if isinstance(storage, tuple) and storage[:2] == ("alloc", id(node)):
@@ -133,46 +149,46 @@ class Expressions(Interpreter):
 
     def _settle(self, held: tuple, view: Value, env: Env) -> None:
         """The held read of a view's base: none when the view reaches no element the write
-        wrote (the name stays stale for later reads), else the read as `_name` reports it."""
+        wrote (the name stays stale for later reads), else the read as `name` reports it."""
         base, write = held
         if isinstance(view, TensorValue) and covers_disjoint(write.cover, view.cover):
             env.flow.stale.setdefault(base.value, write)
             return
-        self._emit(StaleRead(write.node, write.stmt, write, base.value, base,
-                             env.lookup(base.value), self._rewriting, self._stmt))
+        self.state.emit(StaleRead(write.node, write.stmt, write, base.value, base,
+                                  env.lookup(base.value), self.state.rewriting, self.state.stmt))
 
     def _eval_children(self, node: cst.CSTNode, env: Env) -> None:
         for child in child_expressions(node):
-            self._eval(child, env)
+            self.eval(child, env)
 
     def _generic_unknown(self, node: cst.BaseExpression, env: Env) -> Value:
         self._eval_children(node, env)
         return UNKNOWN
 
-    def _literal(self, node: cst.BaseExpression, env: Env) -> Value:
+    def literal(self, node: cst.BaseExpression, env: Env) -> Value:
         return INT if isinstance(node, cst.Integer) else OTHER
 
-    def _boolean(self, node: cst.BooleanOperation, env: Env) -> Value:
-        self._eval(node.left, env)
-        self._eval(node.right, env)
+    def boolean(self, node: cst.BooleanOperation, env: Env) -> Value:
+        self.eval(node.left, env)
+        self.eval(node.right, env)
         return UNKNOWN
 
-    def _concatenated(self, node: cst.ConcatenatedString, env: Env) -> Value:
-        self._eval(node.left, env)
-        self._eval(node.right, env)
+    def concatenated(self, node: cst.ConcatenatedString, env: Env) -> Value:
+        self.eval(node.left, env)
+        self.eval(node.right, env)
         return OTHER
 
-    def _formatted(self, node: cst.FormattedString, env: Env) -> Value:
+    def formatted(self, node: cst.FormattedString, env: Env) -> Value:
         # `f"stage{i}"` of literals (an int a loop over a literal range binds): its text, as
         # a name `add_module` or `getattr` takes.
         text: list[str] | None = []
         for part in node.parts:
             if isinstance(part, cst.FormattedStringExpression):
-                value = self._eval(part.expression, env)
+                value = self.eval(part.expression, env)
                 if part.format_spec:
                     for spec in part.format_spec:
                         if isinstance(spec, cst.FormattedStringExpression):
-                            self._eval(spec.expression, env)
+                            self.eval(spec.expression, env)
                 if text is not None and isinstance(value, ConstValue) and \
                         type(value.literal) in (int, str) and not part.format_spec and \
                         part.conversion is None and not part.equal:
@@ -185,12 +201,12 @@ class Expressions(Interpreter):
             "{" not in "".join(text) and "}" not in "".join(text) and "\\" not in "".join(text) \
             else OTHER
 
-    def _set(self, node: cst.Set, env: Env) -> Value:
+    def set_display(self, node: cst.Set, env: Env) -> Value:
         for element in node.elements:
-            self._eval(element.value, env)
+            self.eval(element.value, env)
         return OTHER
 
-    def _dict(self, node: cst.Dict, env: Env) -> Value:
+    def dict_display(self, node: cst.Dict, env: Env) -> Value:
         """A dict display: its values by literal key (`{**d}` spreads `d`'s)."""
         parts: list[ContainerValue] = []
         keys: list[object] = []
@@ -198,15 +214,15 @@ class Expressions(Interpreter):
         known = True
         for element in node.elements:
             if isinstance(element, cst.DictElement):
-                self._eval(element.key, env)
-                value = self._eval(element.value, env)
+                self.eval(element.key, env)
+                value = self.eval(element.value, env)
                 key = containers.literal_key(element.key)
                 if key is containers.NO_KEY:
                     known = False
                 keys.append(key)
                 items.append(value)
             else:
-                spread = self._eval(element.value, env)
+                spread = self.eval(element.value, env)
                 if not isinstance(spread, ContainerValue) or not spread.mapping:
                     return OTHER
                 if keys:
@@ -226,21 +242,21 @@ class Expressions(Interpreter):
         each = containers.some_element(ContainerValue(origin=node, items=tuple(items)))
         return ContainerValue(origin=node, each=each, mapping=True)
 
-    def _name(self, node: cst.Name, env: Env) -> Value:
+    def name(self, node: cst.Name, env: Env) -> Value:
         if node.value in ("None", "True", "False"):
             return TRUE_VALUE if node.value == "True" else FALSE_VALUE if \
                 node.value == "False" else OTHER
         value = env.lookup(node.value)
         if isinstance(value, RefValue) and isinstance(value.origin, cst.ImportAlias):
             # A use of a name imported by `from m import name`: each use is a reference.
-            self._emit(Reference(node, self._stmt, value.qualname))
+            self.state.emit(Reference(node, self.state.stmt, value.qualname))
         write = env.flow.stale.pop(node.value, None)
         if write is not None:
-            self._emit(StaleRead(write.node, write.stmt, write, node.value, node, value,
-                                 self._rewriting, self._stmt))
+            self.state.emit(StaleRead(write.node, write.stmt, write, node.value, node, value,
+                                      self.state.rewriting, self.state.stmt))
         return value
 
-    def _receiver(self, node: cst.Attribute, env: Env) -> Value:
+    def receiver(self, node: cst.Attribute, env: Env) -> Value:
         """The value ``node`` reads an attribute of.  A read of metadata alone (`x.shape`,
         `x.device`, `x.size()`: ``ops.metadata()``) of a name whose values were just written
         in place sees none of the write, so the name stays written-but-unread for a later
@@ -249,29 +265,29 @@ class Expressions(Interpreter):
         write = env.flow.stale.get(key) if key is not None else None
         if write is None or node.attr.value not in ops.metadata() or \
                 not _writes_values_only(write):
-            return self._eval(node.value, env)
+            return self.eval(node.value, env)
         assert key is not None
         del env.flow.stale[key]
         try:
-            return self._eval(node.value, env)
+            return self.eval(node.value, env)
         finally:
             env.flow.stale.setdefault(key, write)
 
-    def _attribute(self, node: cst.Attribute, env: Env) -> Value:
+    def attribute(self, node: cst.Attribute, env: Env) -> Value:
         key = attr_key(node)
         if key is not None and key in env.names:
             write = env.flow.stale.pop(key, None)
             if write is not None:
-                self._emit(StaleRead(write.node, write.stmt, write, key, node, env.names[key],
-                                     self._rewriting))
-            self._eval(node.value, env)
+                self.state.emit(StaleRead(write.node, write.stmt, write, key, node, env.names[key],
+                                          self.state.rewriting))
+            self.eval(node.value, env)
             return env.names[key]
-        self._stale_attribute(node, env)
-        base = self._receiver(node, env)
+        self.stale_attribute(node, env)
+        base = self.receiver(node, env)
         attr = node.attr.value
         if isinstance(base, RefValue):
             qualname = f"{base.qualname}.{attr}"
-            self._emit(Reference(node, self._stmt, qualname))
+            self.state.emit(Reference(node, self.state.stmt, qualname))
             return RefValue(qualname=qualname, origin=node, importer=base.importer)
         cls = local_class(base)
         if cls is not None:
@@ -281,9 +297,9 @@ class Expressions(Interpreter):
                 return kept
             if value is not None:
                 return value
-            got = self._property(base, attr, node, env)
+            got = self.dispatch.property_value(base, attr, node, env)
             if got is None:
-                got = self._bound_method(base, attr, node)
+                got = self.dispatch.bound_method(base, attr, node)
             return got if got is not None else UNKNOWN
         if isinstance(base, ModuleValue):
             return self._module_attribute(base, attr)
@@ -298,7 +314,7 @@ class Expressions(Interpreter):
                 return TensorValue(derived=(attr, base), origin=node, storage=base.storage,
                                    counter=("data", id(node)), requires_grad=False, via="data")
             if op.kind == "view":
-                return self._view(base, node, op, env=env)
+                return self.view(base, node, op, env=env)
             if op.kind == "reference":  # .grad
                 # A parameter's `.grad` is one tensor from step to step (backward accumulates
                 # into it): give it a storage of its own, named after the parameter's.
@@ -309,7 +325,7 @@ class Expressions(Interpreter):
             return TensorValue(derived=(attr, base), origin=node)
         return UNKNOWN
 
-    def _stale_attribute(self, node: cst.Attribute, env: Env) -> None:
+    def stale_attribute(self, node: cst.Attribute, env: Env) -> None:
         """`ema.module` read after a step wrote the parameters of the module the object
         keeps (`self.module = model` in its `__init__`): the object's module is the
         caller's, not a copy.  Keeping a module is what helpers do (a trainer's
@@ -330,13 +346,13 @@ class Expressions(Interpreter):
         if not isinstance(kept, ModuleValue) or taken is None or \
                 not self._beside(kept, node, env):
             return
-        self._emit(StaleRead(write.node, write.stmt, write, key, node,
-                             kept_as_copy(kept, taken), self._rewriting))
+        self.state.emit(StaleRead(write.node, write.stmt, write, key, node,
+                                  kept_as_copy(kept, taken), self.state.rewriting))
 
     def _beside(self, kept: ModuleValue, read: cst.CSTNode, env: Env) -> bool:
         """Does the statement being run name the module ``kept`` itself, apart from
         ``read`` (in an `if` or `while`, its test)?"""
-        stmt = self._stmt
+        stmt = self.state.stmt
         scope = stmt.test if isinstance(stmt, (cst.If, cst.While)) else stmt
         if scope is None:
             return False
@@ -381,13 +397,13 @@ class Expressions(Interpreter):
         if token is None or info.escaped:
             return UNKNOWN
         # A file that freezes parameters somewhere may have frozen this one.
-        requires = False if info.frozen else None if self._freezes else True
+        requires = False if info.frozen else None if self.state.freezes else True
         return TensorValue(origin=module.origin, storage=token, counter=token,
                            requires_grad=requires, leaf=True)
 
-    def _view(self, base: TensorValue, node: cst.CSTNode, op: ops.Op | None,
-              dims: tuple | None = None, env: Env | None = None,
-              layout: Layout | None = None) -> TensorValue:
+    def view(self, base: TensorValue, node: cst.CSTNode, op: ops.Op | None,
+             dims: tuple | None = None, env: Env | None = None,
+             layout: Layout | None = None) -> TensorValue:
         """A view of ``base`` made at ``node`` by ``op`` (None: basic indexing, whose
         ``layout`` the caller knows) with these literal arguments."""
         name = short_name(op.name) if op is not None else None
@@ -426,16 +442,16 @@ class Expressions(Interpreter):
             op_view=base.op_view or (op is not None and not detach and not op.multi_output),
         )
 
-    def _eval_args(self, node: cst.Call, env: Env) -> None:
+    def eval_args(self, node: cst.Call, env: Env) -> None:
         for arg in node.args:
-            self._eval(arg.value, env)
+            self.eval(arg.value, env)
 
-    def _display(self, node: cst.Tuple | cst.List, env: Env) -> Value:
+    def display(self, node: cst.Tuple | cst.List, env: Env) -> Value:
         """A list or tuple display; `[t]` remembers its one element for `[t] * n`,
         and `a, b = x, y` binds element by element.  `[*a, b]` splices `a`'s elements."""
-        values = [self._eval(element.value, env) for element in node.elements]
+        values = [self.eval(element.value, env) for element in node.elements]
         for element, value in zip(node.elements[:-1], values):
-            self._read_at_the_op(element.value, value, env)  # `torch.cat((x, act(x)))`
+            self.read_at_the_op(element.value, value, env)  # `torch.cat((x, act(x)))`
         # A string stays that literal (`["cls", "depth"]`): a comprehension over the list
         # binds each, and a factory given one picks the branch it names.
         values = [ConstValue(origin=element.value, literal=evaluated(element.value))
@@ -461,15 +477,15 @@ class Expressions(Interpreter):
             return ContainerValue(origin=node, each=values[0], items=(values[0],))
         return ContainerValue(origin=node, items=tuple(values))
 
-    def _comparison(self, node: cst.Comparison, env: Env) -> Value:
+    def comparison(self, node: cst.Comparison, env: Env) -> Value:
         left_node = node.left
-        left = self._eval(left_node, env)
+        left = self.eval(left_node, env)
         any_tensor = False
         for target in node.comparisons:
-            right = self._eval(target.comparator, env)
+            right = self.eval(target.comparator, env)
             operator = _COMPARE_OPS.get(type(target.operator), "?")
-            self._emit(
-                Compare(node, self._stmt, operator, left, right, left_node, target.comparator)
+            self.state.emit(
+                Compare(node, self.state.stmt, operator, left, right, left_node, target.comparator)
             )
             if operator not in _NON_TENSOR_COMPARE and Kind.TENSOR in (left.kind, right.kind):
                 any_tensor = True
@@ -481,10 +497,10 @@ class Expressions(Interpreter):
             return TensorValue(origin=node, storage=token, counter=token, requires_grad=False)
         return UNKNOWN
 
-    def _binary(self, node: cst.BinaryOperation, env: Env) -> Value:
-        left = self._eval(node.left, env)
-        right = self._eval(node.right, env)
-        self._read_at_the_op(node.left, left, env)
+    def binary(self, node: cst.BinaryOperation, env: Env) -> Value:
+        left = self.eval(node.left, env)
+        right = self.eval(node.right, env)
+        self.read_at_the_op(node.left, left, env)
         if isinstance(node.operator, cst.Multiply) and Kind.TENSOR not in (left.kind, right.kind):
             # `[t] * n` / `n * [t]`: n references to one object.
             for container, count in ((left, node.right), (right, node.left)):
@@ -492,7 +508,7 @@ class Expressions(Interpreter):
                         and isinstance(count, (cst.Name, cst.Integer, cst.Attribute, cst.Call)):
                     return replace(container, replicated=node, origin=node, items=None)
         if isinstance(node.operator, cst.Add):
-            joined = self._concat_modules(left, right, node)  # `trunk + [nn.ReLU()]`
+            joined = self.builders.concat_modules(left, right, node)  # `trunk + [nn.ReLU()]`
             if joined is not None:
                 return joined
         if Kind.TENSOR not in (left.kind, right.kind):
@@ -506,14 +522,14 @@ class Expressions(Interpreter):
         dunder = _BINARY_DUNDERS.get(type(node.operator))
         op = ops.method(f"__{dunder}__") if dunder else None
         if op is None:
-            return replace(result, requires_grad=self._requires_grad([left, right], env))
+            return replace(result, requires_grad=self.autograd.requires_grad([left, right], env))
         if left.kind is Kind.TENSOR:
             bound, nodes = {"self": left, "other": right}, {"self": node.left, "other": node.right}
         else:  # `2 * x` runs x.__rmul__(2)
             bound, nodes = {"self": right, "other": left}, {"self": node.right, "other": node.left}
-        return self._record_saves(op, bound, result, node, env, nodes)
+        return self.autograd.record_saves(op, bound, result, node, env, nodes)
 
-    def _read_at_the_op(self, operand: cst.BaseExpression, value: Value, env: Env) -> None:
+    def read_at_the_op(self, operand: cst.BaseExpression, value: Value, env: Env) -> None:
         """A tensor operand's values are read when the operation runs, after the operands to
         its right are evaluated: in `x + self.fc(self.act(x))` (or `torch.cat((x,
         self.act(x)))`, `f(x, self.act(x))`) the op reads what the in-place `act` left in
@@ -523,11 +539,11 @@ class Expressions(Interpreter):
         if key is None or not isinstance(value, TensorValue) or key not in env.flow.stale:
             return
         write = env.flow.stale.pop(key)
-        self._emit(StaleRead(write.node, write.stmt, write, key, operand, value,
-                             self._rewriting, self._stmt))
+        self.state.emit(StaleRead(write.node, write.stmt, write, key, operand, value,
+                                  self.state.rewriting, self.state.stmt))
 
-    def _unary(self, node: cst.UnaryOperation, env: Env) -> Value:
-        operand = self._eval(node.expression, env)
+    def unary(self, node: cst.UnaryOperation, env: Env) -> Value:
+        operand = self.eval(node.expression, env)
         if isinstance(node.operator, cst.Not):
             return OTHER
         if is_int(operand) and isinstance(node.operator, (cst.Minus, cst.Plus, cst.BitInvert)):
@@ -538,12 +554,12 @@ class Expressions(Interpreter):
         return TensorValue(origin=node, storage=token, counter=token,
                            requires_grad=operand.requires_grad, graph=operand.graph)
 
-    def _subscript(self, node: cst.Subscript, env: Env) -> Value:
-        base = self._eval(node.value, env)
-        self._slices(node, env)
-        self._subscript_bases[id(node)] = base
+    def subscript(self, node: cst.Subscript, env: Env) -> Value:
+        base = self.eval(node.value, env)
+        self.slices(node, env)
+        self.state.subscript_bases[id(node)] = base
         if isinstance(base, ArrayValue) and base.storage is not None and self._basic(node) and (
-                self._rewriting or any(isinstance(e.slice, cst.Slice) for e in node.slice)):
+                self.state.rewriting or any(isinstance(e.slice, cst.Slice) for e in node.slice)):
             # NumPy's basic indexing makes a view; a slice always gives an array, and so does
             # an index whose result is written into (`buffer[0][1] = v`).
             return replace(base, origin=node)
@@ -553,7 +569,8 @@ class Expressions(Interpreter):
                 self._read_element(node, element, env)
                 return element
             if isinstance(base, ModuleValue) and base.module.children is not None:
-                picked = self._child_at(base, node)  # `self.features[0]`, `self.features[:4]`
+                # `self.features[0]`, `self.features[:4]`
+                picked = self.builders.child_at(base, node)
                 if picked is not None:
                     return picked
             if isinstance(base, ModuleValue) and base.module.element is not None:
@@ -569,7 +586,7 @@ class Expressions(Interpreter):
             return UNKNOWN
         if self._basic(node):
             layout = index_layout(base.layout, node) if base.layout is not None else None
-            view = self._view(base, node, None, env=env, layout=layout)
+            view = self.view(base, node, None, env=env, layout=layout)
             if base.via is None:
                 root = root_of(base)
                 view = replace(view, index=index_regions(node),
@@ -595,8 +612,8 @@ class Expressions(Interpreter):
         assert marker is not None and key is not None
         del env.flow.stale[marker]
         # An element picked by an index the code does not pin down may be another one.
-        self._emit(StaleRead(write.node, write.stmt, write, key, node, element,
-                             self._rewriting, self._stmt), low=element.guessed)
+        self.state.emit(StaleRead(write.node, write.stmt, write, key, node, element,
+                                  self.state.rewriting, self.state.stmt), low=element.guessed)
 
     def _element_at(self, base: ContainerValue, node: cst.Subscript) -> Value:
         """`c[0]`, `d["key"]`: that element; `c[a:b]`: a list of the same elements; `c[i]`
@@ -623,7 +640,7 @@ class Expressions(Interpreter):
             return UNKNOWN
         container_key = name_key(node.value)
         if isinstance(index.value, cst.Name) and container_key is not None and \
-                (index.value.value, container_key) in self._aligned:
+                (index.value.value, container_key) in self.state.aligned:
             return element  # `feats[i]` in `for i in range(len(feats))`: each element in turn
         if base.items is None and not base.mapping and isinstance(element, TensorValue) and \
                 element.via == "view" and element.storage is not None:
@@ -639,7 +656,7 @@ class Expressions(Interpreter):
         for element in node.slice:
             index = element.slice
             if isinstance(index, cst.Index) and not basic_index_element(index.value) and \
-                    not is_int(self._index_values.get(id(index.value), UNKNOWN)):
+                    not is_int(self.state.index_values.get(id(index.value), UNKNOWN)):
                 return False
         return True
 
@@ -651,67 +668,68 @@ class Expressions(Interpreter):
                 value = index.value
                 if isinstance(value, (cst.List, cst.Comparison)):
                     return True
-                if self._index_values.get(id(value), UNKNOWN).kind is Kind.TENSOR:
+                if self.state.index_values.get(id(value), UNKNOWN).kind is Kind.TENSOR:
                     return True
         return False
 
-    def _slices(self, node: cst.Subscript, env: Env) -> None:
+    def slices(self, node: cst.Subscript, env: Env) -> None:
         for element in node.slice:
             index = element.slice
             if isinstance(index, cst.Index):
-                self._index_values[id(index.value)] = self._eval(index.value, env)
+                self.state.index_values[id(index.value)] = self.eval(index.value, env)
             elif isinstance(index, cst.Slice):
                 for bound in (index.lower, index.upper, index.step):
                     if bound is not None:
-                        self._eval(bound, env)
+                        self.eval(bound, env)
 
-    def _if_exp(self, node: cst.IfExp, env: Env) -> Value:
+    def if_exp(self, node: cst.IfExp, env: Env) -> Value:
         from aliaslint.analysis.statements import decided_by_constant
 
-        self._eval(node.test, env)
+        self.eval(node.test, env)
         # A literal argument decides it as it decides an `if` statement.
         decided = decided_by_constant(node.test, env)
         if decided is not None:
-            return self._eval(node.body if decided else node.orelse, env)
-        return join(self._eval(node.body, env), self._eval(node.orelse, env))
+            return self.eval(node.body if decided else node.orelse, env)
+        return join(self.eval(node.body, env), self.eval(node.orelse, env))
 
-    def _named_expr(self, node: cst.NamedExpr, env: Env) -> Value:
-        value = self._eval(node.value, env)
-        self._bind(node.target, value, env)
+    def named_expr(self, node: cst.NamedExpr, env: Env) -> Value:
+        value = self.eval(node.value, env)
+        self.statements.bind(node.target, value, env)
         return value
 
-    def _lambda(self, node: cst.Lambda, env: Env) -> Value:
+    def lambda_expression(self, node: cst.Lambda, env: Env) -> Value:
         inner = Env(env, flow=env.flow.copy())
         for param in all_params(node.params):
             if param.default is not None:
-                self._eval(param.default, env)
+                self.eval(param.default, env)
             inner.names[param.name.value] = UNKNOWN
-        self._eval_silently(node.body, inner)
+        self.functions.eval_silently(node.body, inner)
         return LambdaValue(origin=node, definition=node, site=id(node), scope=env)
 
-    def _comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
-                       env: Env) -> Value:
+    def comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp,
+                      env: Env) -> Value:
         # The first iterable runs in the enclosing scope; targets, later
         # iterables, conditions and the element run in the comprehension's own.
         inner = Env(env, flow=env.flow)
         clause: cst.CompFor | None = node.for_in
-        first = self._eval(node.for_in.iter, env)
+        first = self.eval(node.for_in.iter, env)
         if node.for_in.inner_for_in is None and not node.for_in.ifs and \
                 not isinstance(node, cst.SetComp) and (elements := visited_in_order(
                     first) or literal_items(first)) is not None:
             return self._unrolled_comprehension(node, elements, env)
         scope = env
         while clause is not None:
-            iterable = first if clause is node.for_in else self._eval(clause.iter, scope)
-            self._bind(clause.target, self._element_of(iterable, clause, scope), inner)
+            iterable = first if clause is node.for_in else self.eval(clause.iter, scope)
+            self.statements.bind(clause.target, self.statements.element_of(iterable, clause,
+                                                                           scope), inner)
             for condition in clause.ifs:
-                self._eval(condition.test, inner)
+                self.eval(condition.test, inner)
             clause, scope = clause.inner_for_in, inner
         if isinstance(node, cst.DictComp):
-            self._eval(node.key, inner)
-            element = self._eval(node.value, inner)
+            self.eval(node.key, inner)
+            element = self.eval(node.value, inner)
         else:
-            element = self._eval(node.elt, inner)
+            element = self.eval(node.elt, inner)
         if isinstance(first, ParamsValue) and first.kind is not Kind.OPTIMIZER and \
                 first.params and not isinstance(node, cst.GeneratorExp) and \
                 node.for_in.inner_for_in is None and \
@@ -744,20 +762,20 @@ class Expressions(Interpreter):
         literal key for a dict), for a container to hold; tensors as "some element"."""
         keys: list[Value] = []
         values: list[Value] = []
-        outer_place = self._unroll_place
+        outer_place = self.state.unroll_place
         for index, element in enumerate(elements):
             inner = Env(env, flow=env.flow)
             # Each element's modules make tensors of their own (see Loops._unroll).
-            self._unroll_place = (*outer_place, index)
+            self.state.unroll_place = (*outer_place, index)
             try:
-                self._bind(node.for_in.target, element, inner)
+                self.statements.bind(node.for_in.target, element, inner)
                 if isinstance(node, cst.DictComp):
-                    keys.append(self._eval(node.key, inner))
-                    values.append(self._eval(node.value, inner))
+                    keys.append(self.eval(node.key, inner))
+                    values.append(self.eval(node.value, inner))
                 else:
-                    values.append(self._eval(node.elt, inner))
+                    values.append(self.eval(node.elt, inner))
             finally:
-                self._unroll_place = outer_place
+                self.state.unroll_place = outer_place
         mapping = isinstance(node, cst.DictComp)
         if values and all(isinstance(value, ModuleValue) for value in values):
             # Modules, for a container to hold in order (by literal key for a ModuleDict).
@@ -779,7 +797,7 @@ class Expressions(Interpreter):
                                   mapping=mapping)
         return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN
 
-    def _annotation(self, annotation: cst.Annotation, env: Env) -> Value:
+    def annotation(self, annotation: cst.Annotation, env: Env) -> Value:
         """The kind an annotation declares (as pyright reads it): a tensor for `Tensor`
         and `Optional[Tensor]` / `Tensor | None` (narrowed where the code tests `is None`,
         statements.py), a list or tuple of tensors for `list[Tensor]`, `Sequence[Tensor]`,
@@ -791,7 +809,7 @@ class Expressions(Interpreter):
         element = _element_annotation(node)
         if element is not None and self._is_tensor_type(element, env):
             return ContainerValue(origin=annotation, each=TensorValue(origin=annotation))
-        declared = self._linked(self._eval(node, env)) \
+        declared = self.imports.linked(self.eval(node, env)) \
             if isinstance(node, (cst.Name, cst.Attribute)) else None
         cls = declared.module.cls if isinstance(declared, ClassValue) and \
             declared.module is not None else None
@@ -799,7 +817,7 @@ class Expressions(Interpreter):
             # `model: Net`, a module class of the program: its children and forward are
             # known; whether its parameters require grad is not (whoever built it may
             # have frozen them), so what follows from them is `low`.
-            self._learn_now(cls, [])
+            self.functions.learn_now(cls, [])
             return ModuleValue(origin=annotation, module=ModuleInfo(
                 cls=cls, params=frozenset({("instance", id(annotation))}),
                 label=f"`{cls.name}`", assumed=True))
@@ -808,7 +826,7 @@ class Expressions(Interpreter):
     def _is_tensor_type(self, node: cst.BaseExpression, env: Env) -> bool:
         if not isinstance(node, (cst.Name, cst.Attribute)):
             return False
-        declared = self._eval(node, env)
+        declared = self.eval(node, env)
         return isinstance(declared, RefValue) and declared.qualname in TENSOR_TYPES
 
 

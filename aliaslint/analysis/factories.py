@@ -8,8 +8,10 @@ from math import ceil
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part
 from aliaslint import ops
-from aliaslint.analysis.container_calls import ContainerCalls
+
 from aliaslint.analysis.geometry import view_fails
 from aliaslint.analysis.shapes import Shape, dense, literal_shape, nested_shape, scalar_kind, view
 from aliaslint.analysis.syntax import literal_int
@@ -28,10 +30,10 @@ def literal_ints(args: Args) -> tuple[int, ...] | None:
     return tuple(values)
 
 
-class Factories(ContainerCalls):
+class Factories(Part):
     """Facts of factories and views from the op tables and literal arguments."""
 
-    def _legacy_new(self, node: cst.Call, dtype: str | None) -> TensorValue:
+    def legacy_new(self, node: cst.Call, dtype: str | None) -> TensorValue:
         """A legacy constructor given data or sizes: a new tensor."""
         token = ("alloc", id(node))
         values = [arg.value for arg in node.args if arg.keyword is None and not arg.star]
@@ -42,7 +44,7 @@ class Factories(ContainerCalls):
                            contiguous=True, dtype=dtype,
                            layout=dense(shape) if shape is not None else None)
 
-    def _view_fails(self, base: TensorValue, args: Args) -> bool:
+    def view_fails(self, base: TensorValue, args: Args) -> bool:
         """Does `.view(*args)` certainly raise?  Exact when the layout and the sizes are
         literals; else the layout op that made the base non-contiguous decides."""
         sizes = literal_ints(args)
@@ -50,20 +52,20 @@ class Factories(ContainerCalls):
             return view(base.layout, sizes) is False
         return base.contiguous is False and view_fails(base.layout_op, args)
 
-    def _dtype_argument(self, keywords: Keywords) -> str | None:
+    def dtype_argument(self, keywords: Keywords) -> str | None:
         """The dtype a `dtype=torch.float16` / `np.uint8` argument names."""
         value = keywords.get("dtype", (None, None))[0]
         return dtype_named(value) if value is not None else None
 
-    def _scalar_dtype(self, kind: str | None) -> str | None:
+    def scalar_dtype(self, kind: str | None) -> str | None:
         """The dtype torch gives a Python scalar of this kind (a float: the default)."""
-        if kind is None or kind == "float" and self._default_float is None:
+        if kind is None or kind == "float" and self.state.default_float is None:
             return None
         table = ops.dtype_fact("python scalar") or {}
-        return self._default_float if kind == "float" else table.get(kind)
+        return self.state.default_float if kind == "float" else table.get(kind)
 
-    def _factory_facts(self, op: ops.Op, args: Args,
-                       keywords: Keywords) -> tuple[Shape | None, str | None]:
+    def factory_facts(self, op: ops.Op, args: Args,
+                      keywords: Keywords) -> tuple[Shape | None, str | None]:
         """The literal shape and the dtype of a factory's result (`zeros(3, 4)`,
         `full((2, 2), 7)`, `arange(12.0)`)."""
         positional = [arg.value for arg, _ in args if arg.keyword is None and not arg.star]
@@ -82,17 +84,17 @@ class Factories(ContainerCalls):
             elif len(positional) == 1 and isinstance(positional[0], cst.Float):
                 shape = (max(0, ceil(float(positional[0].value))),)
         if "dtype" in keywords:
-            return shape, self._dtype_argument(keywords)
+            return shape, self.dtype_argument(keywords)
         factory = op.extra.get("factory_dtype")
         if factory is not None:
-            return shape, self._default_float if factory == "default" else factory
+            return shape, self.state.default_float if factory == "default" else factory
         if how == "args":
             kinds = {scalar_kind(p) for p in positional}
             kind = None if None in kinds or not kinds else "float" if "float" in kinds \
                 else "int" if "int" in kinds else None
-            return shape, self._scalar_dtype(kind)
+            return shape, self.scalar_dtype(kind)
         if how == "fill" and len(positional) > 1:
-            return shape, self._scalar_dtype(scalar_kind(positional[1]))
+            return shape, self.scalar_dtype(scalar_kind(positional[1]))
         return shape, None
 
 

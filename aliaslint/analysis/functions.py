@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part, State, Site
 from aliaslint import ops
-from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.opfacts import MODULE_BASES
-from aliaslint.analysis.core import Site
 from aliaslint.analysis.dispatch import TRANSPARENT_BASES, binding, c3, class_of
 from aliaslint.analysis.protocol import constant_of, literal_argument
 from aliaslint.analysis.scopes import ClassInfo, Deferred, Env, Flow
@@ -38,62 +38,76 @@ from aliaslint.analysis.values import (
 # `self.automatic_optimization = False`: the module steps its optimizers itself.
 _MANUAL_OPTIMIZATION = re.compile(r"automatic_optimization\s*=\s*False")
 
-class Functions(Interpreter):
+class Functions(Part):
     """Defines functions and classes; runs deferred bodies."""
 
-    def _function_def(self, node: cst.FunctionDef, env: Env, *, cls: ClassInfo | None = None,
-                      scope: Env | None = None) -> None:
+    expressions: api.Expressions
+    imports: api.Imports
+    statements: api.Statements
+    handles = ("expressions", "imports", "statements")
+
+    def __init__(self, state: State) -> None:
+        super().__init__(state)
+        # Call sites of the file's functions: id(FunctionDef) → id(call) → the site.
+        self._sites: dict[int, dict[int, Site]] = {}
+        self._closed = False  # the body running is reached only from this file's code
+        self._deferred_keys: set[tuple[int, int, int]] = set()
+        self._outer_cache: dict[int, tuple[Env, Env]] = {}
+
+    def function_def(self, node: cst.FunctionDef, env: Env, *, cls: ClassInfo | None = None,
+                     scope: Env | None = None) -> None:
         """Bind the function in ``env``; its body later sees ``scope`` (default ``env``)."""
-        self._stmt = node
+        self.state.stmt = node
         for decorator in node.decorators:
-            self._eval(decorator.decorator, env)
+            self.expressions.eval(decorator.decorator, env)
         for param in all_params(node.params):
             if param.default is not None:
-                self._eval(param.default, env)
+                self.expressions.eval(param.default, env)
         env.names[node.name.value] = FunctionValue(qualname=node.name.value, origin=node,
                                                    definition=node)
-        if self._loading is not None:  # another checked file's function
-            self._homes[id(node)] = self._loading
-        elif self._function is not None and id(self._function) in self._homes:
+        if self.state.loading is not None:  # another checked file's function
+            self.state.homes[id(node)] = self.state.loading
+        elif self.state.function is not None and id(self.state.function) in self.state.homes:
             # defined inside one: it sees that file's module too
-            self._homes[id(node)] = self._homes[id(self._function)]
+            self.state.homes[id(node)] = self.state.homes[id(self.state.function)]
         if cls is not None:
             cls.methods[node.name.value] = node
         parent = scope or env
         key = (id(node), id(parent), id(cls))
         # A def met while a callee is summarised (silently, once per call context) is not
         # deferred: its body runs when called, and as part of the enclosing body's own run.
-        if key not in self._deferred_keys and not self._silent:  # a loop's passes define it again
+        # A loop's passes define it again.
+        if key not in self._deferred_keys and not self.state.silent:
             self._deferred_keys.add(key)
-            self._deferred.append(Deferred(node, parent, cls, called_names(node)))
-            self._pending_calls.update(self._deferred[-1].calls)
+            self.state.deferred.append(Deferred(node, parent, cls, called_names(node)))
+            self.state.pending_calls.update(self.state.deferred[-1].calls)
             if cls is not None and node.name.value == "__init__":
-                self._pending_inits[id(cls)] += 1
+                self.state.pending_inits[id(cls)] += 1
 
-    def _next_deferred(self) -> Deferred:
+    def next_deferred(self) -> Deferred:
         """The next body to run: the first one no other pending body calls, so that the
         call sites in callers are known when a callee runs (the first one in a cycle).  A
         class's other methods wait for its `__init__`, which tells what `self` holds."""
         chosen = 0
-        for index, deferred in enumerate(self._deferred):
+        for index, deferred in enumerate(self.state.deferred):
             function, cls = deferred.function, deferred.cls
             if cls is not None and function.name.value != "__init__" and \
-                    self._pending_inits[id(cls)] > 0:
+                    self.state.pending_inits[id(cls)] > 0:
                 continue
             name = callee_name(function, cls)
-            if self._pending_calls[name] - deferred.calls.count(name) <= 0:
+            if self.state.pending_calls[name] - deferred.calls.count(name) <= 0:
                 chosen = index
                 break
-        deferred = self._deferred.pop(chosen)
-        self._pending_calls.subtract(deferred.calls)
+        deferred = self.state.deferred.pop(chosen)
+        self.state.pending_calls.subtract(deferred.calls)
         if deferred.cls is not None and deferred.function.name.value == "__init__":
-            self._pending_inits[id(deferred.cls)] -= 1
+            self.state.pending_inits[id(deferred.cls)] -= 1
         return deferred
 
-    def _record_call(self, function: cst.FunctionDef, cls: ClassInfo | None, node: cst.Call,
-                     args: Args, env: Env) -> None:
+    def record_call(self, function: cst.FunctionDef, cls: ClassInfo | None, node: cst.Call,
+                    args: Args, env: Env) -> None:
         """Remember what this call passes to ``function``, for the run of its body."""
-        if self._silent or function.decorators:
+        if self.state.silent or function.decorators:
             return
         params = list(function.params.params)
         if cls is not None and params:
@@ -110,9 +124,9 @@ class Functions(Interpreter):
             elif position < len(params):
                 values[params[position].name.value] = value
                 position += 1
-        closed = self._function is None or self._closed
+        closed = self.state.function is None or self._closed
         self._sites.setdefault(id(function), {})[id(node)] = Site(
-            values, closed, self._assuming)
+            values, closed, self.state.assuming)
 
     def _site_values(self, function: cst.FunctionDef) -> tuple[dict[str, Value], bool, bool]:
         """What every call site passes, per parameter, where the sites agree on its kind;
@@ -135,11 +149,12 @@ class Functions(Interpreter):
         return values, all(site.closed for site in sites), any(site.assumed for site in sites)
 
     def _stable(self, name: str, env: Env) -> bool:
-        bindings = self._bindings if env is self._top else self._foreign_bindings.get(id(env))
+        state = self.state
+        bindings = state.bindings if env is state.top else state.foreign_bindings.get(id(env))
         return bindings is not None and len(bindings.get(name, ())) == 1 \
-            and name not in self._rebound
+            and name not in self.state.rebound
 
-    def _outer_env(self, env: Env) -> Env:
+    def outer_env(self, env: Env) -> Env:
         """Names a function body sees from its definition scope.
 
         Imports, functions and classes are stable, and so is a module-level
@@ -164,11 +179,11 @@ class Functions(Interpreter):
                 else:
                     visible[name] = UNKNOWN
         outer = Env(None, visible)
-        if self._deferring:  # the module body may still bind names before that
+        if self.state.deferring:  # the module body may still bind names before that
             self._outer_cache[id(env)] = (env, outer)
         return outer
 
-    def _function_body(self, deferred: Deferred) -> None:
+    def function_body(self, deferred: Deferred) -> None:
         """Run a deferred body: with its parameters unknown, and with what its call sites
         pass.  Findings that need the call sites' values are `low` confidence unless no
         other code calls the function with other kinds: a private name, or a script's
@@ -176,36 +191,36 @@ class Functions(Interpreter):
         node, cls = deferred.function, deferred.cls
         values, script, assumed = self._site_values(node)
         closed = is_private(node, cls) or script
-        outer = self._closed, self._assuming
+        outer = self._closed, self.state.assuming
         try:
             # What this body calls is reached from a script only if it is: a private
             # function's own callees may be called from elsewhere.
             self._closed = script
             if not values:
-                self._assuming = outer[1]
+                self.state.assuming = outer[1]
                 self._run_deferred(deferred, {})
             elif closed and not assumed:
-                self._assuming = outer[1]
+                self.state.assuming = outer[1]
                 self._run_deferred(deferred, values)
             else:
-                self._assuming = outer[1]
+                self.state.assuming = outer[1]
                 self._run_deferred(deferred, {})
-                self._assuming = True
+                self.state.assuming = True
                 self._run_deferred(deferred, values, learn=False)
         finally:
-            self._closed, self._assuming = outer
+            self._closed, self.state.assuming = outer
 
     def _run_deferred(self, deferred: Deferred, values: dict[str, Value], *,
                       learn: bool = True) -> None:
         node = deferred.function
         cls = deferred.cls
-        env = Env(self._outer_env(deferred.parent))
-        env.flow.grad = self._decorated_grad_mode(node, env)
+        env = Env(self.outer_env(deferred.parent))
+        env.flow.grad = self.decorated_grad_mode(node, env)
         params = all_params(node.params)
         for index, param in enumerate(params):
             value = UNKNOWN
             if param.annotation is not None:
-                value = self._annotation(param.annotation, env)
+                value = self.expressions.annotation(param.annotation, env)
             elif (cls is not None and cls.is_module and node.name.value == "forward"
                   and binding(node) == "instance"
                   and index > 0 and param.default is None and param.star == ""
@@ -214,7 +229,7 @@ class Functions(Interpreter):
                 value = TensorValue(origin=param, storage=("arg", index), counter=("arg", index))
             if cls is not None and index == 0 and param in node.params.params and \
                     binding(node) != "static":
-                value = self._self_value(cls) if binding(node) != "class" else ClassValue(
+                value = self.self_value(cls) if binding(node) != "class" else ClassValue(
                     qualname=cls.name, origin=cls.node, info=cls)
             elif param.name.value in values and (
                     value.kind is Kind.UNKNOWN or isinstance(value, TensorValue)):
@@ -232,36 +247,36 @@ class Functions(Interpreter):
             if isinstance(value, TensorValue) and value.storage is None:
                 value = replace(value, storage=("arg", index), counter=("arg", index))
             env.names[param.name.value] = value
-        self._run_body(node, env)
+        self.run_body(node, env)
         if cls is not None and node.name.value == "__init__" and learn:
             self._learn_class(cls, env)
 
-    def _run_body(self, node: cst.FunctionDef, env: Env) -> list[tuple[Value, Flow]]:
+    def run_body(self, node: cst.FunctionDef, env: Env) -> list[tuple[Value, Flow]]:
         """Run a function's body; what each `return` returned, with its path's facts."""
         # A summarised callee may run inside a loop's pass: its own loops
         # neither break out of the caller's nor reuse its fixed points.
-        outer = (self._returns, self._function, self._loops, self._loop_cache,
-                 self._loop_events)
+        outer = (self.state.returns, self.state.function, self.state.loops, self.state.loop_cache,
+                 self.state.loop_events)
         returns: list[tuple[Value, Flow]] = []
-        self._returns, self._function = returns, node
-        self._loops, self._loop_cache, self._loop_events = [], None, None
+        self.state.returns, self.state.function = returns, node
+        self.state.loops, self.state.loop_cache, self.state.loop_events = [], None, None
         try:
             body = node.body
             if isinstance(body, cst.IndentedBlock):
-                self._block(body.body, env)
+                self.statements.block(body.body, env)
             elif isinstance(body, cst.SimpleStatementSuite):  # `def f(x): return x`
-                self._stmt = body
+                self.state.stmt = body
                 for small in body.body:
-                    self._small(small, env)
+                    self.statements.small(small, env)
             return returns
         finally:
-            (self._returns, self._function, self._loops, self._loop_cache,
-             self._loop_events) = outer
+            (self.state.returns, self.state.function, self.state.loops, self.state.loop_cache,
+             self.state.loop_events) = outer
 
-    def _decorated_grad_mode(self, node: cst.FunctionDef, env: Env) -> bool | None:
+    def decorated_grad_mode(self, node: cst.FunctionDef, env: Env) -> bool | None:
         grad: bool | None = True
         for decorator in node.decorators:
-            value = self._eval_silently(decorator.decorator, env)
+            value = self.eval_silently(decorator.decorator, env)
             if isinstance(value, GradModeValue):
                 grad = value.enabled
             elif isinstance(value, RefValue):
@@ -270,14 +285,14 @@ class Functions(Interpreter):
                     grad = op.extra.get("grad_enabled")
         return grad
 
-    def _eval_silently(self, node: cst.BaseExpression, env: Env) -> Value:
-        self._silent += 1
+    def eval_silently(self, node: cst.BaseExpression, env: Env) -> Value:
+        self.state.silent += 1
         try:
-            return self._eval(node, env)
+            return self.expressions.eval(node, env)
         finally:
-            self._silent -= 1
+            self.state.silent -= 1
 
-    def _self_value(self, cls: ClassInfo, *, exact: bool = False) -> Value:
+    def self_value(self, cls: ClassInfo, *, exact: bool = False) -> Value:
         """`self` in a method of ``cls``: an instance of it or, unless ``exact``, of a
         subclass."""
         if not cls.is_module:
@@ -287,23 +302,23 @@ class Functions(Interpreter):
                           exact=exact)
         return ModuleValue(module=info, origin=cls.node)
 
-    def _learn_now(self, cls: ClassInfo, args: Args) -> None:
+    def learn_now(self, cls: ClassInfo, args: Args) -> None:
         """Module-level code builds an instance before the deferred `__init__` runs: run it
         now, silently, so that `model.fc.weight` is known there too."""
         if cls.learned:
             return
         cls.learned = True
         for base in cls.bases:
-            self._learn_now(base, [])
+            self.learn_now(base, [])
         init = cls.method("__init__")
         if init is None:
             return
-        env = Env(self._outer_env(self._home(init)))
+        env = Env(self.outer_env(self.imports.home(init)))
         params = list(init.params.params)
         # A literal default, or argument, decides the branches it switches (`if forward ==
         # "slicing": self.forward = self.forward_slicing`), where the class is built at one
         # place: the attributes learned here are every instance's.
-        once = self._module_instances().calls.get(cls.name, 0) <= 1
+        once = self.state.module_instances().calls.get(cls.name, 0) <= 1
 
         def literal(node: cst.BaseExpression | None) -> Value | None:
             return constant_of(node) if once else None
@@ -315,7 +330,7 @@ class Functions(Interpreter):
             env.names[param.name.value] = literal(param.default) or UNKNOWN \
                 if param.star == "" else UNKNOWN
         if params:
-            env.names[params[0].name.value] = self._self_value(cls)
+            env.names[params[0].name.value] = self.self_value(cls)
         for param, (arg, value) in zip(params[1:], args):
             if arg.keyword is not None or arg.star:
                 break
@@ -325,13 +340,13 @@ class Functions(Interpreter):
             if arg.keyword is not None and arg.keyword.value in names:
                 # `Head(dim, act_fn=relu_)`, `Block(dim, norm="none")`
                 env.names[arg.keyword.value] = passed(arg.value, value)
-        self._silent += 1
-        outer_stmt = self._stmt
+        self.state.silent += 1
+        outer_stmt = self.state.stmt
         try:
-            self._run_body(init, env)
+            self.run_body(init, env)
         finally:
-            self._silent -= 1
-            self._stmt = outer_stmt
+            self.state.silent -= 1
+            self.state.stmt = outer_stmt
         self._learn_class(cls, env)
 
     def _learn_class(self, cls: ClassInfo, env: Env) -> None:
@@ -355,8 +370,8 @@ class Functions(Interpreter):
                 params.add(value.storage)
         cls.params = frozenset(params)
 
-    def _class_def(self, node: cst.ClassDef, env: Env) -> None:
-        self._stmt = node
+    def class_def(self, node: cst.ClassDef, env: Env) -> None:
+        self.state.stmt = node
         is_module = lightning = autograd_function = False
         bases: list[ClassInfo] = []
         entries: list[ClassInfo | str] = []  # the bases, for the MRO
@@ -364,7 +379,7 @@ class Functions(Interpreter):
         for base in node.bases:
             if base.keyword is not None or base.star:
                 continue  # `metaclass=…`
-            value = self._linked(self._eval(base.value, env))
+            value = self.imports.linked(self.expressions.eval(base.value, env))
             local = class_of(value)
             if local is not None:
                 entries.append(local)
@@ -395,9 +410,9 @@ class Functions(Interpreter):
                         bases=tuple(bases), lightning=lightning,
                         autograd_function=autograd_function, torch_base=torch_base)
         cls.mro = c3(cls, entries) or (cls, *bases)
-        self._classes_by_node[id(node)] = cls
+        self.state.classes_by_node[id(node)] = cls
         if lightning and not _MANUAL_OPTIMIZATION.search(cst.Module([]).code_for_node(node)):
-            self._lightning_steps.update(
+            self.state.lightning_steps.update(
                 id(stmt) for stmt in node.body.body
                 if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "training_step")
         class_env = Env(env)
@@ -408,12 +423,12 @@ class Functions(Interpreter):
         )
         for stmt in node.body.body:
             if not isinstance(stmt, cst.FunctionDef):
-                self._statement(stmt, class_env)
+                self.statements.statement(stmt, class_env)
         cls.class_names = frozenset(class_env.names)
         for stmt in methods:
             # Methods do not see the class body's names (Python's scoping).
-            self._function_def(stmt, class_env, cls=cls, scope=env)
-            self._owners[id(stmt)] = cls
+            self.function_def(stmt, class_env, cls=cls, scope=env)
+            self.state.owners[id(stmt)] = cls
         info = ModuleInfo(cls=cls) if is_module else None
         env.names[node.name.value] = ClassValue(qualname=node.name.value, origin=node,
                                                 module=info, info=cls)

@@ -16,17 +16,17 @@ body (`output = torch.zeros(...)`) has one storage token, standing for the
 tensor it made in the current iteration; when the site runs again, whatever
 still holds that token (a name carried round the loop, `x = output`, and the
 saves made of it) moves to the site's "earlier iterations" token
-(`Loops._renew`).  A write to the new tensor does not reach those names, and a
+(`Loops.renew`).  A write to the new tensor does not reach those names, and a
 tensor allocated before the loop and written in it is still one tensor.
 
 Events are reported during every pass, not only on the last: the first pass
 runs from the exact state before the loop (the first iteration, with the most
 precise names), the later ones from joins that also see what earlier
 iterations left (a save in iteration k written in iteration k+1).  A pass
-repeats most of the previous pass's events; `Interpreter._emit` drops exact
+repeats most of the previous pass's events; `State.emit` drops exact
 repeats while a loop runs, and the engine keeps one finding per rule and node.
 
-Termination.  Save ids are fixed per save site (`Autograd._save`), so a pass
+Termination.  Save ids are fixed per save site (`Autograd.save`), so a pass
 run again makes the same facts, and every fact names a site, a storage token
 or a name of the file: finitely many.  Values that keep changing around a loop
 (a chain `h = h.detach()` nests deeper on every pass) are the one way the
@@ -44,16 +44,17 @@ fixed point already covers reuses it without a pass (its events were reported
 when it was computed), and any other entry starts from that fixed point joined
 with the entry, which is usually one pass from converging.  Each nesting level
 then costs a constant number of passes of its own body.  A summarised callee
-runs its body with its own loops and cache (`Functions._run_body`).
+runs its body with its own loops and cache (`Functions.run_body`).
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part
 from aliaslint.analysis import containers
 from aliaslint.analysis.builders import REGISTER_METHODS, UNROLL_LAYERS, visited_in_order
-from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.scopes import Converged, Env, LoopFrame
 from aliaslint.analysis.syntax import literal_int
 from aliaslint.analysis.values import (
@@ -160,47 +161,51 @@ WIDEN_AFTER = 8  # passes before names that still change are widened to unknown
 MAX_PASSES = 32  # a bound on passes should widening not settle a loop
 
 
-class Loops(Interpreter):
+class Loops(Part):
     """Interprets `for` and `while` loops, `break` and `continue`."""
 
-    def _loop(self, node: cst.For | cst.While, env: Env) -> None:
-        self._stmt = node
+    expressions: api.Expressions
+    statements: api.Statements
+    handles = ("expressions", "statements")
+
+    def loop(self, node: cst.For | cst.While, env: Env) -> None:
+        self.state.stmt = node
         element = None
         if isinstance(node, cst.For):
             # The iterable is evaluated once, before the first iteration.
-            iterable = self._eval(node.iter, env)
+            iterable = self.expressions.eval(node.iter, env)
             layers: tuple[Value, ...] | None = unrolled_layers(iterable, node)
-            if layers is None and len(self._unroll_place) < UNROLL_DEPTH:
+            if layers is None and len(self.state.unroll_place) < UNROLL_DEPTH:
                 layers = literal_elements(iterable, node, env)
                 if layers is not None and not registers_by_name(node.body):
                     layers = None
             if layers is not None:
                 self._unroll(node, env, layers)
                 return
-            element = self._element_of(iterable, node, env)
-        outermost = self._loop_cache is None
+            element = self.statements.element_of(iterable, node, env)
+        outermost = self.state.loop_cache is None
         if outermost:
-            self._loop_cache, self._loop_events = {}, set()
+            self.state.loop_cache, self.state.loop_events = {}, set()
         aligned = containers.aligned_index(node) if isinstance(node, cst.For) else None
         if aligned is not None:
-            self._aligned.append(aligned)
+            self.state.aligned.append(aligned)
         # The body may not run, except over a module's submodules (the module itself
         # first): see protocol.py.
         one = element.items[-1] if isinstance(element, ContainerValue) and element.items \
             else element
         branching = not (isinstance(one, ModuleValue) and bool(one.module.members))
-        self._branches += branching
+        self.state.branches += branching
         try:
             head, breaks = self._fixed_point(node, env, element)
         finally:
-            self._branches -= branching
+            self.state.branches -= branching
             if aligned is not None:
-                self._aligned.pop()
+                self.state.aligned.pop()
             if outermost:
-                self._loop_cache = self._loop_events = None
+                self.state.loop_cache = self.state.loop_events = None
         env.restore(head)
         if node.orelse is not None:  # runs when the loop ends without `break`
-            self._block(node.orelse.body.body, env)
+            self.statements.block(node.orelse.body.body, env)
         if breaks is not None:
             env.merge(breaks)
 
@@ -208,19 +213,19 @@ class Loops(Interpreter):
                      element: Value | None) -> tuple[Env, Env | None]:
         """The state at the loop's head once no pass changes it, and the join of
         the states `break` leaves with on the pass that found it."""
-        assert self._loop_cache is not None
+        assert self.state.loop_cache is not None
         entry = env.copy()
-        cached = self._loop_cache.get(id(node))
+        cached = self.state.loop_cache.get(id(node))
         if cached is not None and cached.env is env and cached.element == element:
             if cached.head.covers(entry):
-                self.stats.loops_reused += 1
+                self.state.stats.loops_reused += 1
                 return cached.exit, cached.breaks
             head = cached.head.copy()
             head.merge(entry)
         else:
             head = entry
         widened: set[str] = set()
-        level = len(self._loops) + 1
+        level = len(self.state.loops) + 1
         first: Env | None = None  # where the first pass left the names, before any join
         for passes in range(1, MAX_PASSES + 1):
             frame = self._pass(node, env, head, element)
@@ -242,7 +247,7 @@ class Loops(Interpreter):
         # (For the outermost loop of a body only: the loops inside it run again in its second
         # iteration; a second iteration of each of them would multiply the passes.)
         second = self._second_iteration(node, env, first, element) \
-            if first is not None and not first.flow.dead and not self._loops else None
+            if first is not None and not first.flow.dead and not self.state.loops else None
         breaks = _join(frame.breaks)
         if passes >= WIDEN_AFTER:
             end = head  # widened: the last pass's end may still hold what changed
@@ -255,7 +260,7 @@ class Loops(Interpreter):
         # A summary's must-effects count the body as run (a loop over a batch, over
         # `range(x.shape[0])`): the writes of every pass's path are made on the way out.
         exit_state.flow.done = end.flow.done
-        self._loop_cache[id(node)] = Converged(env, element, head, breaks, exit_state)
+        self.state.loop_cache[id(node)] = Converged(env, element, head, breaks, exit_state)
         return exit_state, breaks
 
     def _second_iteration(self, node: cst.For | cst.While, env: Env, first: Env,
@@ -278,28 +283,28 @@ class Loops(Interpreter):
         in order, as Python runs it (no fixed point is needed, each iteration sees exactly
         what the one before left)."""
         breaks: list[Env] = []
-        outer_place = self._unroll_place
+        outer_place = self.state.unroll_place
         for index, layer in enumerate(layers):
             frame = LoopFrame()
-            self._loops.append(frame)
+            self.state.loops.append(frame)
             # A module called in this iteration makes a tensor of its own: the same layer
             # object may sit at several places (`layers.append(nn.ReLU(inplace=True))` in a
             # loop), and each place's output is another tensor.
-            self._unroll_place = (*outer_place, index)
+            self.state.unroll_place = (*outer_place, index)
             try:
-                self._stmt = node
-                self._bind(node.target, layer, env)
-                self._block(node.body.body, env)
+                self.state.stmt = node
+                self.statements.bind(node.target, layer, env)
+                self.statements.block(node.body.body, env)
             finally:
-                self._loops.pop()
-                self._unroll_place = outer_place
+                self.state.loops.pop()
+                self.state.unroll_place = outer_place
             for state in frame.continues:
                 env.merge(state)
             breaks.extend(frame.breaks)
-            if self._loops:  # the enclosing loop's pass made these saves too
-                self._loops[-1].made |= frame.made
+            if self.state.loops:  # the enclosing loop's pass made these saves too
+                self.state.loops[-1].made |= frame.made
         if node.orelse is not None:
-            self._block(node.orelse.body.body, env)
+            self.statements.block(node.orelse.body.body, env)
         joined = _join(breaks)
         if joined is not None:
             env.merge(joined)
@@ -307,42 +312,42 @@ class Loops(Interpreter):
     def _pass(self, node: cst.For | cst.While, env: Env, head: Env,
               element: Value | None) -> LoopFrame:
         """One iteration from ``head``: leaves ``env`` where the body's end left it."""
-        self.stats.loop_passes += 1
+        self.state.stats.loop_passes += 1
         env.restore(head)
         frame = LoopFrame()
-        self._loops.append(frame)
+        self.state.loops.append(frame)
         try:
-            self._stmt = node
+            self.state.stmt = node
             if isinstance(node, cst.For):
-                self._bind(node.target, element or UNKNOWN, env)
+                self.statements.bind(node.target, element or UNKNOWN, env)
             else:
-                self._eval(node.test, env)
-            self._block(node.body.body, env)
+                self.expressions.eval(node.test, env)
+            self.statements.block(node.body.body, env)
         finally:
-            self._loops.pop()
+            self.state.loops.pop()
         return frame
 
     def _age(self, frame: LoopFrame, level: int, states: list[Env]) -> None:
         """The saves this pass made are an earlier iteration's from now on."""
         if not frame.made:
             return
-        mapping = self._save_ids.aging(frame.made, level)
+        mapping = self.state.save_ids.aging(frame.made, level)
         for state in states:
             state.rename_saves(mapping)
-        if self._loops:  # the enclosing loop's pass made them too
-            self._loops[-1].made |= frame.made
+        if self.state.loops:  # the enclosing loop's pass made them too
+            self.state.loops[-1].made |= frame.made
 
     def _widen(self, env: Env, head: Env, widened: set[str]) -> None:
         """Names still changing after many passes: unknown from now on."""
         changing = {name for name, value in env.names.items()
                     if value != head.names.get(name)}
         if changing - widened and not widened:
-            self.stats.loops_widened += 1
+            self.state.stats.loops_widened += 1
         widened |= changing
         for name in widened & env.names.keys():
             env.names[name] = UNKNOWN
 
-    def _renew(self, token: object, env: Env) -> None:
+    def renew(self, token: object, env: Env) -> None:
         """An allocation site inside a loop runs again: the tensor it made in an earlier
         iteration is another tensor than the one it makes now.
 
@@ -364,11 +369,11 @@ class Loops(Interpreter):
             kept = env.flow.saves.get(before, ())
             env.flow.saves[before] = kept + tuple(s for s in saves if s not in kept)
 
-    def _leave(self, env: Env, *, to_head: bool) -> None:
+    def leave(self, env: Env, *, to_head: bool) -> None:
         """`continue` (back to the head) or `break` (past the loop): this path ends here."""
-        if not self._loops:
+        if not self.state.loops:
             return
-        frame = self._loops[-1]
+        frame = self.state.loops[-1]
         (frame.continues if to_head else frame.breaks).append(env.copy())
         env.flow.dead = True
 

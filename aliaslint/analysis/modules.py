@@ -8,10 +8,12 @@ from dataclasses import replace
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part
 from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.builders import DICT_VIEWS, dict_of_modules, dict_view
-from aliaslint.analysis.effects import Effects, _allocated, _items, _of_argument
+from aliaslint.analysis.effects import _allocated, _items, _of_argument
 from aliaslint.analysis.dispatch import MethodValue, attribute_storages, class_of, exact
 from aliaslint.analysis.events import Save, Write
 from aliaslint.analysis.instances import Instances
@@ -19,13 +21,13 @@ from aliaslint.analysis.opfacts import has_params, input_saved
 from aliaslint.analysis.protocol import (
     HOOK_METHODS,
     MODULE_ITERATORS,
-    Given,
     bind,
     constant_of,
     spread,
 )
 from aliaslint.analysis.scopes import (
     ClassInfo,
+    Given,
     Env,
     Summary,
     arg_mark,
@@ -80,12 +82,23 @@ SELF_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "bfloa
                           "eval", "requires_grad_", "to_empty", "type", "xpu", "ipu", "mtia"})
 
 
-class Modules(Effects):
+class Modules(Part):
     """Calls modules and the file's own functions through summaries."""
 
-    def _construct_module(self, spec: ops.ModuleOp, qualname: str, node: cst.Call,
-                          positional: list[Value], keywords: Keywords,
-                          ordered: tuple[tuple[str, Value], ...] = ()) -> Value:
+    autograd: api.Autograd
+    effects: api.Effects
+    expressions: api.Expressions
+    functions: api.Functions
+    imports: api.Imports
+    outcomes: api.Outcomes
+    protocol: api.CallProtocol
+    statements: api.Statements
+    handles = ("autograd", "effects", "expressions", "functions", "imports", "outcomes",
+               "protocol", "statements")
+
+    def construct_module(self, spec: ops.ModuleOp, qualname: str, node: cst.Call,
+                         positional: list[Value], keywords: Keywords,
+                         ordered: tuple[tuple[str, Value], ...] = ()) -> Value:
         short = qualname.removeprefix("torch.nn.modules.").removeprefix("torch.")
         inplace = False
         if spec.inplace_kwarg:
@@ -168,8 +181,8 @@ class Modules(Effects):
         return {name: ("params", id(node), name) for name in ("weight", "bias")
                 if name in op.params}
 
-    def _construct_local_module(self, cls_value: ClassValue, node: cst.Call, args: Args,
-                                env: Env) -> Value:
+    def construct_local_module(self, cls_value: ClassValue, node: cst.Call, args: Args,
+                               env: Env) -> Value:
         cls = cls_value.module.cls if cls_value.module is not None else None
         if cls is None:
             return UNKNOWN
@@ -181,18 +194,18 @@ class Modules(Effects):
             positional = [value for arg, value in args if arg.keyword is None and not arg.star]
             keywords: Keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
                                   if arg.keyword is not None}
-            return self._construct_module(spec, spec.name, node, positional, keywords,
-                                          ordered_positional(args))
+            return self.construct_module(spec, spec.name, node, positional, keywords,
+                                         ordered_positional(args))
         init = cls.method("__init__")
         if init is not None:
-            self._record_call(init, cls, node, args, env)
-        self._learn_now(cls, args)
+            self.functions.record_call(init, cls, node, args, env)
+        self.functions.learn_now(cls, args)
         token = ("instance", id(node))
         info = ModuleInfo(cls=cls, params=frozenset({token}), label=f"`{cls.name}`")
         return ModuleValue(origin=node, module=info)
 
-    def _rebased(self, module: ModuleValue, node: cst.Call,
-                 keep_origin: bool = False) -> ModuleValue:
+    def rebased(self, module: ModuleValue, node: cst.Call,
+                keep_origin: bool = False) -> ModuleValue:
         """Another instance like ``module``, made at ``node`` with parameters of its own: a
         deep copy, or what a local factory function (`def conv3x3(): return nn.Conv2d(…)`)
         returns at each call.  Its children keep their constructors as their origins (where
@@ -207,42 +220,42 @@ class Modules(Effects):
             info, params=frozenset(token(t) for t in info.params), hooks=list(info.hooks),
             named={name: token(t) for name, t in info.named.items()},
             children=None if info.children is None else tuple(
-                self._rebased(child, node, keep_origin=True) for child in info.children),
-            element=None if info.element is None else self._rebased(info.element, node))
+                self.rebased(child, node, keep_origin=True) for child in info.children),
+            element=None if info.element is None else self.rebased(info.element, node))
         return replace(module, module=copy, origin=module.origin if keep_origin else node,
                        snapshot=None)
 
-    def _construct_object(self, cls: ClassInfo, node: cst.Call, args: Args,
-                          env: Env) -> Value:
+    def construct_object(self, cls: ClassInfo, node: cst.Call, args: Args,
+                         env: Env) -> Value:
         """An instance of a plain class of this file: its attributes are what `__init__`
         sets."""
         init = cls.method("__init__")
         if init is not None:
-            self._record_call(init, cls, node, args, env)
-            self._learn_now(cls, args)
+            self.functions.record_call(init, cls, node, args, env)
+            self.functions.learn_now(cls, args)
         return ObjectValue(qualname=cls.name, cls=cls, origin=node)
 
-    def _module_method(self, module: ModuleValue, attr: str, node: cst.Call, args: Args,
-                       env: Env) -> Value:
+    def module_method(self, module: ModuleValue, attr: str, node: cst.Call, args: Args,
+                      env: Env) -> Value:
         info = module.module
         if attr in HOOK_METHODS:
-            return self._register_hook(module, attr, node, args, env)
+            return self.protocol.register_hook(module, attr, node, args, env)
         if attr in MODULE_ITERATORS and not args:
-            return self._module_members(module, attr, node)
+            return self.protocol.module_members(module, attr, node)
         if attr in DICT_VIEWS and not args and (view := dict_view(module, attr, node)):
             return view
         if attr == "apply" and len(args) == 1 and args[0][0].keyword is None and \
-                not args[0][0].star and self._apply_to_modules(module, node, args[0], env):
+                not args[0][0].star and self.protocol.apply_to_modules(module, node, args[0], env):
             return module
         if attr == "manual_backward" and info.cls is not None and info.cls.lightning and \
                 info.cls.method(attr) is None and args and isinstance(args[0][1], TensorValue):
-            self._consume(args[0][1], node, None, env)  # Lightning: `loss.backward()`
+            self.autograd.consume(args[0][1], node, None, env)  # Lightning: `loss.backward()`
             return OTHER
         if attr == "optimizers" and info.cls is not None and info.cls.lightning and \
                 info.cls.method(attr) is None and not args:
             # Lightning: what `configure_optimizers` returned (the optimizers it built).
             configure = info.cls.method("configure_optimizers")
-            summary = self._summary(configure, info.cls, ()) if configure else None
+            summary = self.protocol.summary(configure, info.cls, ()) if configure else None
             return summary.result if summary is not None else UNKNOWN
         if attr in ("register_buffer", "register_parameter") and len(args) >= 2 and \
                 args[0][0].keyword is None and args[1][0].keyword is None:
@@ -269,18 +282,18 @@ class Modules(Effects):
             # state_dict(): the module's own tensors, not copies.
             return ParamsValue(Kind.OTHER, origin=node, params=info.params, snapshot=node)
         if op is not None and op.kind == "optimizer_step" and "grads" in op.writes:
-            self._zero_grad(info.params, node, env)
+            self.autograd.zero_grad(info.params, node, env)
             return OTHER
         if attr == "load_state_dict" and info.params:
-            self._write_parameters(info.params, node, env)
+            self.autograd.write_parameters(info.params, node, env)
             return UNKNOWN
         if info.cls is not None and info.cls.method(attr) is not None:
             return UNKNOWN
-        self._unknown_call(args, env)
+        self.autograd.unknown_call(args, env)
         return UNKNOWN
 
-    def _call_module(self, module: ModuleValue, node: cst.Call, positional: list[Value],
-                     args: Args, env: Env) -> Value:
+    def call_module(self, module: ModuleValue, node: cst.Call, positional: list[Value],
+                    args: Args, env: Env) -> Value:
         info = module.module
         given = spread(args)
         if given is None or not given and info.cls is None:
@@ -288,7 +301,7 @@ class Modules(Effects):
         if info.cls is None and (len(positional) != len(given) or info.spec is not None and
                                  len(positional) != len(info.spec.inputs)):
             return UNKNOWN
-        return self._run_module(module, given, node, env, self._unroll_place)
+        return self._run_module(module, given, node, env, self.state.unroll_place)
 
     def _run_module(self, module: ModuleValue, given: list[Given], node: cst.Call,
                     env: Env, place: tuple[int, ...] = ()) -> Value:
@@ -298,12 +311,12 @@ class Modules(Effects):
         tensor at each place."""
         if module.module.members is not None:
             return UNKNOWN  # which of several modules runs is not known
-        if self._hooks_of(module):
-            return self._run_hooked(module, given, node, env)
-        return self._run_forward(module, given, node, env, place)
+        if self.protocol.hooks_of(module):
+            return self.protocol.run_hooked(module, given, node, env)
+        return self.run_forward(module, given, node, env, place)
 
-    def _run_forward(self, module: ModuleValue, given: list[Given], node: cst.Call,
-                     env: Env, place: tuple[int, ...] = ()) -> Value:
+    def run_forward(self, module: ModuleValue, given: list[Given], node: cst.Call,
+                    env: Env, place: tuple[int, ...] = ()) -> Value:
         """``module``'s forward on the arguments ``given``."""
         info = module.module
         if info.cls is not None and info.children is None:
@@ -330,10 +343,10 @@ class Modules(Effects):
         token = ("alloc", id(node), id(module.origin), *place)
         fresh = TensorValue(origin=node, storage=token, counter=token, graph=graph)
         if spec is None and info.assumed and env.flow.grad is True and not info.frozen \
-                and not info.escaped and not self._freezes:
+                and not info.escaped and not self.state.freezes:
             # A model the file trains but did not build (see ModuleInfo.assumed).
-            made = frozenset(self._save(t, t, node, info.label, "its parameters", env,
-                                        assumed=True).id for t in info.params)
+            made = frozenset(self.autograd.save(t, t, node, info.label, "its parameters", env,
+                                                assumed=True).id for t in info.params)
             return replace(fresh, requires_grad=True, graph=graph | made)
         if spec is None:
             # A torch.nn class the tables do not describe: its output is a
@@ -368,24 +381,26 @@ class Modules(Effects):
             forwarded: Args = [(cst.Arg(value=cst.Name(name)), UNKNOWN)
                                for name in spec.init_params or ()]
             if functional.kind == "view":
-                return self._view(x, node, functional, None, env)
-            return self._sometimes_alias(functional, x, forwarded, {}, node, env, fresh.storage,
-                                         self._requires_grad([x], env), graph, x.pending)
-        params = self._parameter(info.params, module.origin) if info.params else None
+                return self.expressions.view(x, node, functional, None, env)
+            requires = self.autograd.requires_grad([x], env)
+            return self.outcomes.sometimes_alias(functional, x, forwarded, {}, node, env,
+                                                 fresh.storage, requires, graph, x.pending)
+        params = self.statements.parameter(info.params, module.origin) if info.params else None
         bound: dict[str, Value] = {"input": x}
         bound.update(zip(spec.inputs[1:], inputs[1:]))  # a loss's target
         if params is not None:
             bound["weight"] = params
         refused: frozenset[int] = frozenset()
         if info.inplace:
-            refused = self._slope_save(spec.inplace(), _slope_arguments(spec, module.origin),
-                                       x, node, info.label, env)
-            result = self._write(x, arg_node, node, info.label, env, activation=True,
-                                 defined_at=module.origin, visible=False)
+            refused = self.autograd.slope_save(spec.inplace(), _slope_arguments(spec,
+                                                                                module.origin),
+                                               x, node, info.label, env)
+            result = self.autograd.write(x, arg_node, node, info.label, env, activation=True,
+                                         defined_at=module.origin, visible=False)
             result = replace(result, graph=graph | refused)
         else:
             result = fresh
-        requires = self._requires_grad(list(bound.values()), env)
+        requires = self.autograd.requires_grad(list(bound.values()), env)
         result = replace(result, requires_grad=requires)
         # In place, the module runs the in-place op, whose saves may differ
         # (hardswish_ decomposes; its saves are unknown, so none are assumed).
@@ -397,14 +412,14 @@ class Modules(Effects):
         new: set[int] = set()
         for name in sorted(saves):
             if name == "result":
-                saved = [self._new_save(result, node, info.label, "its result", env)]
+                saved = [self.autograd.new_save(result, node, info.label, "its result", env)]
             elif name == "input" and input_saved("input", bound, saved_when):
-                saved = [self._new_save(x, node, info.label, "its input", env)]
+                saved = [self.autograd.new_save(x, node, info.label, "its input", env)]
             elif name == "weight" and params is not None and input_saved("weight", bound):
-                saved = [self._save(token, token, node, info.label, "its parameters", env)
+                saved = [self.autograd.save(token, token, node, info.label, "its parameters", env)
                          for token in info.params]
             elif name in spec.inputs[1:] and input_saved(name, bound, saved_when):
-                saved = [self._new_save(bound[name], node, info.label, f"its {name}", env)]
+                saved = [self.autograd.new_save(bound[name], node, info.label, f"its {name}", env)]
             else:
                 saved = []
             new.update(save.id for save in saved if save is not None)
@@ -416,7 +431,7 @@ class Modules(Effects):
         to an unknown function, in a file that freezes nothing."""
         info = module.module
         return env.flow.grad is True and info.spec is not None and has_params(info.spec) \
-            and not info.frozen and not info.escaped and not self._freezes
+            and not info.frozen and not info.escaped and not self.state.freezes
 
     def _call_local_module(self, module: ModuleValue, cls: ClassInfo, given: list[Given],
                            node: cst.Call, env: Env, place: tuple[int, ...] = ()) -> Value:
@@ -428,22 +443,23 @@ class Modules(Effects):
         bound = bind(forward, 1, given) if forward is not None else None
         if forward is None or bound is None:
             return UNKNOWN
-        summary = self._summary(forward, cls, bound.values, bound.layout, exact=exact(module))
+        summary = self.protocol.summary(forward, cls, bound.values, bound.layout,
+                                        exact=exact(module))
         if summary is None:
             return UNKNOWN
-        return self._apply_summary(summary, bound.slots,
-                                   self._param_mapping(cls, module.module.params), node,
-                                   None, env, forward, receiver=module, place=place)
+        return self.apply_summary(summary, bound.slots,
+                                  self.effects.param_mapping(cls, module.module.params), node,
+                                  None, env, forward, receiver=module, place=place)
 
-    def _receiver_mapping(self, receiver: Value | None) -> dict[object, frozenset]:
+    def receiver_mapping(self, receiver: Value | None) -> dict[object, frozenset]:
         cls = local_class(receiver) if receiver is not None else None
         if isinstance(receiver, ModuleValue) and cls is not None:
-            return self._param_mapping(cls, receiver.module.params)
+            return self.effects.param_mapping(cls, receiver.module.params)
         return {}
 
-    def _call_function(self, function: FunctionValue, receiver: Value | None, node: cst.Call,
-                       args: Args, env: Env, *, may: bool = False,
-                       first: Value | None = None) -> Value:
+    def call_function(self, function: FunctionValue, receiver: Value | None, node: cst.Call,
+                      args: Args, env: Env, *, may: bool = False,
+                      first: Value | None = None) -> Value:
         """Call a function of the file through its summary; ``receiver`` is bound to its
         first parameter (`self`), or ``first`` is (a class method's `cls`)."""
         definition = function.definition
@@ -453,42 +469,42 @@ class Modules(Effects):
         bound = bind(definition, 1 if cls is not None or first is not None else 0, given) \
             if given is not None else None
         if bound is None:
-            self._unknown_call(args, env)
+            self.autograd.unknown_call(args, env)
             return UNKNOWN
-        self._record_call(definition, cls, node, args, env)
+        self.functions.record_call(definition, cls, node, args, env)
         slots, values, layout = bound.slots, bound.values, bound.layout
         if first is not None:
             slots, values = ((first, None), *slots), (first, *values)
             layout = (bound.named + 1, bound.star, bound.keywords)
-        summary = self._summary(definition, cls, values, layout,
-                                exact=exact(receiver) if receiver is not None else True)
+        summary = self.protocol.summary(definition, cls, values, layout,
+                                        exact=exact(receiver) if receiver is not None else True)
         if summary is None:
-            self._unknown_call(args, env)
+            self.autograd.unknown_call(args, env)
             return UNKNOWN
-        mapping = self._receiver_mapping(receiver)
-        return self._apply_summary(summary, slots, mapping, node, None, env, definition,
-                                   receiver=receiver, may=may)
+        mapping = self.receiver_mapping(receiver)
+        return self.apply_summary(summary, slots, mapping, node, None, env, definition,
+                                  receiver=receiver, may=may)
 
-    def _summarise(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                   args: tuple[Value, ...], layout: tuple | None = None,
-                   exact: bool = True) -> Summary | None:
-        env = Env(self._outer_env(self._home(function)))
-        env.flow.grad = self._decorated_grad_mode(function, env)
+    def summarise(self, function: cst.FunctionDef, cls: ClassInfo | None,
+                  args: tuple[Value, ...], layout: tuple | None = None,
+                  exact: bool = True) -> Summary | None:
+        env = Env(self.functions.outer_env(self.imports.home(function)))
+        env.flow.grad = self.functions.decorated_grad_mode(function, env)
         env.flow.done = frozenset()
-        if not self._bind_parameters(function, cls, args, layout, env, exact):
+        if not self.protocol.bind_parameters(function, cls, args, layout, env, exact):
             return None
-        outer_log, self._write_log = self._write_log, []
-        outer_consumed, self._consume_log = self._consume_log, []
-        outer_state, self._state_log = self._state_log, {}
+        outer_log, self.state.write_log = self.state.write_log, []
+        outer_consumed, self.state.consume_log = self.state.consume_log, []
+        outer_state, self.state.state_log = self.state.state_log, {}
         try:
-            returns = self._run_body(function, env)
-            log = self._write_log
-            consumed = self._consume_log
-            state = self._state_log
+            returns = self.functions.run_body(function, env)
+            log = self.state.write_log
+            consumed = self.state.consume_log
+            state = self.state.state_log
         finally:
-            self._write_log = outer_log
-            self._consume_log = outer_consumed
-            self._state_log = outer_state
+            self.state.write_log = outer_log
+            self.state.consume_log = outer_consumed
+            self.state.state_log = outer_state
         if not returns:
             returns = [(OTHER, env.flow)]
         # A path that ends in a recursive call not yet summarised returns nothing in
@@ -503,7 +519,7 @@ class Modules(Effects):
         writes: dict[int, Write] = {}
         element_writes: dict[object, Write] = {}
         reached: list[Write] = []
-        inside = self._made_inside(function)
+        inside = self.effects.made_inside(function)
         kept = attribute_storages(cls) if cls is not None else frozenset()
         attr_writes: list[Write] = []
         for write in log:
@@ -523,7 +539,7 @@ class Modules(Effects):
                 if all(w.node is not write.node for w in attr_writes):
                     attr_writes.append(write)
             elif write.target is None and write.params or \
-                    write.target is not None and self._held_by_caller(token, inside):
+                    write.target is not None and self.effects.held_by_caller(token, inside):
                 reached.append(write)
         saves = tuple((token, save) for token, pending in flow.saves.items() for save in pending)
         if cls is not None and state:
@@ -545,43 +561,43 @@ class Modules(Effects):
                        backward=bool(consumed), consumed=frozenset(
                            index for index in range(len(args)) if arg_mark(index) in marks))
 
-    def _apply_summary(self, summary: Summary,
-                       args: Sequence[tuple[Value, cst.BaseExpression | None]],
-                       mapping: dict[object, frozenset], node: cst.CSTNode, label: str | None,
-                       env: Env, function: cst.FunctionDef, *,
-                       receiver: Value | None = None, may: bool = False,
-                       place: tuple[int, ...] = ()) -> Value:
+    def apply_summary(self, summary: Summary,
+                      args: Sequence[tuple[Value, cst.BaseExpression | None]],
+                      mapping: dict[object, frozenset], node: cst.CSTNode, label: str | None,
+                      env: Env, function: cst.FunctionDef, *,
+                      receiver: Value | None = None, may: bool = False,
+                      place: tuple[int, ...] = ()) -> Value:
         """What the call at ``node`` does, from the callee's summary: its writes to the
         arguments, to their elements, to its object's state and to memory the caller holds,
         the saves it left pending (moved onto the caller's storages), the saves it wrote
         before returning, and its result.  ``may``: one of several definitions that may run
         (see dispatch.py), so its events are `low`."""
         for event, low in summary.events:
-            self._emit(event, low=low or may)
+            self.state.emit(event, low=low or may)
         if summary.backward:
             # The body ran a backward pass: through the graphs of the arguments it reached,
             # which are then no longer pending.
             for index in sorted(summary.consumed):
                 if index < len(args) and isinstance(args[index][0], TensorValue):
-                    self._consume(args[index][0], node, label, env)
+                    self.autograd.consume(args[index][0], node, label, env)
         for index, write in summary.writes.items():
             if index < len(args) and isinstance(args[index][0], TensorValue):
                 value, arg_node = args[index]
-                inner, callee, declared = self._innermost(write, function)
-                with self._grad_of(write, env), self._may(write, summary):
+                inner, callee, declared = self.effects.innermost(write, function)
+                with self.effects.grad_of(write, env), self.effects.may(write, summary):
                     # A module of the callee that writes in place (`nn.ReLU(inplace=True)`)
                     # is reported at its constructor, and named as the writer.
-                    self._write(value, arg_node, node,
-                                label if label is not None or write.defined_at is None
-                                else write.label, env, activation=write.activation,
-                                defined_at=inner, visible=False, callee=callee,
-                                declared=declared, may=may, assumed=write.assumed)
+                    self.autograd.write(value, arg_node, node,
+                                        label if label is not None or write.defined_at is None
+                                        else write.label, env, activation=write.activation,
+                                        defined_at=inner, visible=False, callee=callee,
+                                        declared=declared, may=may, assumed=write.assumed)
         for token, write in summary.element_writes.items():
-            with self._grad_of(write, env), self._may(write, summary):
-                self._write_elements(token, write, args, node, label, env, function)
+            with self.effects.grad_of(write, env), self.effects.may(write, summary):
+                self.effects.write_elements(token, write, args, node, label, env, function)
         if summary.reached:
-            self._apply_reached(summary, args, mapping, node, env, function,
-                                ordered=self._reaches(summary, args, receiver))
+            self.effects.apply_reached(summary, args, mapping, node, env, function,
+                                       ordered=self.effects.reaches(summary, args, receiver))
         for write in summary.attr_writes:
             target = write.target
             assert isinstance(target, TensorValue)
@@ -595,12 +611,12 @@ class Modules(Effects):
                     counter=token if target.counter == target.storage else target.counter)
                 # A method writing its own object's state is what methods do: not an
                 # argument written behind the caller's back.
-                with self._grad_of(write, env):
-                    self._write(written, write.target_node, node, label, env,
-                                activation=write.activation,
-                                defined_at=innermost(write), visible=False,
-                                callee=function.name.value, declared=True,
-                                may=may or write.may, assumed=write.assumed)
+                with self.effects.grad_of(write, env):
+                    self.autograd.write(written, write.target_node, node, label, env,
+                                        activation=write.activation,
+                                        defined_at=innermost(write), visible=False,
+                                        callee=function.name.value, declared=True,
+                                        may=may or write.may, assumed=write.assumed)
         graph: frozenset[int] = frozenset().union(
             *(t.graph for v, _ in args for t in containers.tensors_in(v)))
         result = summary.result
@@ -611,7 +627,7 @@ class Modules(Effects):
             result = args[summary.returns_arg][0]
         elif isinstance(result, TensorValue) and containers.element_token(
                 result.storage) is not None:
-            found = self._caller_elements(result.storage, args)
+            found = self.effects.caller_elements(result.storage, args)
             return found[0] if len(found) == 1 else UNKNOWN
         elif summary.view_of is not None and summary.view_of < len(args) and \
                 isinstance(base := args[summary.view_of][0], TensorValue) and \
@@ -619,7 +635,7 @@ class Modules(Effects):
             # A view of the caller's tensor: a write through it writes that tensor.  One the
             # callee made with grad mode off (`@torch.no_grad()` on it) of a tensor that
             # requires grad stays a view autograd forbids writing with grad mode on.
-            result = self._view(base, node, None)
+            result = self.expressions.view(base, node, None)
             made = summary.result.forbidden if isinstance(summary.result, TensorValue) \
                 else None
             if result.forbidden is None and made is not None:
@@ -631,11 +647,11 @@ class Modules(Effects):
         elif isinstance(result, TensorValue):
             alloc = ("alloc", id(node), *place)
             # A leaf made in the callee is still a leaf in the caller, and its dtype is
-            # the callee's (a summary's arguments carry none: see _bind_parameters).
+            # the callee's (a summary's arguments carry none: see `CallProtocol.bind_parameters`).
             result = TensorValue(origin=node, storage=alloc, counter=alloc,
                                  requires_grad=result.requires_grad, leaf=result.leaf,
                                  dtype=result.dtype)
-        elif isinstance(result, ArrayValue) and self._made_by(result.storage, function) \
+        elif isinstance(result, ArrayValue) and self.effects.made_by(result.storage, function) \
                 and result.storage not in summary.kept:
             # An array the callee made (`np.zeros(..., dtype=np.uint8)` returned by a
             # loader): a new one at each call, of the dtype it was made with.
@@ -647,19 +663,20 @@ class Modules(Effects):
             if given is not None:
                 # The module it was given (`unwrap_model(model)`), not a new one.
                 return given
-            return self._rebased(result, node) if isinstance(node, cst.Call) else UNKNOWN
+            return self.rebased(result, node) if isinstance(node, cst.Call) else UNKNOWN
         elif isinstance(result, ParamsValue) and isinstance(node, cst.Call):
-            return self._kept_by_call(result, node, function)
+            return self.effects.kept_by_call(result, node, function)
         elif (layers := module_items(result)) is not None and \
                 isinstance(result, ContainerValue) and result.items is not None and \
                 isinstance(node, cst.Call):
             # A factory's list of layers (`def make_layers(cfg): ... return layers`): new
             # modules at each call.
-            return replace(result, items=tuple(self._rebased(m, node, keep_origin=True)
+            return replace(result, items=tuple(self.rebased(m, node, keep_origin=True)
                                                for m in layers), origin=node)
         elif isinstance(result, ContainerValue) and result.replicated is None:
-            return self._returned_container(summary, result, args, mapping, node, label, env,
-                                            graph, function)
+            return self.effects.returned_container(summary, result, args, mapping, node, label,
+                                                   env,
+                                                   graph, function)
         elif isinstance(result, (RefValue, LambdaValue)) or isinstance(
                 result, PartialValue) and not any(
                     isinstance(value, (TensorValue, ContainerValue))
@@ -673,17 +690,18 @@ class Modules(Effects):
             """The saves the callee left on the tensor it returns, on the caller's."""
             if isinstance(summary.result, TensorValue) and token == summary.result.storage \
                     and not kept_result:
-                return [self._new_save(result, node, label, "its result", env)]
+                return [self.autograd.new_save(result, node, label, "its result", env)]
             if isinstance(summary.result, ContainerValue):
-                return [self._new_save(mine, node, label, "its result", env)
+                return [self.autograd.new_save(mine, node, label, "its result", env)
                         for theirs, mine in zip(_items(summary.result), _items(result))
                         if isinstance(theirs, TensorValue) and theirs.storage == token
                         and not _of_argument(theirs)]
             return None
 
         renamed: dict[int, list[Save]] = {}
-        self._move_saves(summary, args, mapping, node, label, env, renamed, function, may=may,
-                         result_saves=result_saves)
+        self.effects.move_saves(summary, args, mapping, node, label, env, renamed, function,
+                                may=may,
+                                result_saves=result_saves)
         # Kept as they are: autograd holds the very tensor (its object's state, a tensor
         # the callee returns inside a tuple); the others are new saves of the caller's.
         carried = {old for old, copies in renamed.items() if any(c.id == old for c in copies)}
@@ -735,7 +753,8 @@ def innermost(write: Write) -> cst.CSTNode:
         else write.node
 
 
-def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str, cst.BaseExpression]:
+def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str,
+                                                                             cst.BaseExpression]:
     """The slope arguments of an in-place activation module's constructor, by the names
     of the in-place op it runs: `nn.LeakyReLU(-0.2, inplace=True)`, `nn.ELU(alpha=-1.0)`.
     Modules that choose their mode when called (`nn.RReLU` samples slopes in training

@@ -7,8 +7,10 @@ from dataclasses import replace
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part
 from aliaslint import ops
-from aliaslint.analysis.factories import Factories, dtype_named, literal_ints
+from aliaslint.analysis.factories import dtype_named, literal_ints
 from aliaslint.analysis.opfacts import short_name
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.shapes import Layout, dense, infer, view
@@ -23,13 +25,17 @@ from aliaslint.analysis.values import Args, Keywords, TensorValue, Value
 LAYOUT_DECIDES = frozenset({"contiguous", "flatten", "ravel", "reshape", "reshape_as"})
 
 
-class Outcomes(Factories):
+class Outcomes(Part):
     """What a sometimes-alias op returns."""
 
-    def _sometimes_alias(self, op: ops.Op, source: Value | None, args: Args,
-                         keywords: Keywords, node: cst.Call, env: Env, token: object,
-                         requires: bool | None, graph: frozenset[int],
-                         pending: frozenset) -> TensorValue:
+    autograd: api.Autograd
+    expressions: api.Expressions
+    handles = ("autograd", "expressions")
+
+    def sometimes_alias(self, op: ops.Op, source: Value | None, args: Args,
+                        keywords: Keywords, node: cst.Call, env: Env, token: object,
+                        requires: bool | None, graph: frozenset[int],
+                        pending: frozenset) -> TensorValue:
         """The result of a sometimes-alias op: the source itself, a view of it, or a copy;
         which one depends on the input (dtype, device, layout).  ``token`` is the copy's."""
         if isinstance(source, TensorValue):
@@ -102,15 +108,15 @@ class Outcomes(Factories):
             if view_op is None:
                 return None
             source_node = node.func.value if isinstance(node.func, cst.Attribute) else None
-            return sole_handle(self._view(source, node, view_op, sizes, env), source,
-                                source_node)
+            return sole_handle(self.expressions.view(source, node, view_op, sizes, env), source,
+                               source_node)
         return None
 
     def _converted(self, source: TensorValue, node: cst.Call, dtype: str | None, env: Env, *,
                    dense_copy: bool = False) -> TensorValue:
         """A new tensor with ``source``'s values (a dtype conversion or a dense copy)."""
         token = ("alloc", id(node))
-        requires = self._requires_grad([source], env)
+        requires = self.autograd.requires_grad([source], env)
         layout = dense(source.layout.shape) if source.layout is not None and (
             dense_copy or source.layout.contiguous) else None
         return TensorValue(origin=node, storage=token, counter=token, requires_grad=requires,
@@ -120,7 +126,7 @@ class Outcomes(Factories):
 
 
 def sole_handle(view: TensorValue, base: TensorValue,
-                 base_node: cst.BaseExpression | None) -> TensorValue:
+                base_node: cst.BaseExpression | None) -> TensorValue:
     """A view of a tensor made in the same expression and never named
     (`torch.arange(12.0).reshape(3, 4)`): the view is the only handle on that memory, so it is
     its owner as far as the code can tell."""

@@ -10,14 +10,15 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part, State
 from aliaslint import ops
 from aliaslint.analysis import containers
-from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.dispatch import class_of
 from aliaslint.analysis.syntax import is_classmethod
 from aliaslint.analysis.opfacts import MODULE_BASES
 from aliaslint.nodes import code_children
-from aliaslint.analysis.scopes import ClassInfo, Env, Summary, arg_mark
+from aliaslint.analysis.scopes import ClassInfo, Env, Given, Hook, Summary, arg_mark
 from aliaslint.analysis.syntax import FALSE, NO_LITERAL, TRUE, is_literal, literal_constant
 from aliaslint.analysis.values import (
     BOTTOM,
@@ -56,31 +57,12 @@ SUMMARY_BUDGET = 200
 CONTEXTS = 4
 
 
-# One argument of a call: its keyword (None: positional), its value, its expression (None
-# for one the interpreter passes itself, as a container passes a layer's output on).
-Given = tuple[str | None, Value, cst.BaseExpression | None]
-
 
 # nn.Module's hook registrations: which kind each registers.
 HOOK_METHODS = {"register_forward_pre_hook": "pre", "register_forward_hook": "forward"}
 # nn.Module methods that iterate its submodules: (itself included, names yielded).
 MODULE_ITERATORS = {"modules": (True, False), "named_modules": (True, True),
                     "children": (False, False), "named_children": (False, True)}
-
-
-@dataclass(frozen=True)
-class Hook:
-    """A forward hook or pre-hook registered on a module: a function of this file, or a
-    method of a class of this file (a bound method, a callable object's `__call__`)."""
-
-    kind: str  # "pre": runs before forward on its arguments; "forward": after, on its result
-    function: cst.FunctionDef
-    cls: ClassInfo | None  # the class whose instance is `self` in the hook
-    with_kwargs: bool  # called with the keyword arguments as well
-    site: cst.Call  # the registration
-    # Registered on some paths only, or on a module that is one of several: what it does
-    # is a may-effect, its findings `low`.
-    may: bool
 
 
 @dataclass
@@ -97,18 +79,29 @@ class _Frame:
     level: int = 0  # the silence depth its own body runs at
 
 
-class Protocol(Interpreter):
+class CallProtocol(Part):
     """Summaries as Python calls: recursion, signatures, the module call protocol."""
 
-    def _summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                 args: tuple[Value, ...], layout: tuple | None = None, *,
-                 exact: bool = True) -> Summary | None:
+    expressions: api.Expressions
+    functions: api.Functions
+    modules: api.Modules
+    handles = ("expressions", "functions", "modules")
+
+    def __init__(self, state: State) -> None:
+        super().__init__(state)
+        self._summaries: dict[tuple, Summary | None] = {}
+        self._contexts: dict[tuple, list[tuple]] = {}  # literal contexts summarised
+        self._summaries_run = 0  # callee bodies run to summarise calls (see protocol.py)
+
+    def summary(self, function: cst.FunctionDef, cls: ClassInfo | None,
+                args: tuple[Value, ...], layout: tuple | None = None, *,
+                exact: bool = True) -> Summary | None:
         """What calling ``function`` (a method of ``cls``) with ``args`` does.  A recursive
         call meets the summary being computed: it sees the previous round's (first none: a
         path through it returns nothing), and the body runs again until the summary stops
         changing; after RECURSION_ROUNDS rounds it widens to unknown.  A summary computed from
         another one still in progress is not kept: it is recomputed when next needed."""
-        if self._loading is not None:
+        if self.state.loading is not None:
             # Another file's module body runs for the names it binds; what its top-level
             # calls (`default_cfgs = {name: _cfg(...), ...}`) return is not needed of it.
             return None
@@ -116,7 +109,7 @@ class Protocol(Interpreter):
         key = (id(function), id(cls), exact, tuple(_summary_key(a) for a in args), layout)
         if key in self._summaries:
             return self._summaries[key]
-        stack = self._summary_stack
+        stack = self.state.summary_stack
         for depth, frame in enumerate(stack):
             if frame.key == key:
                 frame.recursive = True
@@ -127,17 +120,17 @@ class Protocol(Interpreter):
             return None
         frame = _Frame(key)
         stack.append(frame)
-        self._silent += 1
-        frame.level = self._silent
-        foreign = id(function) in self._homes
-        outer_stmt = self._stmt
+        self.state.silent += 1
+        frame.level = self.state.silent
+        foreign = id(function) in self.state.homes
+        outer_stmt = self.state.stmt
         summary: Summary | None = None
         try:
             for _ in range(RECURSION_ROUNDS):
                 frame.recursive = False
                 frame.events = [] if foreign else None
                 self._summaries_run += 1
-                summary = self._summarise(function, cls, args, layout, exact)
+                summary = self.modules.summarise(function, cls, args, layout, exact)
                 if not frame.recursive or summary is None or (
                         frame.approximation is not None and
                         _same_effects(summary, frame.approximation)):
@@ -146,9 +139,9 @@ class Protocol(Interpreter):
             else:
                 summary = None  # no fixed point within the bound: unknown
         finally:
-            self._silent -= 1
+            self.state.silent -= 1
             stack.pop()
-            self._stmt = outer_stmt
+            self.state.stmt = outer_stmt
         if summary is not None and frame.events:
             summary = replace(summary, events=tuple(dict.fromkeys(frame.events)))
         if frame.provisional:
@@ -178,9 +171,9 @@ class Protocol(Interpreter):
         return tuple(containers.without_literals(a) if i in varying else a
                      for i, a in enumerate(args))
 
-    def _bind_parameters(self, function: cst.FunctionDef, cls: ClassInfo | None,
-                         args: tuple[Value, ...], layout: tuple | None, env: Env,
-                         exact: bool = True) -> bool:
+    def bind_parameters(self, function: cst.FunctionDef, cls: ClassInfo | None,
+                        args: tuple[Value, ...], layout: tuple | None, env: Env,
+                        exact: bool = True) -> bool:
         """Bind a summarised body's parameters: `self`, then ``args`` by ``layout`` (see
         Bound; None: ``args`` are the leading positional parameters, the rest take their
         defaults).  A tensor argument is the token ("arg", i) of its slot.  False when
@@ -191,7 +184,7 @@ class Protocol(Interpreter):
             env.names[params[0].name.value] = ClassValue(
                 qualname=cls.name, origin=cls.node, module=ModuleInfo(cls=cls)
                 if cls.is_module else None, info=cls) \
-                if is_classmethod(function) else self._self_value(cls, exact=exact)
+                if is_classmethod(function) else self.functions.self_value(cls, exact=exact)
 
         def slot(index: int, param: cst.CSTNode | None) -> Value:
             value = args[index]
@@ -239,7 +232,7 @@ class Protocol(Interpreter):
         """A default that names a class or function (`act_layer=nn.Tanh`): what it names.
         Evaluating a dotted name has no effect; anything else is unknown."""
         if isinstance(default, (cst.Name, cst.Attribute)):
-            value = self._eval(default, env)
+            value = self.expressions.eval(default, env)
             if isinstance(value, (RefValue, ClassValue, FunctionValue)):
                 return value
         return UNKNOWN
@@ -270,14 +263,14 @@ class Protocol(Interpreter):
 
     # The module call protocol.
 
-    def _hooks_of(self, module: ModuleValue) -> list[Hook]:
+    def hooks_of(self, module: ModuleValue) -> list[Hook]:
         """The hooks calling ``module`` runs: those its class registers on every instance
         (in `__init__`), then those registered on it."""
         info = module.module
         return (list(info.cls.hooks) if info.cls is not None else []) + list(info.hooks)
 
-    def _register_hook(self, module: ModuleValue, attr: str, node: cst.Call, args: Args,
-                       env: Env) -> Value:
+    def register_hook(self, module: ModuleValue, attr: str, node: cst.Call, args: Args,
+                      env: Env) -> Value:
         """`m.register_forward_hook(hook, prepend=…, with_kwargs=…)` and the pre-hook twin:
         remembered on the module (on its class for `self.register_…` in a method), in
         the order torch keeps them (`prepend=True` puts a hook before the others)."""
@@ -294,10 +287,10 @@ class Protocol(Interpreter):
         target = self._hook_function(positional[0][0], positional[0][1], env)
         if target is None:
             return UNKNOWN
-        may = self._branches > 0 or self._assuming
+        may = self.state.branches > 0 or self.state.assuming
         owner = node.func.value.value if isinstance(node.func, cst.Attribute) and \
             isinstance(node.func.value, cst.Attribute) else None
-        holder = self._eval_silently(owner, env) if owner is not None else None
+        holder = self.functions.eval_silently(owner, env) if owner is not None else None
         if isinstance(holder, ModuleValue) and holder.module.cls is not None and \
                 holder.origin is not holder.module.cls.node and \
                 self._instances(holder.module.cls) != 1:
@@ -312,9 +305,9 @@ class Protocol(Interpreter):
     def _instances(self, cls: ClassInfo) -> int:
         """How many calls in the file name the class (its construction sites); a call in a
         loop or a comprehension counts twice."""
-        return self._module_instances().calls.get(cls.name, 0)
+        return self.state.module_instances().calls.get(cls.name, 0)
 
-    def _remove_hook(self, handle: HandleValue) -> None:
+    def remove_hook(self, handle: HandleValue) -> None:
         """`handle.remove()`: the hook no longer runs."""
         hooks, removed = handle.hooks[0], handle.hook
         for index, known in enumerate(hooks):
@@ -331,7 +324,7 @@ class Protocol(Interpreter):
             call = value.cls.method("__call__")
             return (call, value.cls) if call is not None else None
         if isinstance(arg.value, cst.Attribute):  # `self._clamp`, `monitor.record`
-            cls = local_class(self._eval_silently(arg.value.value, env))
+            cls = local_class(self.functions.eval_silently(arg.value.value, env))
             method = cls.method(arg.value.attr.value) if cls is not None else None
             if method is not None and not any(
                     isinstance(d.decorator, cst.Name) and d.decorator.value in (
@@ -366,13 +359,13 @@ class Protocol(Interpreter):
             hooks.append(hook)
         return [hooks]
 
-    def _run_hooked(self, module: ModuleValue, given: list[Given], node: cst.Call,
-                    env: Env) -> Value:
+    def run_hooked(self, module: ModuleValue, given: list[Given], node: cst.Call,
+                   env: Env) -> Value:
         """``module(*given)`` with its hooks, as `Module._call_impl` runs them: each forward
         pre-hook on the positional arguments (a result other than None replaces them), the
         forward, then each forward hook on the arguments and the result (a result other than
         None replaces it).  What a hook writes in place is part of the call's effect."""
-        hooks = self._hooks_of(module)
+        hooks = self.hooks_of(module)
         positional = [(value, expr) for keyword, value, expr in given if keyword is None]
         keywords = [entry for entry in given if entry[0] is not None]
         for hook in hooks:
@@ -386,7 +379,7 @@ class Protocol(Interpreter):
             items = result.items if isinstance(result, ContainerValue) and \
                 result.items is not None else (result,)
             positional = [(item, None) for item in items]
-        output = self._run_forward(
+        output = self.modules.run_forward(
             module, [(None, value, expr) for value, expr in positional] + keywords, node, env)
         for hook in hooks:
             if hook.kind != "forward":
@@ -407,17 +400,18 @@ class Protocol(Interpreter):
         if output is not None:
             slots.append((output, None))
         layout = ("hook", len(positional), hook.with_kwargs, output is not None)
-        summary = self._summary(hook.function, hook.cls, tuple(v for v, _ in slots), layout)
+        summary = self.summary(hook.function, hook.cls, tuple(v for v, _ in slots), layout)
         if summary is None:
             return None
-        outer = self._may_effect
-        self._may_effect = outer or hook.may
+        outer = self.state.may_effect
+        self.state.may_effect = outer or hook.may
         try:
             kind = "forward pre-hook" if hook.kind == "pre" else "forward hook"
             label = f"the {kind} `{hook.function.name.value}` of {module.module.label}"
-            result = self._apply_summary(summary, slots, {}, node, label, env, hook.function)
+            result = self.modules.apply_summary(summary, slots, {}, node, label, env,
+                                                hook.function)
         finally:
-            self._may_effect = outer
+            self.state.may_effect = outer
         if summary.result is OTHER or summary.result is BOTTOM:
             # None, unless the hook returns something on some path (a tuple of new
             # arguments, whose tensors a summary does not keep): then not known.
@@ -429,7 +423,7 @@ class Protocol(Interpreter):
                 slots[i][0] if i is not None and i < len(slots) else UNKNOWN for i in indices))
         return result if result.kind is not Kind.OTHER else None
 
-    def _module_members(self, module: ModuleValue, attr: str, node: cst.Call) -> Value:
+    def module_members(self, module: ModuleValue, attr: str, node: cst.Call) -> Value:
         """`model.modules()`, `children()` and their `named_` twins: the submodules the file
         shows (a container's layers, a class's `self.<attr>` modules, a ModuleList's
         element), each element being one of them (see ModuleInfo.members)."""
@@ -467,8 +461,8 @@ class Protocol(Interpreter):
         each: Value = ContainerValue(origin=node, items=(OTHER, one)) if named else one
         return ContainerValue(origin=node, each=each)
 
-    def _apply_to_modules(self, module: ModuleValue, node: cst.Call,
-                          given: tuple[cst.Arg, Value], env: Env) -> bool:
+    def apply_to_modules(self, module: ModuleValue, node: cst.Call,
+                         given: tuple[cst.Arg, Value], env: Env) -> bool:
         """`model.apply(fn)`: ``fn`` called on each submodule and on the model, so on one of
         the modules `model.modules()` yields (a hook it registers is on those its tests
         pick).  False when ``fn`` is not a function of this file."""
@@ -476,18 +470,18 @@ class Protocol(Interpreter):
         if target is None:
             return False
         function, cls = target
-        elements = self._module_members(module, "modules", node)
+        elements = self.module_members(module, "modules", node)
         one = elements.each if isinstance(elements, ContainerValue) else None
         bound = bind(function, 1 if cls is not None else 0, [(None, one, None)]) \
             if isinstance(one, ModuleValue) else None
-        summary = self._summary(function, cls, bound.values, bound.layout) \
+        summary = self.summary(function, cls, bound.values, bound.layout) \
             if bound is not None else None
         if bound is None or summary is None:
             return False
-        self._apply_summary(summary, bound.slots, {}, node, None, env, function)
+        self.modules.apply_summary(summary, bound.slots, {}, node, None, env, function)
         return True
 
-    def _narrow(self, test: cst.BaseExpression, env: Env) -> tuple | None:
+    def narrow(self, test: cst.BaseExpression, env: Env) -> tuple | None:
         """`isinstance(m, C)` on one of several modules: (the name, what it is where the
         test holds, what it is where it fails); a member the test cannot decide stays on
         both sides as uncertain.  None for other tests."""
@@ -500,7 +494,7 @@ class Protocol(Interpreter):
         value = env.lookup(name)
         if not isinstance(value, ModuleValue) or value.module.members is None:
             return None
-        wanted = self._eval_silently(test.args[1].value, env)
+        wanted = self.functions.eval_silently(test.args[1].value, env)
         info = value.module
         sides: tuple[list[int], list[int]] = ([], [])
         unsure: set[int] = set()

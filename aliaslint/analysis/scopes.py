@@ -192,7 +192,7 @@ class Summary:
     # Storages of the object's state as the callee saw them: the caller sees the same.
     kept: frozenset = frozenset()
     # What its body reported, with whether each is `low` (another file's function only: see
-    # Protocol._summary); reported again where the summary is applied.
+    # `CallProtocol.summary`); reported again where the summary is applied.
     events: tuple = ()
 
 
@@ -245,3 +245,23 @@ def arg_mark(index: int) -> int:
     """The mark in argument ``index``'s graph while a function is summarised: no save has
     a negative id."""
     return -1 - index
+
+
+# One argument of a call: its keyword (None: positional), its value, its expression (None
+# for one the interpreter passes itself, as a container passes a layer's output on).
+Given = tuple[str | None, Value, cst.BaseExpression | None]
+
+
+@dataclass(frozen=True)
+class Hook:
+    """A forward hook or pre-hook registered on a module: a function of this file, or a
+    method of a class of this file (a bound method, a callable object's `__call__`)."""
+
+    kind: str  # "pre": runs before forward on its arguments; "forward": after, on its result
+    function: cst.FunctionDef
+    cls: ClassInfo | None  # the class whose instance is `self` in the hook
+    with_kwargs: bool  # called with the keyword arguments as well
+    site: cst.Call  # the registration
+    # Registered on some paths only, or on a module that is one of several: what it does
+    # is a may-effect, its findings `low`.
+    may: bool

@@ -7,9 +7,10 @@ from dataclasses import replace
 
 import libcst as cst
 
+from aliaslint.analysis import interfaces as api
+from aliaslint.analysis.core import Part
 from aliaslint import ops
 from aliaslint.analysis import containers
-from aliaslint.analysis.core import Interpreter
 from aliaslint.analysis.events import DataOnTemporary, PackHookWrite, Reference, WriteInputs
 from aliaslint.analysis.geometry import index_cover, index_regions, slice_region
 from aliaslint.analysis.scopes import Env, is_self_token
@@ -58,68 +59,78 @@ _AUG_DUNDERS = {
 }
 
 
-class Statements(Interpreter):
+class Statements(Part):
     """Interprets statements in an environment."""
 
-    def _block(self, body: Sequence[cst.CSTNode], env: Env) -> None:
+    autograd: api.Autograd
+    builders: api.Builders
+    expressions: api.Expressions
+    functions: api.Functions
+    imports: api.Imports
+    loops: api.Loops
+    protocol: api.CallProtocol
+    handles = ("autograd", "builders", "expressions", "functions", "imports", "loops", "protocol")
+
+    def block(self, body: Sequence[cst.CSTNode], env: Env) -> None:
         for stmt in body:
             if env.flow.dead:  # after `break` / `continue`
                 return
-            self._statement(stmt, env)
+            self.statement(stmt, env)
 
-    def _statement(self, stmt: cst.CSTNode, env: Env) -> None:
-        self.stats.statements += 1
-        self._raised_in = None
-        handler = self._stmt_dispatch.get(type(stmt))
+    def statement(self, stmt: cst.CSTNode, env: Env) -> None:
+        self.state.stats.statements += 1
+        self.state.raised_in = None
+        handler = self.state.stmt_dispatch.get(type(stmt))
         if handler is not None:
             handler(stmt, env)
         else:
             # Match and other compound statements: evaluate what they contain,
             # then forget what they bound.
-            self._stmt = stmt
+            self.state.stmt = stmt
             for expr in expressions_in(stmt):
-                self._eval(expr, env)
+                self.expressions.eval(expr, env)
             for name in names_bound_in(stmt):
-                self._assign_name(name, UNKNOWN, env)
+                self.assign_name(name, UNKNOWN, env)
 
-    def _simple_line(self, line: cst.SimpleStatementLine, env: Env) -> None:
-        self._stmt = line
+    def simple_line(self, line: cst.SimpleStatementLine, env: Env) -> None:
+        self.state.stmt = line
         for small in line.body:
             if env.flow.dead:
                 return
-            self._small(small, env)
+            self.small(small, env)
 
-    def _small(self, small: cst.BaseSmallStatement, env: Env) -> None:
+    def small(self, small: cst.BaseSmallStatement, env: Env) -> None:
         if isinstance(small, cst.Assign):
-            value = self._eval(small.value, env)
+            value = self.expressions.eval(small.value, env)
             if value.kind in (Kind.TENSOR, Kind.MODULE) and is_alias_expression(small.value) \
                     or kept_attribute(small.value, value):
                 # `prev = w`, `best_model = model`, `previous = model.weight`: a second name,
                 # not a copy.
                 value = kept_as_copy(value, small.value)
             for target in small.targets:
-                self._bind(target.target, value, env)
+                self.bind(target.target, value, env)
         elif isinstance(small, cst.AnnAssign):
-            declared = self._annotation(small.annotation, env)
-            value = self._eval(small.value, env) if small.value is not None else declared
+            declared = self.expressions.annotation(small.annotation, env)
+            value = self.expressions.eval(small.value,
+                                          env) if small.value is not None else declared
             if value.kind is Kind.UNKNOWN:
                 value = declared
-            self._bind(small.target, value, env)
+            self.bind(small.target, value, env)
         elif isinstance(small, cst.AugAssign):
             self._aug_assign(small, env)
         elif isinstance(small, cst.Expr):
-            self._eval(small.value, env)
+            self.expressions.eval(small.value, env)
         elif isinstance(small, cst.Return):
             returned = small.value
             if isinstance(returned, cst.Tuple):
                 # `return h, codes`: the caller gets each tensor.
                 values = []
                 for element in returned.elements:
-                    value = self._eval(element.value, env)
+                    value = self.expressions.eval(element.value, env)
                     values.append(UNKNOWN if isinstance(element, cst.StarredElement) else value)
                     if isinstance(value, TensorValue):
-                        self._consume(value, small, "the tensor returned here", env,
-                                      returned=True, retain=True)
+                        self.autograd.consume(value, small, "the tensor returned here", env,
+                                              returned=True, retain=True)
                 # Optimizers and modules keep their identity through the tuple (Lightning's
                 # `configure_optimizers`, factories returning a model and its optimizer);
                 # the caller's summary maps each tensor to its memory (modules.py).
@@ -128,9 +139,10 @@ class Statements(Interpreter):
                 self._return(ContainerValue(origin=returned, items=kept)
                              if any(v is not UNKNOWN for v in kept) else OTHER, small, env)
             else:
-                self._return(self._eval(returned, env) if returned is not None else OTHER,
+                self._return(self.expressions.eval(returned,
+                                                   env) if returned is not None else OTHER,
                              small, env)
-            if self._function is not None:
+            if self.state.function is not None:
                 # The path ends at its return: code after it (after the `if` whose branch
                 # returned) runs only on the other paths.
                 env.flow.dead = True
@@ -138,55 +150,55 @@ class Statements(Interpreter):
             for alias in small.names:
                 name = dotted(alias.name)
                 if alias.asname is not None:
-                    self._assign_name(alias_name(alias), RefValue(qualname=name,
-                                                                  importer=self._path), env)
+                    self.assign_name(alias_name(alias), RefValue(qualname=name,
+                                                                 importer=self.state.path), env)
                 else:
                     top = name.split(".")[0]
-                    self._assign_name(top, RefValue(qualname=top, importer=self._path), env)
+                    self.assign_name(top, RefValue(qualname=top, importer=self.state.path), env)
         elif isinstance(small, cst.ImportFrom):
-            base = self._absolute_import(small) if small.relative else \
+            base = self.imports.absolute_import(small) if small.relative else \
                 None if small.module is None else dotted(small.module)
             if isinstance(small.names, cst.ImportStar):
-                for name, value in self._star_names(small, base).items():
-                    self._assign_name(name, value, env)
+                for name, value in self.imports.star_names(small, base).items():
+                    self.assign_name(name, value, env)
                 return
             for alias in small.names:
                 name = alias_name(alias)
                 if base is None:
-                    self._assign_name(name, UNKNOWN, env)
+                    self.assign_name(name, UNKNOWN, env)
                 else:
                     qualname = f"{base}.{dotted(alias.name)}"
-                    if self._type_checking:
+                    if self.state.type_checking:
                         # Only a type checker runs it: nothing is imported at run time.
-                        self._assign_name(name, RefValue(qualname=qualname,
-                                                         importer=self._path), env)
+                        self.assign_name(name, RefValue(qualname=qualname,
+                                                        importer=self.state.path), env)
                         continue
-                    self._assign_name(name, RefValue(qualname=qualname, origin=alias,
-                                                     importer=self._path), env)
-                    self._emit(Reference(alias, self._stmt, qualname))
+                    self.assign_name(name, RefValue(qualname=qualname, origin=alias,
+                                                    importer=self.state.path), env)
+                    self.state.emit(Reference(alias, self.state.stmt, qualname))
         elif isinstance(small, cst.Del):
             self._forget(small.target, env)
         elif isinstance(small, (cst.Break, cst.Continue)):
-            self._leave(env, to_head=isinstance(small, cst.Continue))
+            self.loops.leave(env, to_head=isinstance(small, cst.Continue))
         elif isinstance(small, (cst.Global, cst.Nonlocal)):
             for item in small.names:
-                self._rebound.add(item.name.value)
-                self._assign_name(item.name.value, UNKNOWN, env)
+                self.state.rebound.add(item.name.value)
+                self.assign_name(item.name.value, UNKNOWN, env)
         else:
             for expr in expressions_in(small):
-                self._eval(expr, env)
+                self.expressions.eval(expr, env)
 
-    def _assign_name(self, name: str, value: Value, env: Env) -> None:
+    def assign_name(self, name: str, value: Value, env: Env) -> None:
         env.names[name] = value
         env.flow.stale.pop(name, None)
         env.flow.stale.pop(containers.element_key(name), None)
-        if env is self._top:
-            self._bindings.setdefault(name, set()).add(id(self._stmt))
+        if env is self.state.top:
+            self.state.bindings.setdefault(name, set()).add(id(self.state.stmt))
 
-    def _bind(self, target: cst.BaseExpression, value: Value, env: Env,
-              evaluate_base: bool = True) -> None:
+    def bind(self, target: cst.BaseExpression, value: Value, env: Env,
+             evaluate_base: bool = True) -> None:
         if isinstance(target, cst.Name):
-            self._assign_name(target.value, value, env)
+            self.assign_name(target.value, value, env)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             container = value if isinstance(value, ContainerValue) else None
@@ -194,16 +206,16 @@ class Statements(Interpreter):
                     len(container.items) == len(elements) and not any(
                         isinstance(part, cst.StarredElement) for part in elements):
                 for part, item in zip(elements, container.items):
-                    self._bind(part.value, item, env, evaluate_base)
+                    self.bind(part.value, item, env, evaluate_base)
                 return
             each = container.each if container is not None else None
             for part in elements:
-                self._bind(part.value, each or UNKNOWN, env, evaluate_base)
+                self.bind(part.value, each or UNKNOWN, env, evaluate_base)
         elif isinstance(target, cst.StarredElement):
-            self._bind(target.value, OTHER, env, evaluate_base)
+            self.bind(target.value, OTHER, env, evaluate_base)
         elif isinstance(target, cst.Attribute):
             key = attr_key(target)
-            owner = self._eval(target.value, env) if evaluate_base else UNKNOWN
+            owner = self.expressions.eval(target.value, env) if evaluate_base else UNKNOWN
             if isinstance(owner, TensorValue) and target.attr.value == "requires_grad":
                 self._set_requires_grad(owner, target, value, env)
             elif isinstance(owner, TensorValue) and target.attr.value == "data" and \
@@ -211,40 +223,41 @@ class Statements(Interpreter):
                     owner.origin is target.value:
                 # A tensor object made by this very expression (not a list element, not
                 # what a function hands back).
-                self._emit(DataOnTemporary(target, self._stmt, target.value))
+                self.state.emit(DataOnTemporary(target, self.state.stmt, target.value))
             elif key is not None:
-                self._assign_name(key, value, env)
-                if self._state_log is not None and isinstance(value, TensorValue) and \
+                self.assign_name(key, value, env)
+                if self.state.state_log is not None and isinstance(value, TensorValue) and \
                         isinstance(owner, ModuleValue) and len(owner.module.params) == 1 \
                         and is_self_token(next(iter(owner.module.params))):
                     # A summarised method keeps a tensor on its object (`self.attn = a`).
-                    self._state_log[f"self.{target.attr.value}"] = (
+                    self.state.state_log[f"self.{target.attr.value}"] = (
                         next(iter(owner.module.params)), value)
         elif isinstance(target, cst.Subscript):
-            base = self._eval_target(target.value, env) if evaluate_base else UNKNOWN
-            self._slices(target, env)
+            base = self.eval_target(target.value, env) if evaluate_base else UNKNOWN
+            self.expressions.slices(target, env)
             if isinstance(base, ContainerValue) and len(target.slice) == 1 and \
                     isinstance(target.slice[0].slice, cst.Index) and base.replicated is None:
                 # `c[i] = v`: that element replaced (an element not known: some element).
                 changed = containers.with_item(
                     base, containers.literal_key(target.slice[0].slice.value), value, target)
                 if isinstance(target.value, cst.Name) or attr_key(target.value) is not None:
-                    self._bind(target.value, changed, env, evaluate_base=False)
+                    self.bind(target.value, changed, env, evaluate_base=False)
             if evaluate_base and isinstance(base, (TensorValue, ArrayValue)):
                 assigned = value if isinstance(value, (TensorValue, ArrayValue)) else None
-                index = _subscript_index_value(target, self._index_values)
+                index = _subscript_index_value(target, self.state.index_values)
                 inputs: WriteInputs = tuple(
                     (v, role) for v, role in ((assigned, "value"), (index, "index"))
                     if v is not None)
                 root = root_of(base) if isinstance(base, TensorValue) else None
-                written = self._write(base, target.value, self._stmt, None, env, fill=True,
-                                      inputs=inputs, region=slice_region(target) or (),
-                                      index=index_regions(target),
-                                      cover=(root, *index_cover(target)) if root else None)
+                written = self.autograd.write(base, target.value, self.state.stmt, None, env,
+                                              fill=True,
+                                              inputs=inputs, region=slice_region(target) or (),
+                                              index=index_regions(target),
+                                              cover=(root, *index_cover(target)) if root else None)
                 if isinstance(written, TensorValue) and isinstance(assigned, TensorValue):
                     # CopySlices: the base now carries the assigned value's graph.
-                    self._absorb(written, replace(
-                        written, requires_grad=self._requires_grad([assigned], env),
+                    self.autograd.absorb(written, replace(
+                        written, requires_grad=self.autograd.requires_grad([assigned], env),
                         graph=assigned.graph), env)
 
     def _set_requires_grad(self, tensor: TensorValue, target: cst.Attribute, flag: Value,
@@ -253,67 +266,68 @@ class Statements(Interpreter):
         if flag == TRUE_VALUE:
             leaf = tensor.leaf or tensor.requires_grad is False
             value = replace(tensor, requires_grad=True, leaf=leaf,
-                            origin=self._stmt if leaf and not tensor.leaf else tensor.origin)
+                            origin=self.state.stmt if leaf and not tensor.leaf else tensor.origin)
         elif flag == FALSE_VALUE:
             value = replace(tensor, requires_grad=False, leaf=True)
         else:
             value = replace(tensor, requires_grad=None, leaf=False)
-        self._rebind_tensor(target.value, value, env)
+        self.autograd.rebind_tensor(target.value, value, env)
 
     def _forget(self, target: cst.BaseExpression, env: Env) -> None:
         if isinstance(target, cst.Name):
-            self._assign_name(target.value, UNKNOWN, env)
+            self.assign_name(target.value, UNKNOWN, env)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._forget(element.value, env)
 
-    def _eval_target(self, node: cst.BaseExpression, env: Env) -> Value:
+    def eval_target(self, node: cst.BaseExpression, env: Env) -> Value:
         """Evaluate the expression an in-place write is about to change."""
-        outer, self._rewriting = self._rewriting, True
+        outer, self.state.rewriting = self.state.rewriting, True
         try:
-            return self._eval(node, env)
+            return self.expressions.eval(node, env)
         finally:
-            self._rewriting = outer
+            self.state.rewriting = outer
 
     def _aug_assign(self, node: cst.AugAssign, env: Env) -> None:
-        target = self._eval_target(node.target, env)
-        other = self._eval(node.value, env)
-        joined = self._concat_modules(target, other, node) if isinstance(
+        target = self.eval_target(node.target, env)
+        other = self.expressions.eval(node.value, env)
+        joined = self.builders.concat_modules(target, other, node) if isinstance(
             node.operator, cst.AddAssign) else None
         if joined is not None:
             # `layers += [conv, nn.ReLU(inplace=True)]`: the list grows (same object).
-            self._bind(node.target, joined, env, evaluate_base=False)
+            self.bind(node.target, joined, env, evaluate_base=False)
             return
-        base = self._subscript_bases.get(id(node.target)) if isinstance(
+        base = self.state.subscript_bases.get(id(node.target)) if isinstance(
             node.target, cst.Subscript) else None
         if isinstance(base, TensorValue) and isinstance(node.target, cst.Subscript) and \
                 base.copied_at is node.target.value:
             # `x[idx][:, 0] += v` is `t = x[idx]; t[:, 0] = t[:, 0] + v`: the item assignment
             # writes the copy advanced indexing made, which nothing keeps.
-            self._write(base, node.target.value, node, None, env)
+            self.autograd.write(base, node.target.value, node, None, env)
             return
         if isinstance(base, TensorValue) and (
                 not isinstance(target, TensorValue) or target.storage is None
                 or target.copied_at is node.target):
             # `x[i] op= v` is `x[i] = x[i].__iop__(v)`: whatever the index (a copy for an
             # advanced one), the item assignment writes x.
-            target = self._view(base, node.target, None, env=env)
+            target = self.expressions.view(base, node.target, None, env=env)
         if isinstance(target, ArrayValue):
-            self._write(target, node.target, node, None, env)
+            self.autograd.write(target, node.target, node, None, env)
             return
         if not isinstance(target, TensorValue):
-            self._bind(node.target, UNKNOWN, env, evaluate_base=False)
+            self.bind(node.target, UNKNOWN, env, evaluate_base=False)
             return
         # `t += x` on a tensor is the in-place `__iadd__`: it writes t's storage.
         dunder = _AUG_DUNDERS.get(type(node.operator))
         op = ops.method(f"__i{dunder}__") if dunder else None
-        written = self._write(target, node.target, node, None, env)
+        written = self.autograd.write(target, node.target, node, None, env)
         result = written
         if op is not None:
-            result = self._record_saves(op, {"self": result, "other": other}, result, node, env,
-                                        {"self": node.target, "other": node.value})
-        self._absorb(written, result, env)
-        self._bind(node.target, result, env, evaluate_base=False)
+            result = self.autograd.record_saves(op, {"self": result, "other": other}, result, node,
+                                                env,
+                                                {"self": node.target, "other": node.value})
+        self.autograd.absorb(written, result, env)
+        self.bind(node.target, result, env, evaluate_base=False)
 
     def _decided_type_test(self, test: cst.BaseExpression, env: Env) -> bool | None:
         """`isinstance(layer, nn.Conv2d)` on a torch.nn module whose class is known (a
@@ -328,8 +342,8 @@ class Statements(Interpreter):
                 test.func.value == "isinstance" and len(test.args) == 2 and
                 not any(arg.star or arg.keyword for arg in test.args)):
             return None
-        value = self._eval_silently(test.args[0].value, env)
-        tested = self._eval_silently(test.args[1].value, env)
+        value = self.functions.eval_silently(test.args[0].value, env)
+        tested = self.functions.eval_silently(test.args[1].value, env)
         if not isinstance(value, ModuleValue) or value.module.spec is None or \
                 value.module.cls is not None or not isinstance(tested, RefValue):
             return None
@@ -341,9 +355,9 @@ class Statements(Interpreter):
         return False if spec.op is not None and target.op is not None and \
             spec.op != target.op else None
 
-    def _if(self, node: cst.If, env: Env) -> None:
-        self._stmt = node
-        self._eval(node.test, env)
+    def if_statement(self, node: cst.If, env: Env) -> None:
+        self.state.stmt = node
+        self.expressions.eval(node.test, env)
         test = node.test
         # A branch a literal argument switches off is not run at all: its writes are not
         # this call's.
@@ -353,7 +367,7 @@ class Statements(Interpreter):
         taken = env.copy()
         other = env.copy()
         # `isinstance(m, C)` over the modules an iteration yields picks its members.
-        members = self._narrow(test, env) if decided is None else None
+        members = self.protocol.narrow(test, env) if decided is None else None
         if members is not None:
             taken.names[members[0]], other.names[members[0]] = members[1], members[2]
         narrowed = _tested_for_none(test, env)
@@ -366,25 +380,26 @@ class Statements(Interpreter):
             test.left.value == "__name__" and len(test.comparisons) == 1 and
             isinstance(test.comparisons[0].operator, cst.Equal) and
             literal_constant(test.comparisons[0].comparator) == "__main__")
-        self._branches += branching
+        self.state.branches += branching
         checking = isinstance(test, cst.Name) and test.value == "TYPE_CHECKING" or \
             isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
-        outer, self._type_checking = self._type_checking, self._type_checking or checking
+        state = self.state
+        outer, state.type_checking = state.type_checking, state.type_checking or checking
         try:
             if decided is not False:
-                self._block(node.body.body, taken)
+                self.block(node.body.body, taken)
         finally:
-            self._type_checking = outer
-            self._branches -= branching
+            self.state.type_checking = outer
+            self.state.branches -= branching
         if decided is not True:
-            self._branches += branching
+            self.state.branches += branching
             try:
                 if isinstance(node.orelse, cst.If):
-                    self._if(node.orelse, other)
+                    self.if_statement(node.orelse, other)
                 elif isinstance(node.orelse, cst.Else):
-                    self._block(node.orelse.body.body, other)
+                    self.block(node.orelse.body.body, other)
             finally:
-                self._branches -= branching
+                self.state.branches -= branching
         if narrowed is not None:
             # A `return` does not end a path here, so the None the test narrowed would join
             # the tensor after the `if` and lose its memory: where the branch left the None
@@ -399,9 +414,9 @@ class Statements(Interpreter):
             taken = other
         env.adopt(taken)
 
-    def _element_of(self, iterable: Value, node: cst.CSTNode, env: Env | None = None) -> Value:
+    def element_of(self, iterable: Value, node: cst.CSTNode, env: Env | None = None) -> Value:
         if isinstance(iterable, ParamsValue) and iterable.kind is Kind.PARAMS and iterable.params:
-            return self._parameter(iterable.params, node)
+            return self.parameter(iterable.params, node)
         if isinstance(iterable, ContainerValue):
             if iterable.mapping:
                 return OTHER  # a dict's keys
@@ -413,23 +428,23 @@ class Statements(Interpreter):
             return iterable.module.element  # `for block in self.blocks:`
         if isinstance(iterable, TensorValue):
             # Iterating a tensor unbinds it: each element is a view, an output of `unbind`.
-            return self._view(iterable, node, ops.method("unbind"), env=env)
+            return self.expressions.view(iterable, node, ops.method("unbind"), env=env)
         return UNKNOWN
 
-    def _parameter(self, tokens: frozenset, origin: cst.CSTNode | None) -> TensorValue:
+    def parameter(self, tokens: frozenset, origin: cst.CSTNode | None) -> TensorValue:
         token = next(iter(tokens)) if len(tokens) == 1 else None
         return TensorValue(origin=origin, storage=token, counter=token, requires_grad=True,
                            leaf=True)
 
-    def _with(self, node: cst.With, env: Env) -> None:
-        self._stmt = node
+    def with_statement(self, node: cst.With, env: Env) -> None:
+        self.state.stmt = node
         saved_grad = env.flow.grad
         hooks: list[tuple[HooksValue, cst.BaseExpression]] = []
         handles: list[HandleValue] = []
-        modes = len(self._save_modes)
+        modes = len(self.state.save_modes)
         for item in node.items:
-            value = self._eval(item.item, env)
-            self._save_modes += self._save_mode(item.item, env)
+            value = self.expressions.eval(item.item, env)
+            self.state.save_modes += self._save_mode(item.item, env)
             if isinstance(value, GradModeValue):
                 env.flow.grad = value.enabled
             elif isinstance(value, HooksValue):
@@ -437,25 +452,25 @@ class Statements(Interpreter):
             elif isinstance(value, HandleValue):
                 handles.append(value)  # `with m.register_forward_hook(h):`
             if item.asname is not None:
-                self._bind(item.asname.name, UNKNOWN, env)
-        saves_before = len(self._saves_log)
-        frame = self._loops[-1] if self._loops else None
+                self.bind(item.asname.name, UNKNOWN, env)
+        saves_before = len(self.state.saves_log)
+        frame = self.state.loops[-1] if self.state.loops else None
         marks = (len(frame.breaks), len(frame.continues)) if frame is not None else (0, 0)
         try:
-            self._block(node.body.body, env)
+            self.block(node.body.body, env)
         finally:
-            del self._save_modes[modes:]
+            del self.state.save_modes[modes:]
         for handle in handles:
-            self._remove_hook(handle)
+            self.protocol.remove_hook(handle)
         if env.flow.raised:
             # The context manager may swallow the exception (`pytest.raises`, `suppress`):
             # the code after the block then runs from where the body raised.
             env.flow = env.flow.revived()
         env.flow.grad = saved_grad
-        if len(self._saves_log) > saves_before:
+        if len(self.state.saves_log) > saves_before:
             for value, call in hooks:
-                self._emit(PackHookWrite(value.pack_write, value.pack_stmt, call,
-                                         self._saves_log[saves_before]))
+                self.state.emit(PackHookWrite(value.pack_write, value.pack_stmt, call,
+                                              self.state.saves_log[saves_before]))
         if frame is not None:
             # A `break` or `continue` in the body leaves the block, and the grad mode with it.
             for state in frame.breaks[marks[0]:] + frame.continues[marks[1]:]:
@@ -466,7 +481,7 @@ class Statements(Interpreter):
         tensor hooks), "autocast" (inputs cast to copies), or nothing."""
         if not isinstance(item, cst.Call):
             return []
-        func = self._eval_silently(item.func, env)
+        func = self.functions.eval_silently(item.func, env)
         qualname = func.qualname if isinstance(func, RefValue) else None
         if qualname in UNCHECKED_SAVES:
             return ["unchecked"]
@@ -476,9 +491,9 @@ class Statements(Interpreter):
             return ["autocast"]
         return []
 
-    def _try(self, node: cst.Try | cst.TryStar, env: Env) -> None:
+    def try_statement(self, node: cst.Try | cst.TryStar, env: Env) -> None:
         before = env.copy()
-        self._block(node.body.body, env)
+        self.block(node.body.body, env)
         # A handler may start anywhere in the body: from what both ends agree on.
         start = before.copy()
         start.merge(env)
@@ -487,44 +502,45 @@ class Statements(Interpreter):
         outcomes = []
         for handler in node.handlers:
             handler_env = start.copy()
-            self._stmt = handler
+            self.state.stmt = handler
             if handler.type is not None:
-                self._eval(handler.type, handler_env)
+                self.expressions.eval(handler.type, handler_env)
             if handler.name is not None:
-                self._bind(handler.name.name, UNKNOWN, handler_env)
-            self._block(handler.body.body, handler_env)
+                self.bind(handler.name.name, UNKNOWN, handler_env)
+            self.block(handler.body.body, handler_env)
             outcomes.append(handler_env)
         if node.orelse is not None:
-            self._block(node.orelse.body.body, env)
+            self.block(node.orelse.body.body, env)
         for outcome in outcomes:
             env.merge(outcome)
         if node.finalbody is not None:
-            self._block(node.finalbody.body.body, env)
+            self.block(node.finalbody.body.body, env)
 
     def _dict_loss(self, node: cst.CSTNode, env: Env) -> Value | None:
         entry = _loss_entry(node)
         return env.lookup(entry.value) if isinstance(entry, cst.Name) else None
 
     def _return(self, value: Value, node: cst.CSTNode, env: Env) -> None:
-        if self._returns is not None:
-            self._returns.append((value, env.flow.copy()))
-        if self._function is not None and id(self._function) in self._lightning_steps:
+        if self.state.returns is not None:
+            self.state.returns.append((value, env.flow.copy()))
+        function = self.state.function
+        if function is not None and id(function) in self.state.lightning_steps:
             # Lightning's automatic optimisation runs backward on the loss `training_step`
             # returns (a tensor, or the "loss" of a dict), then steps the optimizers.
             loss = value if isinstance(value, TensorValue) else self._dict_loss(node, env)
             if isinstance(loss, TensorValue):
-                self._consume(loss, node, "Lightning's backward of the returned loss", env)
+                self.autograd.consume(loss, node, "Lightning's backward of the returned loss", env)
                 return
         # The caller will run backward through a returned tensor: a dirty save
         # in its graph makes that backward raise.
-        if isinstance(value, TensorValue) and self._function is not None:
-            self._consume(value, node, "the tensor returned here", env, returned=True,
-                          retain=True)
-        elif isinstance(value, ContainerValue) and self._function is not None:
+        if isinstance(value, TensorValue) and self.state.function is not None:
+            self.autograd.consume(value, node, "the tensor returned here", env, returned=True,
+                                  retain=True)
+        elif isinstance(value, ContainerValue) and self.state.function is not None:
             # `return {"mask": m, "box": b}`: the caller gets each tensor, as from a tuple.
             for tensor in containers.tensors_in(value):
-                self._consume(tensor, node, "the tensor returned here", env, returned=True,
-                              retain=True)
+                self.autograd.consume(tensor, node, "the tensor returned here", env, returned=True,
+                                      retain=True)
 
 
 def _loss_entry(node: cst.CSTNode) -> cst.BaseExpression | None:

@@ -580,7 +580,7 @@ def root_of(value: TensorValue) -> tuple | None:
 
 def earlier(token: object) -> tuple:
     """The token of the tensors an allocation site in a loop made in earlier iterations
-    (see Loops._renew)."""
+    (see `Loops.renew`)."""
     return ("earlier", token)
 
 
