@@ -30,7 +30,7 @@ from aliaslint.analysis.autograd import Autograd
 from aliaslint.analysis.builders import Builders
 from aliaslint.analysis.calls import Calls
 from aliaslint.analysis.container_calls import ContainerCalls
-from aliaslint.analysis.core import Part, State, Stats
+from aliaslint.analysis.core import State, Stats
 from aliaslint.analysis.dispatch import Dispatch
 from aliaslint.analysis.effects import Effects
 from aliaslint.analysis.events import (
@@ -64,6 +64,7 @@ from aliaslint.analysis.outcomes import Outcomes
 from aliaslint.analysis.protocol import CallProtocol
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.statements import Statements
+from aliaslint.analysis.training import Training
 from aliaslint.analysis.syntax import attr_key, discards, reads
 from aliaslint.analysis.values import (
     OTHER,
@@ -101,7 +102,7 @@ __all__ = [
 # The parts, by the name each is known by to the others (`Part.handles`).
 PARTS = ("statements", "loops", "functions", "imports", "expressions", "calls", "outcomes",
          "factories", "container_calls", "dispatch", "protocol", "modules", "effects",
-         "builders", "autograd")
+         "builders", "autograd", "training")
 
 
 class Analysis:
@@ -135,6 +136,7 @@ class Analysis:
         effects = Effects(state)
         builders = Builders(state)
         autograd = Autograd(state)
+        training = Training(state)
         # Each part as the others see it: the annotation makes mypy check that each
         # provides its interface.
         seen: tuple[
@@ -153,12 +155,14 @@ class Analysis:
             api.Effects,
             api.Builders,
             api.Autograd,
+            api.Training,
         ] = (statements, loops, functions, imports, expressions, calls, outcomes, factories,
-             container_calls, dispatch, protocol, modules, effects, builders, autograd)
+             container_calls, dispatch, protocol, modules, effects, builders, autograd,
+             training)
         parts: dict[str, object] = dict(zip(PARTS, seen))
         for part in (statements, loops, functions, imports, expressions, calls, outcomes,
                      factories, container_calls, dispatch, protocol, modules, effects,
-                     builders, autograd):
+                     builders, autograd, training):
             part.connect(parts)
         self._statements: api.Statements = statements
         self._functions: api.Functions = functions

@@ -30,7 +30,6 @@ from aliaslint.analysis.syntax import (
     is_literal,
     names_assigned_by,
     names_of,
-    zeroes_grads,
 )
 from aliaslint.analysis.values import (
     Args,
@@ -38,11 +37,9 @@ from aliaslint.analysis.values import (
     Kind,
     GradModeValue,
     ObjectValue,
-    ParamsValue,
     TensorValue,
     Value,
     Written,
-    grad_of,
     refers_to,
 )
 
@@ -315,60 +312,6 @@ class Autograd(Part):
                 new.add(save.id)
         result = replace(result, graph=result.graph | new)
         return replace(result, pending=result.pending | new) if conditional else result
-
-    def backward(self, op: ops.Op, receiver: Value | None, args: Args, node: cst.Call,
-                 env: Env) -> None:
-        retain_kwarg = op.extra.get("retain_kwarg", "retain_graph")
-        retain = False
-        targets = []
-        if receiver is not None:
-            targets.append(receiver)
-        elif args:
-            targets.append(args[0][1])
-        create_graph = False
-        for arg, value in args:
-            if arg.keyword is not None and arg.keyword.value in (retain_kwarg, "create_graph"):
-                retain = retain or not is_literal(arg.value, FALSE)
-                create_graph = create_graph or arg.keyword.value == "create_graph"
-        for target in targets:
-            if isinstance(target, TensorValue):
-                self.consume(target, node, None, env, retain=retain)
-        if op.name.endswith(".backward") and not create_graph:
-            # AccumulateGrad adds into an existing `.grad` in place (out of place only
-            # under create_graph).
-            self._grads_written(None, node, env)
-
-    def zero_grad(self, params: frozenset, node: cst.Call, env: Env) -> None:
-        """`zero_grad(set_to_none=False)` zeroes each `.grad` in place; the default drops the
-        tensors, so a name kept on one no longer shares with the next gradient."""
-        if zeroes_grads(node):
-            self._grads_written(params, node, env)
-            return
-        for name, value in list(env.names.items()):
-            if isinstance(value, TensorValue) and grad_of(value.storage) in params:
-                dropped = ("dropped", id(node), value.storage)
-                env.names[name] = replace(value, storage=dropped, counter=dropped)
-
-    def _grads_written(self, params: frozenset | None, node: cst.Call, env: Env) -> None:
-        """The `.grad` tensors of ``params`` (None: of every parameter) written in place: by
-        a backward pass that accumulates, or by `zero_grad(set_to_none=False)`."""
-        tokens = {value.storage for value in env.names.values()
-                  if isinstance(value, TensorValue) and grad_of(value.storage) is not None and
-                  (params is None or grad_of(value.storage) in params)}
-        write = Write(node=node, stmt=self.state.stmt, target=None, grad_enabled=env.flow.grad)
-        self.mark_stale(tokens, write, set(), env)
-
-    def optimizer_step(self, optimizer: ParamsValue, node: cst.Call, env: Env) -> None:
-        self.write_parameters(optimizer.params, node, env)
-
-    def write_parameters(self, tokens: frozenset, node: cst.Call, env: Env) -> None:
-        """optimizer.step(), load_state_dict(): every parameter written in place."""
-        write = Write(node=node, stmt=self.state.stmt, target=None, grad_enabled=env.flow.grad,
-                      params=tokens)
-        self.log_write(write, env)
-        for token in tokens:
-            self.dirty(token, write, env)
-        self.mark_stale(set(tokens), write, set(), env)
 
     def unknown_call(self, args: Args, env: Env) -> None:
         # An unknown function given a tensor may run its backward: forget the

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from math import ceil
 
 import libcst as cst
 
@@ -17,17 +16,13 @@ from aliaslint.analysis.builders import walked_together
 from aliaslint.analysis.container_calls import (
     CONTAINER_METHODS,
     MAPPING_COPIES,
-    ContainerCalls,
-    builtin_container,
-)
+    builtin_container)
 from aliaslint.analysis.events import Call, NonContiguousView, Reference, Write
 from aliaslint.analysis.geometry import (
     COVER_OPS,
     dtype_view,
     op_cover,
-    slice_region,
-    view_fails,
-)
+    slice_region)
 from aliaslint.analysis.opfacts import (
     PARAMETER_TYPES,
     TENSOR_TYPES,
@@ -42,12 +37,9 @@ from aliaslint.analysis.opfacts import (
 from aliaslint.analysis.dispatch import MethodValue, SuperValue
 from aliaslint.analysis.scopes import ClassInfo, Env
 from aliaslint.analysis.shapes import (
-    Shape,
     dense,
-    literal_shape,
     nested_shape,
-    scalar_kind,
-)
+    scalar_kind)
 from aliaslint.analysis.training import (
     CHECKPOINTS,
     SAVED_TENSORS_HOOKS,
@@ -113,8 +105,9 @@ class Calls(Part):
     outcomes: api.Outcomes
     protocol: api.CallProtocol
     statements: api.Statements
+    training: api.Training
     handles = ("autograd", "builders", "container_calls", "dispatch", "expressions", "factories",
-               "functions", "imports", "modules", "outcomes", "protocol", "statements")
+               "functions", "imports", "modules", "outcomes", "protocol", "statements", "training")
 
     def call(self, node: cst.Call, env: Env) -> Value:
         func = node.func
@@ -290,9 +283,9 @@ class Calls(Part):
         if isinstance(receiver, ParamsValue) and receiver.kind is Kind.OPTIMIZER:
             op = ops.lookup(f"torch.optim.Optimizer.{attr}")
             if op is not None and op.kind == "optimizer_step" and "params" in op.writes:
-                self.autograd.optimizer_step(receiver, node, env)
+                self.training.optimizer_step(receiver, node, env)
             elif op is not None and op.kind == "optimizer_step" and "grads" in op.writes:
-                self.autograd.zero_grad(receiver.params, node, env)
+                self.training.zero_grad(receiver.params, node, env)
             return UNKNOWN
         if qualname is None:
             self.autograd.unknown_call(args, env)
@@ -482,7 +475,7 @@ class Calls(Part):
                 return replace(first, origin=node)  # loss * scale: the same graph
             if attr == "step" and isinstance(first, ParamsValue) and \
                     first.kind is Kind.OPTIMIZER:
-                self.autograd.optimizer_step(first, node, env)
+                self.training.optimizer_step(first, node, env)
             return UNKNOWN
         if instance.qualname == "Accelerator":
             if attr == "prepare" and positional and len(positional) == len(node.args):
@@ -499,7 +492,7 @@ class Calls(Part):
         if kind == "grad_mode":
             return self.autograd.grad_mode(op, args)
         if kind == "backward":
-            self.autograd.backward(op, receiver, args, node, env)
+            self.training.backward(op, receiver, args, node, env)
             return UNKNOWN if op.returns != "none" else OTHER
         bound, nodes = bind_arguments(op, receiver, receiver_node, args)
         # `inplace=True` at the call, or a parameter the call site gave a literal True

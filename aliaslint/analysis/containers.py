@@ -22,14 +22,9 @@ from aliaslint.analysis.values import (
     ModuleValue,
     TensorValue,
     Value,
-    MAX_AMONG,
-    candidates,
     elements,
-    join,
-    join_containers,
     join_elements,
-    some_element,
-)
+    some_element)
 
 # A literal key or index as Python compares it.
 Key = object

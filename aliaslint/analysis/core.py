@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -14,37 +14,21 @@ from aliaslint.analysis.instances import Instances
 from aliaslint.analysis.events import (
     Call,
     Event,
-    InplaceWrite,
     Reference,
-    Save,
     SavedWrite,
     SaveIds,
-    Write,
-    WriteInputs,
-)
+    Write)
 from aliaslint.analysis.scopes import (
     ClassInfo,
     Converged,
     Deferred,
     Env,
     Flow,
-    LoopFrame,
-    Summary,
-)
+    LoopFrame)
 from aliaslint.analysis.syntax import freezes_gradients, runs_unconditionally
 from aliaslint.analysis.values import (
-    Args,
-    ClassValue,
-    FunctionValue,
-    GradModeValue,
-    HandleValue,
-    Keywords,
-    ModuleValue,
-    ParamsValue,
     TensorValue,
-    Value,
-    Written,
-)
+    Value)
 
 if TYPE_CHECKING:
     from aliaslint.project import Link

@@ -17,7 +17,7 @@ from aliaslint.analysis.events import Save, Write
 from aliaslint.nodes import walk_code
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary, is_state, state_tokens
 from aliaslint.analysis.syntax import declares_mutation
-from aliaslint.analysis.values import OTHER, UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, join
+from aliaslint.analysis.values import UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, join
 
 
 class Effects(Part):

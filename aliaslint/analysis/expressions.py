@@ -46,7 +46,6 @@ from aliaslint.analysis.values import (
     ConstValue,
     ContainerValue,
     Kind,
-    ConstValue,
     ClassValue,
     ModuleInfo,
     ModuleValue,

@@ -7,8 +7,6 @@ from __future__ import annotations
 from math import ceil
 
 import libcst as cst
-
-from aliaslint.analysis import interfaces as api
 from aliaslint.analysis.core import Part
 from aliaslint import ops
 

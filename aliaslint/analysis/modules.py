@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import replace
 
 import libcst as cst
@@ -13,18 +12,15 @@ from aliaslint.analysis.core import Part
 from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.builders import DICT_VIEWS, dict_of_modules, dict_view
-from aliaslint.analysis.effects import _allocated, _items, _of_argument
-from aliaslint.analysis.dispatch import MethodValue, attribute_storages, class_of, exact
+from aliaslint.analysis.effects import _items, _of_argument
+from aliaslint.analysis.dispatch import MethodValue, attribute_storages, exact
 from aliaslint.analysis.events import Save, Write
-from aliaslint.analysis.instances import Instances
 from aliaslint.analysis.opfacts import has_params, input_saved
 from aliaslint.analysis.protocol import (
     HOOK_METHODS,
     MODULE_ITERATORS,
     bind,
-    constant_of,
-    spread,
-)
+    spread)
 from aliaslint.analysis.scopes import (
     ClassInfo,
     Given,
@@ -37,14 +33,10 @@ from aliaslint.analysis.scopes import (
 )
 from aliaslint.analysis.syntax import (
     FALSE,
-    NO_LITERAL,
     TRUE,
-    declares_mutation,
-    is_classmethod,
     is_literal,
     literal_constant,
-    name_key,
-)
+    name_key)
 from aliaslint.analysis.values import (
     BOTTOM,
     OTHER,
@@ -52,7 +44,6 @@ from aliaslint.analysis.values import (
     Args,
     ArrayValue,
     ClassValue,
-    ConstValue,
     ContainerValue,
     FunctionValue,
     Keywords,
@@ -64,7 +55,6 @@ from aliaslint.analysis.values import (
     PartialValue,
     RefValue,
     ObjectValue,
-    RefValue,
     TensorValue,
     Value,
     is_true,
@@ -72,8 +62,7 @@ from aliaslint.analysis.values import (
     local_class,
     module_items,
     ordered_positional,
-    spread_modules,
-)
+    spread_modules)
 
 
 # nn.Module methods that return the module itself (`return self`), its parameters unchanged
@@ -93,8 +82,9 @@ class Modules(Part):
     outcomes: api.Outcomes
     protocol: api.CallProtocol
     statements: api.Statements
+    training: api.Training
     handles = ("autograd", "effects", "expressions", "functions", "imports", "outcomes",
-               "protocol", "statements")
+               "protocol", "statements", "training")
 
     def construct_module(self, spec: ops.ModuleOp, qualname: str, node: cst.Call,
                          positional: list[Value], keywords: Keywords,
@@ -282,10 +272,10 @@ class Modules(Part):
             # state_dict(): the module's own tensors, not copies.
             return ParamsValue(Kind.OTHER, origin=node, params=info.params, snapshot=node)
         if op is not None and op.kind == "optimizer_step" and "grads" in op.writes:
-            self.autograd.zero_grad(info.params, node, env)
+            self.training.zero_grad(info.params, node, env)
             return OTHER
         if attr == "load_state_dict" and info.params:
-            self.autograd.write_parameters(info.params, node, env)
+            self.training.write_parameters(info.params, node, env)
             return UNKNOWN
         if info.cls is not None and info.cls.method(attr) is not None:
             return UNKNOWN
