@@ -734,9 +734,7 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
     workers = min(jobs or os.cpu_count() or 1, len(jobs_list))
     if workers > 1:
         # Loaded once here, where the workers share it, instead of by each of them.
-        from aliaslint import checking  # noqa: F401
-
-        registry.rules()
+        _load_checking()
     # Largest files first, so no worker is left with a big file at the end while the
     # others idle; results go back in the original order.
     order = sorted(range(len(jobs_list)), key=lambda i: -_size(jobs_list[i][0]))
@@ -766,8 +764,21 @@ def _check_job(job) -> Checked:
         gc.freeze()
 
 
+def _load_checking() -> None:
+    """The parse's side (libcst, the analysis, the rules), loaded in this process: workers
+    forked after it start with it."""
+    from aliaslint import checking  # noqa: F401
+
+    registry.rules()
+
+
 def _not_in_time(job, why: str, overran: bool) -> Checked:
     _, filename, settings = job
+    if overran:
+        # Its worker is replaced by a fork of this process: with the parse's side loaded
+        # here first, the next file's time is its own check's, not the imports the worker
+        # it replaces had done already.
+        _load_checking()
     return Checked([not_checked(filename, settings, why, overran)], None)
 
 
