@@ -284,17 +284,65 @@ class Cache:
         """The other files the last result of ``path`` was computed with (a helper it calls,
         in another checked file), as (kind, path): its entry is keyed by their digests of
         that kind too."""
+        return [(kind, other) for kind, other, *_ in self._dependencies(path) or ()]
+
+    def _dependencies(self, path: str) -> list[list] | None:
+        """The dependencies recorded for ``path``: [kind, path] each, or [kind, path,
+        content digest, digest of that kind] where the result recorded what it read."""
         if self._index is None:
             self._index = self._load_index()
         record = self._index.get(path)
         if isinstance(record, list) and len(record) == 5 and isinstance(record[4], list) \
-                and all(isinstance(d, list) and len(d) == 2 and d[0] in ("code", "content")
-                        and isinstance(d[1], str) for d in record[4]):
-            return [(kind, other) for kind, other in record[4]]
-        return []
+                and all(isinstance(d, list) and len(d) in (2, 4) and d[0] in ("code", "content")
+                        and all(isinstance(part, str) for part in d) for d in record[4]):
+            return record[4]
+        return None
+
+    def known_with_dependencies(self, path: str, stat: os.stat_result,
+                                stat_of: Callable[[str], os.stat_result | None]
+                                ) -> tuple[str, Extent, dict[tuple[str, str], str]] | None:
+        """For a file whose result depends on other checked files: its content hash and
+        extent, and the digest of each file it depends on, if its size and mtime are
+        unchanged and so are those of each of them, whose content is then the one its result
+        was computed from (the index knows their content hashes by the same rule as its
+        own); else None, and they are read and hashed."""
+        if self._index is None:
+            self._index = self._load_index()
+        dependencies = self._dependencies(path)
+        record: list = self._index[path] if dependencies else []  # checked by _dependencies
+        if not dependencies or not (record[0] == stat.st_size and record[1] == stat.st_mtime_ns
+                                    and isinstance(record[2], str)):
+            return None
+        extent = Extent.from_json(record[3])
+        if extent is None:
+            return None
+        used = {}
+        for dependency in dependencies:
+            if len(dependency) != 4:
+                return None
+            kind, other, content, digest = dependency
+            other_stat = stat_of(other)
+            known = self._content(other, other_stat) if other_stat is not None else None
+            if known != content:
+                return None
+            used[(kind, other)] = digest
+        return record[2], extent, used
+
+    def _content(self, path: str, stat: os.stat_result) -> str | None:
+        """The content hash of ``path`` recorded with its size and mtime, if they are
+        unchanged (whatever its result depends on)."""
+        assert self._index is not None
+        record = self._index.get(path)
+        if isinstance(record, list) and len(record) in (4, 5) and record[0] == stat.st_size \
+                and record[1] == stat.st_mtime_ns and isinstance(record[2], str):
+            return record[2]
+        return None
 
     def remember(self, path: str, stat: os.stat_result, digest: str, extent: Extent,
-                 dependencies: Sequence[tuple[str, str]] = ()) -> None:
+                 dependencies: Sequence[tuple[str, str, str, str]] = ()) -> None:
+        """Record ``path``'s size, mtime, content hash and extent, and the files its result
+        depends on as (kind, path, the content hash of what was read, its digest of that
+        kind)."""
         racy = time.time_ns() - stat.st_mtime_ns <= _RACY_NS
         if racy and not dependencies:
             return
@@ -304,7 +352,7 @@ class Cache:
         record: list = [stat.st_size, -1 if racy else stat.st_mtime_ns, digest,
                         extent.to_json()]
         if dependencies:
-            # Not a stat hit either: the files it depends on are hashed each run.
+            # A stat hit only when each of them is one too (`known_with_dependencies`).
             record.append([list(d) for d in sorted(dependencies)])
         self._updates[path] = record
 

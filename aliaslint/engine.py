@@ -463,15 +463,15 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
         extent = extent_of(data, notebook)
         # The last result's dependencies, with the contents they have now: a helper
         # edited since then makes this a miss.
-        used = {(kind, p): digest_of(p, kind) for kind, p in cache.dependencies(str(path))} \
-            if link is not None else {}
+        reads = _dependency_digests(cache.dependencies(str(path))) if link is not None else {}
+        used = {key: digest for key, (_, digest) in reads.items()}
         binding = Binding(with_dependencies(digest, used), kind, key)
         # A stream's size and mtime say nothing about its next content.
         cached = cache.load(binding, filename, extent)
         if cached is not None:
             verbose.note(f"cache hit {filename} (same content"
                          f"{', and of the files it uses' if used else ''})")
-            return Checked(cached, Seen(stat, digest, extent, sorted(used), hit=True)
+            return Checked(cached, Seen(stat, digest, extent, _flat(reads), hit=True)
                            if regular else None)
     diagnostics = check_buffer(data, path, filename, settings, rules, link=link)
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
@@ -480,14 +480,35 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
     used_elsewhere = tuple(link.used_elsewhere) if link is not None else ()
     if cache is None:
         return Checked(diagnostics, None, used_elsewhere)
-    used = link.dependencies() if link is not None else {}
+    reads = link.dependency_digests() if link is not None else {}
+    used = {key: digest for key, (_, digest) in reads.items()}
     if used_elsewhere or any(d.filename != filename for d in diagnostics):
         # A finding in another file (or a suppression there used), made by this file's
         # call: the entry holds one file's findings, so this file is analysed again next
         # time.
         return Checked(diagnostics, None, used_elsewhere)
     cache.store(Binding(with_dependencies(digest, used), kind, key), diagnostics, extent)
-    return Checked(diagnostics, Seen(stat, digest, extent, sorted(used)) if regular else None)
+    return Checked(diagnostics, Seen(stat, digest, extent, _flat(reads)) if regular else None)
+
+
+def _dependency_digests(dependencies: Iterable[tuple[str, str]]
+                        ) -> dict[tuple[str, str], tuple[str, str]]:
+    """Each (kind, path) with the content hash of the file as it is now and its digest of
+    that kind."""
+    found = {}
+    for kind, other in dependencies:
+        try:
+            data: bytes | None = Path(other).read_bytes()
+        except OSError:
+            data = None
+        found[(kind, other)] = (content_hash(data) if data is not None else "",
+                                digest_of(other, kind, data) if data is not None else "")
+    return found
+
+
+def _flat(read: dict[tuple[str, str], tuple[str, str]]) -> list[tuple[str, str, str, str]]:
+    return sorted((kind, path, content, digest)
+                  for (kind, path), (content, digest) in read.items())
 
 
 class Seen(NamedTuple):
@@ -496,7 +517,9 @@ class Seen(NamedTuple):
     stat: os.stat_result
     digest: str  # of its own content
     extent: Extent
-    dependencies: list[tuple[str, str]]  # the other files its result was computed with
+    # The other files its result was computed with: (kind, path, the content hash of what
+    # was read, its digest of that kind).
+    dependencies: list[tuple[str, str, str, str]]
     hit: bool = False  # the result came from the cache
 
 
@@ -613,7 +636,7 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
         store = Cache.open(directory, setting, [
             *cache_keep(resolver),
             *((resolver.cwd / path, f"the checked path {path}") for path in paths)])
-        jobs_list = _from_cache(store, jobs_list, diagnostics)
+        jobs_list = _from_cache(store, jobs_list, diagnostics, program)
     if progress is not None:
         total, cached = len(files), len(files) - len(jobs_list)
         progress(cached, total)
@@ -698,9 +721,21 @@ def cache_keep(resolver: Resolver) -> list[tuple[Path, str]]:
             (resolver.cwd, "the working directory")]
 
 
-def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
-    """Add the cached findings of files whose size and mtime are unchanged; the other jobs."""
+def _from_cache(store: Cache, jobs_list: list, diagnostics: list,
+                program: Program | None = None) -> list:
+    """Add the cached findings of files whose size and mtime are unchanged (and those of
+    the files of ``program`` their result depends on); the other jobs."""
     remaining = []
+    stats: dict[str, os.stat_result | None] = {}
+
+    def stat_of(other: str) -> os.stat_result | None:
+        if other not in stats:
+            try:
+                stats[other] = os.stat(other)
+            except OSError:
+                stats[other] = None
+        return stats[other]
+
     for job in jobs_list:
         path, filename, settings = job
         try:
@@ -709,6 +744,14 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
             remaining.append(job)
             continue
         known = store.known(str(path), stat) if S_ISREG(stat.st_mode) else None
+        uses = ""
+        if known is None and S_ISREG(stat.st_mode) and program is not None \
+                and str(path) in program.packages:
+            with_others = store.known_with_dependencies(str(path), stat, stat_of)
+            if with_others is not None:
+                digest, extent, used = with_others
+                known = with_dependencies(digest, used), extent
+                uses = ", and of the files it uses"
         cached = None
         if known is not None and stat.st_size <= settings.max_file_size:
             kind = "notebook" if path.suffix == NOTEBOOK_SUFFIX else "python"
@@ -717,7 +760,7 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
         if cached is None:
             remaining.append(job)
         else:
-            verbose.note(f"cache hit {filename} (same size and modification time)")
+            verbose.note(f"cache hit {filename} (same size and modification time{uses})")
             diagnostics.extend(cached)
     return remaining
 

@@ -315,15 +315,21 @@ class Link:
         digest: where the result holds no position in the file (no finding or message
         points into it), only its code matters ("code": a comment or blank line added
         there changes nothing here); else its exact content ("content")."""
-        found: dict[tuple[str, str], str] = {}
+        return {key: digest for key, (_, digest) in self.dependency_digests().items()}
+
+    def dependency_digests(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """``dependencies``, each digest with the content hash of what it was made from
+        (the cache's index trusts it for as long as that file's size and mtime hold)."""
+        found: dict[tuple[str, str], tuple[str, str]] = {}
         for path, digest in self.used.items():
             context = self.contexts.get(self.program.shown.get(path, path))
             if context is not None and context.located:
-                found[("content", path)] = digest
+                found[("content", path)] = (digest, digest)
             else:
                 data = self.loader.read(path)
-                tree = self.loader.kept_syntax(path, content_hash(data)) if data else None
-                found[("code", path)] = digest_of(path, "code", data, tree)
+                content = content_hash(data) if data is not None else ""
+                tree = self.loader.kept_syntax(path, content) if data else None
+                found[("code", path)] = (content, digest_of(path, "code", data, tree))
         return found
 
 
