@@ -176,6 +176,10 @@ def _lines(data: bytes) -> tuple[int, int]:
             max(map(len, data.splitlines()), default=0))
 
 
+def _unchanged(record: list, stat: os.stat_result) -> bool:
+    return record[0] == stat.st_size and record[1] == stat.st_mtime_ns
+
+
 def _count(value: Any) -> bool:
     return type(value) is int and value >= 0
 
@@ -188,6 +192,7 @@ class Cache:
         self.fingerprint = fingerprint or tool_fingerprint()
         self.root = self.directory / __version__
         self._index: dict[str, Any] | None = None
+        self._records: dict[str, tuple[list, list | None, str | None] | None] = {}  # read
         self._updates: dict[str, list] = {}
         self._ready = False
 
@@ -265,38 +270,69 @@ class Cache:
         return True
 
     # -- the stat index --------------------------------------------------------------------
+    #
+    # A record: [size, mtime in ns (-1: not to be trusted), content hash, extent], then the
+    # files the result depends on where it depends on any (a list of [kind, path, content
+    # hash of what was read, its digest of that kind]; older records: [kind, path]), then
+    # the key of its entry where that entry holds no finding (a string).
+
+    def _record(self, path: str) -> tuple[list, list | None, str | None] | None:
+        """The record of ``path`` as (its first four fields, its dependencies, the key of its
+        entry if it holds no finding), if it is one this version writes."""
+        if path in self._records:
+            return self._records[path]
+        if self._index is None:
+            self._index = self._load_index()
+        parsed = self._records[path] = self._parse_record(self._index.get(path))
+        return parsed
+
+    @staticmethod
+    def _parse_record(record: Any) -> tuple[list, list | None, str | None] | None:
+        if not (isinstance(record, list) and 4 <= len(record) <= 6
+                and type(record[0]) is int and type(record[1]) is int
+                and isinstance(record[2], str)):
+            return None
+        rest = record[4:]
+        empty = rest.pop() if rest and isinstance(rest[-1], str) else None
+        if empty is not None and not _KEY.match(empty):
+            return None
+        dependencies = rest.pop() if rest else None
+        if rest or dependencies is not None and not (
+                isinstance(dependencies, list) and dependencies and all(
+                    isinstance(d, list) and len(d) in (2, 4) and d[0] in ("code", "content")
+                    and all(isinstance(part, str) for part in d) for d in dependencies)):
+            return None
+        return record[:4], dependencies, empty
 
     def known(self, path: str, stat: os.stat_result) -> tuple[str, Extent] | None:
         """The content hash and extent recorded for ``path`` if its size and mtime are
         unchanged, and its result depends on no other file (see ``dependencies``)."""
-        if self._index is None:
-            self._index = self._load_index()
-        record = self._index.get(path)
-        if (isinstance(record, list) and len(record) == 4
-                and record[0] == stat.st_size and record[1] == stat.st_mtime_ns
-                and isinstance(record[2], str)):
-            extent = Extent.from_json(record[3])
+        record = self._record(path)
+        if record is not None and record[1] is None and _unchanged(record[0], stat):
+            extent = Extent.from_json(record[0][3])
             if extent is not None:
-                return record[2], extent
+                return record[0][2], extent
         return None
+
+    def without_findings(self, path: str) -> str | None:
+        """The key of the entry last stored for ``path`` if it holds no finding: a binding
+        with that key needs no entry read."""
+        record = self._record(path)
+        return record[2] if record is not None else None
+
+    def note_without_findings(self, path: str, key: str) -> None:
+        """The entry with ``key``, just read for ``path`` as its record says, holds no
+        finding: the record says so from now on (an index written before it could)."""
+        record = self._record(path)
+        if record is not None and record[2] is None:
+            self._updates[path] = [*record[0], *([record[1]] if record[1] else []), key]
 
     def dependencies(self, path: str) -> list[tuple[str, str]]:
         """The other files the last result of ``path`` was computed with (a helper it calls,
         in another checked file), as (kind, path): its entry is keyed by their digests of
         that kind too."""
-        return [(kind, other) for kind, other, *_ in self._dependencies(path) or ()]
-
-    def _dependencies(self, path: str) -> list[list] | None:
-        """The dependencies recorded for ``path``: [kind, path] each, or [kind, path,
-        content digest, digest of that kind] where the result recorded what it read."""
-        if self._index is None:
-            self._index = self._load_index()
-        record = self._index.get(path)
-        if isinstance(record, list) and len(record) == 5 and isinstance(record[4], list) \
-                and all(isinstance(d, list) and len(d) in (2, 4) and d[0] in ("code", "content")
-                        and all(isinstance(part, str) for part in d) for d in record[4]):
-            return record[4]
-        return None
+        record = self._record(path)
+        return [(kind, other) for kind, other, *_ in record[1] or ()] if record else []
 
     def known_with_dependencies(self, path: str, stat: os.stat_result,
                                 stat_of: Callable[[str], os.stat_result | None]
@@ -306,43 +342,31 @@ class Cache:
         unchanged and so are those of each of them, whose content is then the one its result
         was computed from (the index knows their content hashes by the same rule as its
         own); else None, and they are read and hashed."""
-        if self._index is None:
-            self._index = self._load_index()
-        dependencies = self._dependencies(path)
-        record: list = self._index[path] if dependencies else []  # checked by _dependencies
-        if not dependencies or not (record[0] == stat.st_size and record[1] == stat.st_mtime_ns
-                                    and isinstance(record[2], str)):
+        record = self._record(path)
+        if record is None or record[1] is None or not _unchanged(record[0], stat):
             return None
-        extent = Extent.from_json(record[3])
+        extent = Extent.from_json(record[0][3])
         if extent is None:
             return None
         used = {}
-        for dependency in dependencies:
+        for dependency in record[1]:
             if len(dependency) != 4:
                 return None
             kind, other, content, digest = dependency
             other_stat = stat_of(other)
-            known = self._content(other, other_stat) if other_stat is not None else None
-            if known != content:
+            known = self._record(other) if other_stat is not None else None
+            if known is None or other_stat is None or not _unchanged(known[0], other_stat) \
+                    or known[0][2] != content:
                 return None
             used[(kind, other)] = digest
-        return record[2], extent, used
-
-    def _content(self, path: str, stat: os.stat_result) -> str | None:
-        """The content hash of ``path`` recorded with its size and mtime, if they are
-        unchanged (whatever its result depends on)."""
-        assert self._index is not None
-        record = self._index.get(path)
-        if isinstance(record, list) and len(record) in (4, 5) and record[0] == stat.st_size \
-                and record[1] == stat.st_mtime_ns and isinstance(record[2], str):
-            return record[2]
-        return None
+        return record[0][2], extent, used
 
     def remember(self, path: str, stat: os.stat_result, digest: str, extent: Extent,
-                 dependencies: Sequence[tuple[str, str, str, str]] = ()) -> None:
-        """Record ``path``'s size, mtime, content hash and extent, and the files its result
+                 dependencies: Sequence[tuple[str, str, str, str]] = (),
+                 without_findings: str | None = None) -> None:
+        """Record ``path``'s size, mtime, content hash and extent, the files its result
         depends on as (kind, path, the content hash of what was read, its digest of that
-        kind)."""
+        kind), and the key of its entry where it holds no finding."""
         racy = time.time_ns() - stat.st_mtime_ns <= _RACY_NS
         if racy and not dependencies:
             return
@@ -354,6 +378,8 @@ class Cache:
         if dependencies:
             # A stat hit only when each of them is one too (`known_with_dependencies`).
             record.append([list(d) for d in sorted(dependencies)])
+        if without_findings is not None:
+            record.append(without_findings)
         self._updates[path] = record
 
     def save_index(self) -> None:

@@ -471,7 +471,8 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
         if cached is not None:
             verbose.note(f"cache hit {filename} (same content"
                          f"{', and of the files it uses' if used else ''})")
-            return Checked(cached, Seen(stat, digest, extent, _flat(reads), hit=True)
+            return Checked(cached, Seen(stat, digest, extent, _flat(reads), hit=True,
+                                        without_findings=None if cached else cache.key(binding))
                            if regular else None)
     diagnostics = check_buffer(data, path, filename, settings, rules, link=link)
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
@@ -487,8 +488,11 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
         # call: the entry holds one file's findings, so this file is analysed again next
         # time.
         return Checked(diagnostics, None, used_elsewhere)
-    cache.store(Binding(with_dependencies(digest, used), kind, key), diagnostics, extent)
-    return Checked(diagnostics, Seen(stat, digest, extent, _flat(reads)) if regular else None)
+    binding = Binding(with_dependencies(digest, used), kind, key)
+    cache.store(binding, diagnostics, extent)
+    return Checked(diagnostics, Seen(stat, digest, extent, _flat(reads), without_findings=None
+                                     if diagnostics else cache.key(binding))
+                   if regular else None)
 
 
 def _dependency_digests(dependencies: Iterable[tuple[str, str]]
@@ -521,6 +525,7 @@ class Seen(NamedTuple):
     # was read, its digest of that kind).
     dependencies: list[tuple[str, str, str, str]]
     hit: bool = False  # the result came from the cache
+    without_findings: str | None = None  # the key of its entry, where that holds no finding
 
 
 def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,
@@ -655,7 +660,7 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
         if seen is not None and store is not None:
             hits += seen.hit
             store.remember(str(job[0]), seen.stat, seen.digest, seen.extent,
-                           seen.dependencies)
+                           seen.dependencies, seen.without_findings)
     if store is not None:
         verbose.note(f"{len(files) - hits} analysed, {hits} from cache")
     if store is not None:
@@ -752,11 +757,18 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list,
                 digest, extent, used = with_others
                 known = with_dependencies(digest, used), extent
                 uses = ", and of the files it uses"
-        cached = None
+        cached: list[Diagnostic] | None = None
         if known is not None and stat.st_size <= settings.max_file_size:
             kind = "notebook" if path.suffix == NOTEBOOK_SUFFIX else "python"
             binding = Binding(known[0], kind, _settings_key(settings.rules_for(path), settings))
-            cached = store.load(binding, filename, known[1])
+            # Most files have no finding: the index says so, and no entry is read.
+            empty = store.without_findings(str(path))
+            if empty is not None and empty == store.key(binding):
+                cached = []
+            else:
+                cached = store.load(binding, filename, known[1])
+                if cached == []:
+                    store.note_without_findings(str(path), store.key(binding))
         if cached is None:
             remaining.append(job)
         else:
