@@ -38,11 +38,9 @@ error reading or writing an entry only costs time.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -90,6 +88,8 @@ def tool_fingerprint() -> str:
     """A hash of the checker: version, code, op tables and rule specs."""
     from aliaslint.catalog import rules_dir
 
+    import hashlib
+
     package = Path(__file__).resolve().parent
     digest = hashlib.blake2b(f"{__version__}/{_FORMAT}".encode(), digest_size=16)
     files = sorted(package.rglob("*.py")) + sorted((package / "data").glob("*"))
@@ -103,7 +103,15 @@ def tool_fingerprint() -> str:
 
 
 def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return _blake2b(data, 16)
+
+
+def _blake2b(data: bytes, size: int) -> str:
+    # Imported here: a run without the cache that reads no other file hashes nothing, and
+    # OpenSSL's module, which hashlib loads, is a noticeable part of a one-file start.
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=size).hexdigest()
 
 
 def with_dependencies(digest: str, dependencies: dict[tuple[str, str], str]) -> str:
@@ -212,7 +220,7 @@ class Cache:
 
     def key(self, binding: Binding) -> str:
         text = f"{self.fingerprint}\0{binding.kind}\0{binding.settings}\0{binding.digest}"
-        return hashlib.blake2b(text.encode(), digest_size=20).hexdigest()
+        return _blake2b(text.encode(), 20)
 
     def _entry_path(self, key: str) -> Path:
         return self.root / "entries" / key[:2] / key
@@ -420,6 +428,8 @@ class Cache:
 
 def _replace(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path`` and move it into place."""
+    import tempfile
+
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
@@ -577,6 +587,8 @@ def _make_directory(directory: Path) -> None:
     """Make the cache directory with its tag and .gitignore in place from the start: they
     are written into a temporary directory beside it, which is then renamed.  When another
     run made it first, theirs stays."""
+    import tempfile
+
     directory.parent.mkdir(parents=True, exist_ok=True)
     made = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}.",
                                  suffix=".tmp"))
@@ -707,7 +719,7 @@ def _checksum(key: str, encoded: list) -> str:
     """A hash of an entry's findings as written, so a flipped byte inside a message or a
     position that still fits the file is caught too."""
     text = json.dumps([key, encoded], separators=(",", ":"))
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    return _blake2b(text.encode(), 16)
 
 
 def _encode(d: Diagnostic) -> list:

@@ -56,8 +56,6 @@ from aliaslint.diagnostics import (
     display_path,
     distinct,
 )
-from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
-from aliaslint.project import Link, Loader, Program, digest_of
 from aliaslint.reading import file_error as _file_error
 from aliaslint.reading import internal as _internal
 from aliaslint.reading import read_file
@@ -83,6 +81,8 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from aliaslint.incremental import StatementCache
+    from aliaslint.notebooks import Notebook
+    from aliaslint.project import Link, Loader, Program
     from aliaslint.rule import Context, Finding
 
 # Told (files done, files in all) as a run goes.
@@ -275,6 +275,8 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
     allowed); a cell that does not is one AL902 finding and is left out, and the other
     cells are still checked.
     """
+    from aliaslint.notebooks import NotebookError, is_python_notebook, load_notebook
+
     enabled = _enabled(rules, report_unused_suppressions)
     document = _text(source, filename)
     if isinstance(document, Diagnostic):
@@ -499,6 +501,8 @@ def _dependency_digests(dependencies: Iterable[tuple[str, str]]
                         ) -> dict[tuple[str, str], tuple[str, str]]:
     """Each (kind, path) with the content hash of the file as it is now and its digest of
     that kind."""
+    from aliaslint.project import digest_of
+
     found = {}
     for kind, other in dependencies:
         try:
@@ -569,6 +573,8 @@ def program_link(program: Program | None, path: Path, settings: Settings) -> Lin
     """The view of ``program`` the analysis of ``path`` gets; None outside a program."""
     if program is None or str(path) not in program.packages:
         return None
+    from aliaslint.project import Link, Loader
+
     key = (id(program), settings.parse_budget)
     loader = _loaders.get(key)
     if loader is None:
@@ -630,7 +636,7 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     resolver = Resolver(cli, cwd)
     files, problems = walk(paths, resolver)
     jobs_list = [(path, display_path(path, resolver.cwd), settings) for path, settings in files]
-    program = Program.of([path for path, _ in files], source_roots(resolver),
+    program = _program([path for path, _ in files], source_roots(resolver),
                          {str(path): shown for path, shown, _ in jobs_list})
     diagnostics = [_file_error(display_path(path, resolver.cwd), reason, row=0, column=0)
                    for path, reason in problems]
@@ -668,6 +674,16 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     return Result(distinct([d for d in diagnostics if d.code != UNUSED_SUPPRESSION
                             or d not in used_elsewhere]), files,
                   program=program, used_elsewhere=frozenset(used_elsewhere))
+
+
+def _program(paths: list[Path], roots: tuple[Path, ...], shown: dict[str, str]
+             ) -> Program | None:
+    """``Program.of``; a run of one Python file has none, and does not load the module."""
+    if sum(path.suffix == ".py" for path in paths) < 2:
+        return None
+    from aliaslint.project import Program
+
+    return Program.of(paths, roots, shown)
 
 
 def source_roots(resolver: Resolver) -> tuple[Path, ...]:
