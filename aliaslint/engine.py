@@ -191,7 +191,7 @@ def check_source(source: str | bytes, filename: str = "<string>",
         return [late]
 
     def parse_and_check() -> list[Diagnostic]:
-        parsed = _parse_again(statements, text)
+        parsed = _parse_again(statements, text, screened.tree)
         if parsed is not None:
             from aliaslint.incremental import ChunkPositions
 
@@ -222,15 +222,16 @@ def _checked(module: cst.Module, source: str, filename: str, enabled: frozenset[
     return check_module(module, source, filename, enabled, confidence, positions, link)
 
 
-def _parse_again(statements: StatementCache | None, text: str):
+def _parse_again(statements: StatementCache | None, text: str, tree: ast.Module | None = None):
     """The module from the statements parsed before and those an edit changed; None when
-    there is no cache or libcst's parser rejects a part (the full parse says where)."""
+    there is no cache or libcst's parser rejects a part (the full parse says where).
+    ``tree``: CPython's tree of ``text``, which says where its statements are."""
     if statements is None:
         return None
     import libcst as cst
 
     try:
-        return statements.parse(text)
+        return statements.parse(text, tree)
     except (cst.ParserSyntaxError, RecursionError):
         return None
 
