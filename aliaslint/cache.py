@@ -38,11 +38,9 @@ error reading or writing an entry only costs time.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -90,6 +88,8 @@ def tool_fingerprint() -> str:
     """A hash of the checker: version, code, op tables and rule specs."""
     from aliaslint.catalog import rules_dir
 
+    import hashlib
+
     package = Path(__file__).resolve().parent
     digest = hashlib.blake2b(f"{__version__}/{_FORMAT}".encode(), digest_size=16)
     files = sorted(package.rglob("*.py")) + sorted((package / "data").glob("*"))
@@ -103,7 +103,15 @@ def tool_fingerprint() -> str:
 
 
 def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return _blake2b(data, 16)
+
+
+def _blake2b(data: bytes, size: int) -> str:
+    # Imported here: a run without the cache that reads no other file hashes nothing, and
+    # OpenSSL's module, which hashlib loads, is a noticeable part of a one-file start.
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=size).hexdigest()
 
 
 def with_dependencies(digest: str, dependencies: dict[tuple[str, str], str]) -> str:
@@ -176,6 +184,10 @@ def _lines(data: bytes) -> tuple[int, int]:
             max(map(len, data.splitlines()), default=0))
 
 
+def _unchanged(record: list, stat: os.stat_result) -> bool:
+    return record[0] == stat.st_size and record[1] == stat.st_mtime_ns
+
+
 def _count(value: Any) -> bool:
     return type(value) is int and value >= 0
 
@@ -188,6 +200,7 @@ class Cache:
         self.fingerprint = fingerprint or tool_fingerprint()
         self.root = self.directory / __version__
         self._index: dict[str, Any] | None = None
+        self._records: dict[str, tuple[list, list | None, str | None] | None] = {}  # read
         self._updates: dict[str, list] = {}
         self._ready = False
 
@@ -207,7 +220,7 @@ class Cache:
 
     def key(self, binding: Binding) -> str:
         text = f"{self.fingerprint}\0{binding.kind}\0{binding.settings}\0{binding.digest}"
-        return hashlib.blake2b(text.encode(), digest_size=20).hexdigest()
+        return _blake2b(text.encode(), 20)
 
     def _entry_path(self, key: str) -> Path:
         return self.root / "entries" / key[:2] / key
@@ -265,36 +278,103 @@ class Cache:
         return True
 
     # -- the stat index --------------------------------------------------------------------
+    #
+    # A record: [size, mtime in ns (-1: not to be trusted), content hash, extent], then the
+    # files the result depends on where it depends on any (a list of [kind, path, content
+    # hash of what was read, its digest of that kind]; older records: [kind, path]), then
+    # the key of its entry where that entry holds no finding (a string).
+
+    def _record(self, path: str) -> tuple[list, list | None, str | None] | None:
+        """The record of ``path`` as (its first four fields, its dependencies, the key of its
+        entry if it holds no finding), if it is one this version writes."""
+        if path in self._records:
+            return self._records[path]
+        if self._index is None:
+            self._index = self._load_index()
+        parsed = self._records[path] = self._parse_record(self._index.get(path))
+        return parsed
+
+    @staticmethod
+    def _parse_record(record: Any) -> tuple[list, list | None, str | None] | None:
+        if not (isinstance(record, list) and 4 <= len(record) <= 6
+                and type(record[0]) is int and type(record[1]) is int
+                and isinstance(record[2], str)):
+            return None
+        rest = record[4:]
+        empty = rest.pop() if rest and isinstance(rest[-1], str) else None
+        if empty is not None and not _KEY.match(empty):
+            return None
+        dependencies = rest.pop() if rest else None
+        if rest or dependencies is not None and not (
+                isinstance(dependencies, list) and dependencies and all(
+                    isinstance(d, list) and len(d) in (2, 4) and d[0] in ("code", "content")
+                    and all(isinstance(part, str) for part in d) for d in dependencies)):
+            return None
+        return record[:4], dependencies, empty
 
     def known(self, path: str, stat: os.stat_result) -> tuple[str, Extent] | None:
         """The content hash and extent recorded for ``path`` if its size and mtime are
         unchanged, and its result depends on no other file (see ``dependencies``)."""
-        if self._index is None:
-            self._index = self._load_index()
-        record = self._index.get(path)
-        if (isinstance(record, list) and len(record) == 4
-                and record[0] == stat.st_size and record[1] == stat.st_mtime_ns
-                and isinstance(record[2], str)):
-            extent = Extent.from_json(record[3])
+        record = self._record(path)
+        if record is not None and record[1] is None and _unchanged(record[0], stat):
+            extent = Extent.from_json(record[0][3])
             if extent is not None:
-                return record[2], extent
+                return record[0][2], extent
         return None
+
+    def without_findings(self, path: str) -> str | None:
+        """The key of the entry last stored for ``path`` if it holds no finding: a binding
+        with that key needs no entry read."""
+        record = self._record(path)
+        return record[2] if record is not None else None
+
+    def note_without_findings(self, path: str, key: str) -> None:
+        """The entry with ``key``, just read for ``path`` as its record says, holds no
+        finding: the record says so from now on (an index written before it could)."""
+        record = self._record(path)
+        if record is not None and record[2] is None:
+            self._updates[path] = [*record[0], *([record[1]] if record[1] else []), key]
 
     def dependencies(self, path: str) -> list[tuple[str, str]]:
         """The other files the last result of ``path`` was computed with (a helper it calls,
         in another checked file), as (kind, path): its entry is keyed by their digests of
         that kind too."""
-        if self._index is None:
-            self._index = self._load_index()
-        record = self._index.get(path)
-        if isinstance(record, list) and len(record) == 5 and isinstance(record[4], list) \
-                and all(isinstance(d, list) and len(d) == 2 and d[0] in ("code", "content")
-                        and isinstance(d[1], str) for d in record[4]):
-            return [(kind, other) for kind, other in record[4]]
-        return []
+        record = self._record(path)
+        return [(kind, other) for kind, other, *_ in record[1] or ()] if record else []
+
+    def known_with_dependencies(self, path: str, stat: os.stat_result,
+                                stat_of: Callable[[str], os.stat_result | None]
+                                ) -> tuple[str, Extent, dict[tuple[str, str], str]] | None:
+        """For a file whose result depends on other checked files: its content hash and
+        extent, and the digest of each file it depends on, if its size and mtime are
+        unchanged and so are those of each of them, whose content is then the one its result
+        was computed from (the index knows their content hashes by the same rule as its
+        own); else None, and they are read and hashed."""
+        record = self._record(path)
+        if record is None or record[1] is None or not _unchanged(record[0], stat):
+            return None
+        extent = Extent.from_json(record[0][3])
+        if extent is None:
+            return None
+        used = {}
+        for dependency in record[1]:
+            if len(dependency) != 4:
+                return None
+            kind, other, content, digest = dependency
+            other_stat = stat_of(other)
+            known = self._record(other) if other_stat is not None else None
+            if known is None or other_stat is None or not _unchanged(known[0], other_stat) \
+                    or known[0][2] != content:
+                return None
+            used[(kind, other)] = digest
+        return record[0][2], extent, used
 
     def remember(self, path: str, stat: os.stat_result, digest: str, extent: Extent,
-                 dependencies: Sequence[tuple[str, str]] = ()) -> None:
+                 dependencies: Sequence[tuple[str, str, str, str]] = (),
+                 without_findings: str | None = None) -> None:
+        """Record ``path``'s size, mtime, content hash and extent, the files its result
+        depends on as (kind, path, the content hash of what was read, its digest of that
+        kind), and the key of its entry where it holds no finding."""
         racy = time.time_ns() - stat.st_mtime_ns <= _RACY_NS
         if racy and not dependencies:
             return
@@ -304,8 +384,10 @@ class Cache:
         record: list = [stat.st_size, -1 if racy else stat.st_mtime_ns, digest,
                         extent.to_json()]
         if dependencies:
-            # Not a stat hit either: the files it depends on are hashed each run.
+            # A stat hit only when each of them is one too (`known_with_dependencies`).
             record.append([list(d) for d in sorted(dependencies)])
+        if without_findings is not None:
+            record.append(without_findings)
         self._updates[path] = record
 
     def save_index(self) -> None:
@@ -346,6 +428,8 @@ class Cache:
 
 def _replace(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path`` and move it into place."""
+    import tempfile
+
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
@@ -503,6 +587,8 @@ def _make_directory(directory: Path) -> None:
     """Make the cache directory with its tag and .gitignore in place from the start: they
     are written into a temporary directory beside it, which is then renamed.  When another
     run made it first, theirs stays."""
+    import tempfile
+
     directory.parent.mkdir(parents=True, exist_ok=True)
     made = Path(tempfile.mkdtemp(dir=directory.parent, prefix=f".{directory.name}.",
                                  suffix=".tmp"))
@@ -633,7 +719,7 @@ def _checksum(key: str, encoded: list) -> str:
     """A hash of an entry's findings as written, so a flipped byte inside a message or a
     position that still fits the file is caught too."""
     text = json.dumps([key, encoded], separators=(",", ":"))
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    return _blake2b(text.encode(), 16)
 
 
 def _encode(d: Diagnostic) -> list:

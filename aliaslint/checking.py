@@ -5,6 +5,7 @@ file is parsed (aliaslint/engine.py screens every file before)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -18,11 +19,13 @@ from aliaslint.diagnostics import (
     Related,
 )
 from aliaslint.incremental import ChunkPositions
-from aliaslint.project import Link
 from aliaslint.reading import file_error as _file_error
 from aliaslint.reading import internal as _internal
 from aliaslint.rule import Context, Finding
 from aliaslint.suppressions import parse_suppressions, unsuppressed, unused_findings
+
+if TYPE_CHECKING:
+    from aliaslint.project import Link
 
 
 def check_module(module: cst.Module, source: str, filename: str, enabled: frozenset[str],

@@ -14,9 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aliaslint import __version__, registry, stages, verbose
-from aliaslint.cache import clean as clean_cache
-from aliaslint.catalog import load_docs, markdown_table
-from aliaslint.baseline import Baseline, write_baseline
 from aliaslint.cli_output import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -51,6 +48,7 @@ from aliaslint.show import per_file_option, settings_text
 from aliaslint.walk import walk
 
 if TYPE_CHECKING:
+    from aliaslint.baseline import Baseline
     from aliaslint.rule import Rule
     from aliaslint.runtime.launch import Program, Run
 
@@ -501,6 +499,8 @@ def _check(args) -> int:
 
         return add_noqa(args, cwd, result)
     if args.write_baseline is not None:
+        from aliaslint.baseline import write_baseline
+
         count = write_baseline(args.write_baseline, result.diagnostics, cwd,
                                source_lines_from_disk(cwd))
         print(f"Recorded {count} finding{'s' if count != 1 else ''} in "
@@ -535,10 +535,13 @@ def _adoption(args, paths: list[str], cwd: Path, cli: CliOptions) -> Baseline | 
         return f"{writing[0]} needs files, not standard input"
     if args.no_baseline or args.add_noqa or args.write_baseline is not None:
         return None
-    if args.baseline is not None:
-        return Baseline.load(args.baseline, cwd)
-    configured = Resolver(cli, cwd).for_directory(cwd).baseline
-    return Baseline.load(configured, cwd) if configured is not None else None
+    configured = args.baseline if args.baseline is not None else \
+        Resolver(cli, cwd).for_directory(cwd).baseline
+    if configured is None:
+        return None
+    from aliaslint.baseline import Baseline  # only a run with a baseline reads one
+
+    return Baseline.load(configured, cwd)
 
 
 def _show_settings(paths: list[str], cli: CliOptions, cwd: Path, use_cache: bool) -> int:
@@ -611,6 +614,8 @@ def _clean(config: Path | None) -> int:
     cwd = Path.cwd()
     resolver = Resolver(CliOptions(config=config), cwd)
     directory, setting = cache_location(resolver)
+    from aliaslint.cache import clean as clean_cache
+
     cleaned = clean_cache(directory, setting, cache_keep(resolver))
     shown = display_path(directory, cwd)
     if cleaned is None:
@@ -630,6 +635,8 @@ def _rule(given: str, fmt: str = "text") -> int:
     """The rule's spec, with what its module declares after the summary."""
     by_name = {rule.name: code for code, rule in registry.rules().items()}
     code = by_name.get(given.strip().lower(), given.strip().upper())
+    from aliaslint.catalog import load_docs  # the rule documents, for `rule` and `rules`
+
     rule, doc = registry.get(code), load_docs().get(code)
     if rule is None or doc is None:
         hint = close_match(given, [*registry.rules(), *by_name])
@@ -668,6 +675,8 @@ def _rules(fmt: str) -> int:
         print(json.dumps([_rule_json(r) for r in rules], indent=2))
         return EXIT_CLEAN
     if fmt == "markdown":
+        from aliaslint.catalog import markdown_table
+
         sys.stdout.write(markdown_table())
         return EXIT_CLEAN
     width = max(len(r.name) for r in rules)

@@ -8,7 +8,6 @@ from pathlib import Path
 from aliaslint.diagnostics import FILE_NOT_CHECKED, display_path
 from aliaslint.engine import NOTEBOOK_SUFFIX, decode
 from aliaslint.lines import split as split_lines
-from aliaslint.notebooks import cell_lines
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -73,6 +72,8 @@ def lines_of(data: bytes, filename: str, cell: int | None) -> list[str] | None:
     if not isinstance(text, str):
         return None
     if filename.endswith(NOTEBOOK_SUFFIX):
+        from aliaslint.notebooks import cell_lines
+
         return cell_lines(text, cell) if cell is not None else None
     # Only the line breaks Python itself counts, so rows match the parser's.
     return split_lines(text)

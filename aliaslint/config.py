@@ -209,15 +209,14 @@ _KEYS = {
 }
 
 
-def find_config_file(directory: Path) -> Path | None:
-    """The nearest aliaslint.toml, or pyproject.toml with [tool.aliaslint], at or above."""
-    for folder in (directory, *directory.parents):
-        candidate = folder / "aliaslint.toml"
-        if _is_file(candidate):
-            return candidate
-        candidate = folder / "pyproject.toml"
-        if _is_file(candidate) and _has_section(candidate):
-            return candidate
+def _config_in(folder: Path) -> Path | None:
+    """The folder's aliaslint.toml, else its pyproject.toml if that has [tool.aliaslint]."""
+    candidate = folder / "aliaslint.toml"
+    if _is_file(candidate):
+        return candidate
+    candidate = folder / "pyproject.toml"
+    if _is_file(candidate) and _has_section(candidate):
+        return candidate
     return None
 
 
@@ -593,6 +592,7 @@ class Resolver:
             self._fixed = settings_from_options({}, None, self.cwd, cli)
         self._by_config = cache(self._load)
         self._by_dir: dict[Path, Settings] = {}
+        self._nearest: dict[Path, Path | None] = {}  # directory -> its config file
 
     def _load(self, config: Path | None) -> Settings:
         if config is None:
@@ -604,9 +604,27 @@ class Resolver:
             return self._fixed
         settings = self._by_dir.get(directory)
         if settings is None:
-            settings = self._by_config(find_config_file(directory))
+            settings = self._by_config(self._config_file(directory))
             self._by_dir[directory] = settings
         return settings
+
+    def _config_file(self, directory: Path) -> Path | None:
+        """The nearest aliaslint.toml, or pyproject.toml with [tool.aliaslint], at or above
+        ``directory``; each folder is looked at once (a walk asks for every directory, and
+        they share their parents)."""
+        pending = []
+        folder = directory
+        while folder not in self._nearest:
+            pending.append(folder)
+            found = _config_in(folder)
+            if found is not None or folder.parent == folder:
+                self._nearest[folder] = found
+                break
+            folder = folder.parent
+        nearest = self._nearest[folder]
+        for below in pending:
+            self._nearest[below] = nearest
+        return nearest
 
     def for_file(self, path: Path) -> Settings:
         return self.for_directory(path.parent)

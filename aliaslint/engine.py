@@ -56,8 +56,6 @@ from aliaslint.diagnostics import (
     display_path,
     distinct,
 )
-from aliaslint.notebooks import Notebook, NotebookError, is_python_notebook, load_notebook
-from aliaslint.project import Link, Loader, Program, digest_of
 from aliaslint.reading import file_error as _file_error
 from aliaslint.reading import internal as _internal
 from aliaslint.reading import read_file
@@ -83,6 +81,8 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from aliaslint.incremental import StatementCache
+    from aliaslint.notebooks import Notebook
+    from aliaslint.project import Link, Loader, Program
     from aliaslint.rule import Context, Finding
 
 # Told (files done, files in all) as a run goes.
@@ -191,7 +191,7 @@ def check_source(source: str | bytes, filename: str = "<string>",
         return [late]
 
     def parse_and_check() -> list[Diagnostic]:
-        parsed = _parse_again(statements, text)
+        parsed = _parse_again(statements, text, screened.tree)
         if parsed is not None:
             from aliaslint.incremental import ChunkPositions
 
@@ -222,15 +222,16 @@ def _checked(module: cst.Module, source: str, filename: str, enabled: frozenset[
     return check_module(module, source, filename, enabled, confidence, positions, link)
 
 
-def _parse_again(statements: StatementCache | None, text: str):
+def _parse_again(statements: StatementCache | None, text: str, tree: ast.Module | None = None):
     """The module from the statements parsed before and those an edit changed; None when
-    there is no cache or libcst's parser rejects a part (the full parse says where)."""
+    there is no cache or libcst's parser rejects a part (the full parse says where).
+    ``tree``: CPython's tree of ``text``, which says where its statements are."""
     if statements is None:
         return None
     import libcst as cst
 
     try:
-        return statements.parse(text)
+        return statements.parse(text, tree)
     except (cst.ParserSyntaxError, RecursionError):
         return None
 
@@ -275,6 +276,8 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
     allowed); a cell that does not is one AL902 finding and is left out, and the other
     cells are still checked.
     """
+    from aliaslint.notebooks import NotebookError, is_python_notebook, load_notebook
+
     enabled = _enabled(rules, report_unused_suppressions)
     document = _text(source, filename)
     if isinstance(document, Diagnostic):
@@ -463,15 +466,16 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
         extent = extent_of(data, notebook)
         # The last result's dependencies, with the contents they have now: a helper
         # edited since then makes this a miss.
-        used = {(kind, p): digest_of(p, kind) for kind, p in cache.dependencies(str(path))} \
-            if link is not None else {}
+        reads = _dependency_digests(cache.dependencies(str(path))) if link is not None else {}
+        used = {key: digest for key, (_, digest) in reads.items()}
         binding = Binding(with_dependencies(digest, used), kind, key)
         # A stream's size and mtime say nothing about its next content.
         cached = cache.load(binding, filename, extent)
         if cached is not None:
             verbose.note(f"cache hit {filename} (same content"
                          f"{', and of the files it uses' if used else ''})")
-            return Checked(cached, Seen(stat, digest, extent, sorted(used), hit=True)
+            return Checked(cached, Seen(stat, digest, extent, _flat(reads), hit=True,
+                                        without_findings=None if cached else cache.key(binding))
                            if regular else None)
     diagnostics = check_buffer(data, path, filename, settings, rules, link=link)
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
@@ -480,14 +484,40 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
     used_elsewhere = tuple(link.used_elsewhere) if link is not None else ()
     if cache is None:
         return Checked(diagnostics, None, used_elsewhere)
-    used = link.dependencies() if link is not None else {}
+    reads = link.dependency_digests() if link is not None else {}
+    used = {key: digest for key, (_, digest) in reads.items()}
     if used_elsewhere or any(d.filename != filename for d in diagnostics):
         # A finding in another file (or a suppression there used), made by this file's
         # call: the entry holds one file's findings, so this file is analysed again next
         # time.
         return Checked(diagnostics, None, used_elsewhere)
-    cache.store(Binding(with_dependencies(digest, used), kind, key), diagnostics, extent)
-    return Checked(diagnostics, Seen(stat, digest, extent, sorted(used)) if regular else None)
+    binding = Binding(with_dependencies(digest, used), kind, key)
+    cache.store(binding, diagnostics, extent)
+    return Checked(diagnostics, Seen(stat, digest, extent, _flat(reads), without_findings=None
+                                     if diagnostics else cache.key(binding))
+                   if regular else None)
+
+
+def _dependency_digests(dependencies: Iterable[tuple[str, str]]
+                        ) -> dict[tuple[str, str], tuple[str, str]]:
+    """Each (kind, path) with the content hash of the file as it is now and its digest of
+    that kind."""
+    from aliaslint.project import digest_of
+
+    found = {}
+    for kind, other in dependencies:
+        try:
+            data: bytes | None = Path(other).read_bytes()
+        except OSError:
+            data = None
+        found[(kind, other)] = (content_hash(data) if data is not None else "",
+                                digest_of(other, kind, data) if data is not None else "")
+    return found
+
+
+def _flat(read: dict[tuple[str, str], tuple[str, str]]) -> list[tuple[str, str, str, str]]:
+    return sorted((kind, path, content, digest)
+                  for (kind, path), (content, digest) in read.items())
 
 
 class Seen(NamedTuple):
@@ -496,8 +526,11 @@ class Seen(NamedTuple):
     stat: os.stat_result
     digest: str  # of its own content
     extent: Extent
-    dependencies: list[tuple[str, str]]  # the other files its result was computed with
+    # The other files its result was computed with: (kind, path, the content hash of what
+    # was read, its digest of that kind).
+    dependencies: list[tuple[str, str, str, str]]
     hit: bool = False  # the result came from the cache
+    without_findings: str | None = None  # the key of its entry, where that holds no finding
 
 
 def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,
@@ -541,6 +574,8 @@ def program_link(program: Program | None, path: Path, settings: Settings) -> Lin
     """The view of ``program`` the analysis of ``path`` gets; None outside a program."""
     if program is None or str(path) not in program.packages:
         return None
+    from aliaslint.project import Link, Loader
+
     key = (id(program), settings.parse_budget)
     loader = _loaders.get(key)
     if loader is None:
@@ -602,7 +637,7 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     resolver = Resolver(cli, cwd)
     files, problems = walk(paths, resolver)
     jobs_list = [(path, display_path(path, resolver.cwd), settings) for path, settings in files]
-    program = Program.of([path for path, _ in files], source_roots(resolver),
+    program = _program([path for path, _ in files], source_roots(resolver),
                          {str(path): shown for path, shown, _ in jobs_list})
     diagnostics = [_file_error(display_path(path, resolver.cwd), reason, row=0, column=0)
                    for path, reason in problems]
@@ -613,7 +648,7 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
         store = Cache.open(directory, setting, [
             *cache_keep(resolver),
             *((resolver.cwd / path, f"the checked path {path}") for path in paths)])
-        jobs_list = _from_cache(store, jobs_list, diagnostics)
+        jobs_list = _from_cache(store, jobs_list, diagnostics, program)
     if progress is not None:
         total, cached = len(files), len(files) - len(jobs_list)
         progress(cached, total)
@@ -632,7 +667,7 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
         if seen is not None and store is not None:
             hits += seen.hit
             store.remember(str(job[0]), seen.stat, seen.digest, seen.extent,
-                           seen.dependencies)
+                           seen.dependencies, seen.without_findings)
     if store is not None:
         verbose.note(f"{len(files) - hits} analysed, {hits} from cache")
     if store is not None:
@@ -640,6 +675,16 @@ def check_paths(paths=(".",), cli: CliOptions = CliOptions(), *, jobs: int | Non
     return Result(distinct([d for d in diagnostics if d.code != UNUSED_SUPPRESSION
                             or d not in used_elsewhere]), files,
                   program=program, used_elsewhere=frozenset(used_elsewhere))
+
+
+def _program(paths: list[Path], roots: tuple[Path, ...], shown: dict[str, str]
+             ) -> Program | None:
+    """``Program.of``; a run of one Python file has none, and does not load the module."""
+    if sum(path.suffix == ".py" for path in paths) < 2:
+        return None
+    from aliaslint.project import Program
+
+    return Program.of(paths, roots, shown)
 
 
 def source_roots(resolver: Resolver) -> tuple[Path, ...]:
@@ -698,9 +743,21 @@ def cache_keep(resolver: Resolver) -> list[tuple[Path, str]]:
             (resolver.cwd, "the working directory")]
 
 
-def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
-    """Add the cached findings of files whose size and mtime are unchanged; the other jobs."""
+def _from_cache(store: Cache, jobs_list: list, diagnostics: list,
+                program: Program | None = None) -> list:
+    """Add the cached findings of files whose size and mtime are unchanged (and those of
+    the files of ``program`` their result depends on); the other jobs."""
     remaining = []
+    stats: dict[str, os.stat_result | None] = {}
+
+    def stat_of(other: str) -> os.stat_result | None:
+        if other not in stats:
+            try:
+                stats[other] = os.stat(other)
+            except OSError:
+                stats[other] = None
+        return stats[other]
+
     for job in jobs_list:
         path, filename, settings = job
         try:
@@ -709,15 +766,30 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list) -> list:
             remaining.append(job)
             continue
         known = store.known(str(path), stat) if S_ISREG(stat.st_mode) else None
-        cached = None
+        uses = ""
+        if known is None and S_ISREG(stat.st_mode) and program is not None \
+                and str(path) in program.packages:
+            with_others = store.known_with_dependencies(str(path), stat, stat_of)
+            if with_others is not None:
+                digest, extent, used = with_others
+                known = with_dependencies(digest, used), extent
+                uses = ", and of the files it uses"
+        cached: list[Diagnostic] | None = None
         if known is not None and stat.st_size <= settings.max_file_size:
             kind = "notebook" if path.suffix == NOTEBOOK_SUFFIX else "python"
             binding = Binding(known[0], kind, _settings_key(settings.rules_for(path), settings))
-            cached = store.load(binding, filename, known[1])
+            # Most files have no finding: the index says so, and no entry is read.
+            empty = store.without_findings(str(path))
+            if empty is not None and empty == store.key(binding):
+                cached = []
+            else:
+                cached = store.load(binding, filename, known[1])
+                if cached == []:
+                    store.note_without_findings(str(path), store.key(binding))
         if cached is None:
             remaining.append(job)
         else:
-            verbose.note(f"cache hit {filename} (same size and modification time)")
+            verbose.note(f"cache hit {filename} (same size and modification time{uses})")
             diagnostics.extend(cached)
     return remaining
 

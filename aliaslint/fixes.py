@@ -36,7 +36,6 @@ from libcst.metadata import (
 from aliaslint.config import FixPolicy
 from aliaslint.diagnostics import FILE_NOT_CHECKED, Diagnostic, Edit, Fix, Position
 from aliaslint.lines import Lines, split_keepends, usual_break
-from aliaslint.notebooks import load_notebook
 from aliaslint.parsing import parse_module
 from aliaslint.rule import Context, Finding
 from aliaslint.screen import compile_error
@@ -199,6 +198,8 @@ class NotebookDocument(Document):
         return self._broken_cells(text) <= self._broken
 
     def python(self, text: str) -> tuple[str, Callable[[int, int], int]] | None:
+        from aliaslint.notebooks import load_notebook  # notebooks only
+
         try:
             notebook = load_notebook(text)
         except ValueError:
@@ -207,6 +208,8 @@ class NotebookDocument(Document):
         return notebook.module(), lambda cell, row: first.get(cell, 1) + row - 1
 
     def _broken_cells(self, text: str) -> set[int]:
+        from aliaslint.notebooks import load_notebook
+
         return {cell.number for cell in load_notebook(text).cells
                 if compile_error(cell.masked, self.filename, top_level_await=True)}
 

@@ -53,10 +53,13 @@ class StatementCache:
 
     chunks: dict[tuple, Chunk] = field(default_factory=dict)
 
-    def parse(self, source: str) -> tuple[cst.Module, list[tuple[int, Chunk]]] | None:
+    def parse(self, source: str, tree: ast.Module | None = None
+              ) -> tuple[cst.Module, list[tuple[int, Chunk]]] | None:
         """The module libcst's ``parse_module`` would make, and its chunks with their
-        first rows; None when CPython cannot parse the text (the full parse decides)."""
-        bounds = _boundaries(source)
+        first rows; None when CPython cannot parse the text (the full parse decides).
+        ``tree``: CPython's tree of ``source`` where the caller has it (the screen made
+        one), so that it is not parsed again."""
+        bounds = _boundaries(source, tree)
         if bounds is None:
             return None
         newline = first_break(source)  # libcst takes it as the module's
@@ -87,17 +90,20 @@ class StatementCache:
         return module, placed
 
 
-def _boundaries(source: str) -> list[tuple[int, int]] | None:
+def _boundaries(source: str, tree: ast.Module | None = None) -> list[tuple[int, int]] | None:
     """Line ranges (0-based, end exclusive) of the chunks: at most one per top-level
     statement, the lines before a statement going with it, and the lines after the last
     one with the last."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = compile(source, "<aliaslint>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return None
-    assert isinstance(tree, ast.Module)
+    if tree is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                parsed = compile(source, "<aliaslint>", "exec", ast.PyCF_ONLY_AST,
+                                 dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            return None
+        assert isinstance(parsed, ast.Module)
+        tree = parsed
     lines = split_keepends(source)
     if not tree.body:
         return [(0, len(lines))] if lines else []

@@ -23,6 +23,7 @@ around it: its imports stay unknown as before.
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -65,22 +66,44 @@ class Program:
             return None
         searched: dict[str, tuple[str, ...]] = {}
         packages: dict[str, str] = {}
+        # Per directory, not per file: the files of one directory share all of this.
+        directories: dict[Path, tuple[tuple[str, ...], str, tuple[str, ...]]] = {}
+        package_roots: dict[Path, Path] = {}
         for path in files:
-            top = _package_root(path)
-            order: list[Path] = []
-            if top == path.parent:
-                # Not in a package: run as a script, its directory comes first.
-                order.append(path.parent)
-            order.append(top)
-            order.extend(source_roots)
-            searched[str(path)] = tuple(dict.fromkeys(map(str, order)))
-            packages[str(path)] = _dotted(path.parent, top) or ""
+            known = directories.get(path.parent)
+            if known is None:
+                top = _package_root(path, package_roots)
+                order: list[Path] = []
+                if top == path.parent:
+                    # Not in a package: run as a script, its directory comes first.
+                    order.append(path.parent)
+                order.append(top)
+                order.extend(source_roots)
+                known = directories[path.parent] = (
+                    tuple(dict.fromkeys(map(str, order))), _dotted(path.parent, top) or "",
+                    _compared(path.parent))
+            searched[str(path)] = known[0]
+            packages[str(path)] = known[1]
+        in_directory: dict[Path, list[int]] = {}  # the files of each, by their order
+        for index, path in enumerate(files):
+            in_directory.setdefault(path.parent, []).append(index)
         roots: dict[str, dict[str, str]] = {}
         for root in dict.fromkeys(r for order in searched.values() for r in order):
+            base = _compared(Path(root))
+            # The package each directory under the root is (None: not one), as `_dotted`
+            # says; its files are then named in their order.
+            package: dict[Path, str | None] = {}
+            under: list[int] = []
+            for directory, (_, _, parts) in directories.items():
+                if parts[:len(base)] == base:
+                    inner = directory.parts[len(base):]
+                    package[directory] = ".".join(inner) \
+                        if all(part.isidentifier() for part in inner) else None
+                    under += in_directory[directory]
             names: dict[str, str] = {}
-            base = Path(root)
-            for path in files:
-                name = _module_name(path, base)
+            for index in sorted(under):
+                path = files[index]
+                name = _named(package[path.parent], path.stem)
                 if name is not None and name.split(".")[0] not in _MODELLED:
                     names[name] = str(path)
             roots[root] = names
@@ -117,12 +140,21 @@ class Program:
         return ".".join(base + ([module] if module else []))
 
 
-def _package_root(path: Path) -> Path:
-    """The directory above the outermost regular package holding ``path``."""
+def _package_root(path: Path, known: dict[Path, Path] | None = None) -> Path:
+    """The directory above the outermost regular package holding ``path``; ``known``: the
+    answers for directories already asked about (the files of a tree share parents)."""
+    known = {} if known is None else known
     directory = path.parent
-    while (directory / "__init__.py").is_file() and directory.parent != directory:
+    below = []
+    while directory not in known and (directory / "__init__.py").is_file() \
+            and directory.parent != directory:
+        below.append(directory)
         directory = directory.parent
-    return directory
+    top = known.get(directory, directory)
+    for folder in below:
+        known[folder] = top
+    known[directory] = top
+    return top
 
 
 def _dotted(directory: Path, root: Path) -> str | None:
@@ -135,13 +167,18 @@ def _dotted(directory: Path, root: Path) -> str | None:
     return ".".join(parts)
 
 
-def _module_name(path: Path, root: Path) -> str | None:
-    package = _dotted(path.parent, root)
-    if package is None or not path.stem.isidentifier():
+def _named(package: str | None, stem: str) -> str | None:
+    """The module name of the file ``stem``.py in ``package`` (None: not in one)."""
+    if package is None or not stem.isidentifier():
         return None
-    if path.stem == "__init__":
+    if stem == "__init__":
         return package or None
-    return f"{package}.{path.stem}" if package else path.stem
+    return f"{package}.{stem}" if package else stem
+
+
+def _compared(directory: Path) -> tuple[str, ...]:
+    """The parts of a path as ``Path.relative_to`` compares them (case-folded on Windows)."""
+    return tuple(map(os.path.normcase, directory.parts))
 
 
 @dataclass
@@ -315,15 +352,21 @@ class Link:
         digest: where the result holds no position in the file (no finding or message
         points into it), only its code matters ("code": a comment or blank line added
         there changes nothing here); else its exact content ("content")."""
-        found: dict[tuple[str, str], str] = {}
+        return {key: digest for key, (_, digest) in self.dependency_digests().items()}
+
+    def dependency_digests(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """``dependencies``, each digest with the content hash of what it was made from
+        (the cache's index trusts it for as long as that file's size and mtime hold)."""
+        found: dict[tuple[str, str], tuple[str, str]] = {}
         for path, digest in self.used.items():
             context = self.contexts.get(self.program.shown.get(path, path))
             if context is not None and context.located:
-                found[("content", path)] = digest
+                found[("content", path)] = (digest, digest)
             else:
                 data = self.loader.read(path)
-                tree = self.loader.kept_syntax(path, content_hash(data)) if data else None
-                found[("code", path)] = digest_of(path, "code", data, tree)
+                content = content_hash(data) if data is not None else ""
+                tree = self.loader.kept_syntax(path, content) if data else None
+                found[("code", path)] = (content, digest_of(path, "code", data, tree))
         return found
 
 

@@ -13,7 +13,6 @@ after the code in the HTML report.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import unicodedata
@@ -21,13 +20,17 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from aliaslint import catalog
-from aliaslint.baseline import fingerprints
 from aliaslint.registry import rule_url
 from aliaslint.diagnostics import Diagnostic, Position
 from aliaslint.headline import HEADLINE_LENGTH
+
+if TYPE_CHECKING:
+    # The rule documents (SARIF) and fingerprints (GitLab) are loaded by the formats that
+    # need them: the terminal's report of one file does not.
+    from aliaslint.catalog import RuleDoc
 
 FORMATS = ("full", "concise", "json", "sarif", "github", "gitlab", "html")
 
@@ -515,6 +518,10 @@ def _github_escape(text: str, is_property: bool) -> str:
 def _gitlab_issues(diagnostics: Sequence[Diagnostic], source_lines: SourceLines) -> list[dict]:
     """A GitLab Code Quality report: one issue per finding, its severity from its confidence."""
     issues = []
+    import hashlib
+
+    from aliaslint.baseline import fingerprints
+
     for d, print_ in zip(diagnostics, fingerprints(diagnostics, source_lines)):
         path = PurePath(d.filename).as_posix()
         # Rows in a notebook count within a cell: the cell and row go into the description,
@@ -546,6 +553,8 @@ def _gitlab_issues(diagnostics: Sequence[Diagnostic], source_lines: SourceLines)
 
 
 def _render_sarif(diagnostics: Sequence[Diagnostic], cwd: Path) -> str:
+    from aliaslint import catalog
+
     docs = catalog.load_docs()
     # Only rules with results are described: each carries its whole documentation, and a
     # log that lists every rule would grow with the catalog rather than with the findings.
@@ -589,7 +598,7 @@ def _tool_version() -> str:
     return __version__
 
 
-def _sarif_rule(code: str, rule: catalog.RuleDoc | None) -> dict:
+def _sarif_rule(code: str, rule: RuleDoc | None) -> dict:
     descriptor: dict = {"id": code}
     if rule is not None:
         descriptor.update(
@@ -602,7 +611,7 @@ def _sarif_rule(code: str, rule: catalog.RuleDoc | None) -> dict:
     return descriptor
 
 
-def _lead_paragraph(rule: catalog.RuleDoc) -> str:
+def _lead_paragraph(rule: RuleDoc) -> str:
     """The first paragraph of the rule's first section ("What it does"), else its summary."""
     _, heading, body = rule.text.partition("\n## ")
     if heading:

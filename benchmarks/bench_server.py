@@ -1,6 +1,6 @@
 """The language server's re-check after an edit, and `check` on one small file as a fresh process.
 
-    python benchmarks/bench_server.py [--lines 500] [--edits 30] [--no-stdio]
+    python benchmarks/bench_server.py [--lines 500] [--edits 30] [--no-stdio] [--fresh-only]
 
 Three figures, each the median over the edits (CPU seconds unless marked wall):
 
@@ -12,7 +12,8 @@ Three figures, each the median over the edits (CPU seconds unless marked wall):
   ``didChange`` at a time, waiting for its ``publishDiagnostics``; the server's own CPU time
   per re-check (from /proc, Linux only) and the wall time minus the debounce delay;
 * fresh process: ``aliaslint check --no-cache`` on a 5-line file, as pre-commit runs it
-  (wall time and the child's CPU time), the median of ``--runs`` runs (21).
+  (wall time and the child's CPU time), the median of ``--runs`` runs (21), each paired
+  with ``python -c "import libcst"`` and the median difference of the pairs.
 
 The buffer is a synthetic training script: blocks of ~25 lines, each with an AL102, an
 AL401 and an AL201 finding, repeated to the requested length; each edit changes a literal
@@ -155,20 +156,32 @@ async def over_stdio(lines: int, edits: int) -> dict:
 
 
 def fresh_process(runs: int = 21) -> dict:
-    walls, cpus = [], []
+    """The check of one small file as a fresh process, each run paired with a fresh
+    ``python -c "import libcst"`` (the target is that import plus 0.15 s): medians of the
+    check's wall and CPU time and of the difference of each pair's."""
+    walls, cpus, reference, over = [], [], [], []
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "small.py"
         path.write_text(SMALL, encoding="utf-8")
-        for _ in range(runs):
+
+        def run(*command: str) -> tuple[float, float]:
             before = os.times()
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "aliaslint", "check", "--no-cache", str(path)],
-                           cwd=folder, capture_output=True, check=False)
-            walls.append(time.perf_counter() - start)
+            subprocess.run([sys.executable, *command], cwd=folder, capture_output=True,
+                           check=False)
+            wall = time.perf_counter() - start
             after = os.times()
-            cpus.append(after.children_user + after.children_system
-                        - before.children_user - before.children_system)
-    return {"wall": statistics.median(walls), "cpu": statistics.median(cpus)}
+            return wall, (after.children_user + after.children_system
+                          - before.children_user - before.children_system)
+
+        for _ in range(runs):
+            wall, cpu = run("-m", "aliaslint", "check", "--no-cache", str(path))
+            walls.append(wall)
+            cpus.append(cpu)
+            reference.append(run("-c", "import libcst")[0])
+            over.append(wall - reference[-1])
+    return {"wall": statistics.median(walls), "cpu": statistics.median(cpus),
+            "libcst": statistics.median(reference), "over": statistics.median(over)}
 
 
 def main() -> None:
@@ -179,7 +192,12 @@ def main() -> None:
                         help="fresh processes for the one-small-file figure")
     parser.add_argument("--no-stdio", action="store_true",
                         help="skip the measurement over stdio (it needs the server extra)")
+    parser.add_argument("--fresh-only", action="store_true",
+                        help="only the one-small-file figure")
     args = parser.parse_args()
+    if args.fresh_only:
+        _print_fresh(fresh_process(args.runs), args.runs)
+        return
     text = buffer(args.lines)
     print(f"buffer: {text.count(chr(10))} lines, {args.edits} edits")
     result = in_process(args.lines, args.edits)
@@ -192,9 +210,14 @@ def main() -> None:
         cpu = f"{stdio['cpu'] * 1e3:.0f} ms server CPU" if stdio["cpu"] is not None else "n/a"
         print(f"over stdio: {cpu} median per re-check; {stdio['wall'] * 1e3:.0f} ms wall "
               "from didChange to publishDiagnostics, less the debounce delay")
-    fresh = fresh_process(args.runs)
+    _print_fresh(fresh_process(args.runs), args.runs)
+
+
+def _print_fresh(fresh: dict, runs: int) -> None:
     print(f"fresh process, `aliaslint check --no-cache` on a 5-line file: "
-          f"{fresh['wall']:.2f} s wall, {fresh['cpu']:.2f} s CPU (median of {args.runs})")
+          f"{fresh['wall']:.3f} s wall, {fresh['cpu']:.3f} s CPU (median of {runs}); "
+          f"`python -c 'import libcst'` {fresh['libcst']:.3f} s wall; the check takes "
+          f"{fresh['over']:.3f} s more (median of the pairs)")
 
 
 if __name__ == "__main__":

@@ -259,3 +259,56 @@ def test_cached_findings_round_trip_exactly(project):
     extent = extent_of((project / cold[0].filename).read_bytes(), notebook=False)
     store.store(binding, cold[:1], extent)
     assert store.load(binding, "renamed.py", extent) == [cold[0].with_filename("renamed.py")]
+
+
+HELPER = """import torch
+
+
+def standardize(x):
+    return (x - x.mean()) / x.std()
+"""
+CALLER = """import torch
+
+from helpers import standardize
+
+
+def step(w):
+    y = w.sigmoid()
+    y = standardize(y)
+    y.sum().backward()
+    a = torch.zeros(3)
+    return id(a) == id(a[1:])
+"""
+
+
+def test_warm_run_reads_no_source_of_files_that_use_others(project, monkeypatch, parsed):
+    (project / "helpers.py").write_text(HELPER)
+    (project / "train.py").write_text(CALLER)
+    for name in ("helpers.py", "train.py"):
+        age(project / name)
+    cold = check()
+    assert cold == [("train.py", None, 11, "AL401")]
+    store = Cache(engine.cache_location(engine.Resolver(CliOptions()))[0])
+    assert store.dependencies(str(project / "train.py")) == [
+        ("code", str(project / "helpers.py"))]
+    real = Path.read_bytes
+
+    def read_bytes(self):
+        assert self.suffix not in (".py", ".ipynb"), f"read {self}"
+        return real(self)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Path, "read_bytes", read_bytes)
+        assert check() == cold
+    parsed.clear()
+    # The helper touched: its caller's entry is found by hashing it again, nothing parsed.
+    os.utime(project / "helpers.py")
+    age(project / "helpers.py")
+    assert check() == cold and parsed == []
+    # Its code changed, with the same size and an older mtime: still a miss for the
+    # caller (the helper's own stat no longer matches its record).
+    (project / "helpers.py").write_text(HELPER.replace("x.std()", "x.var()"))
+    age(project / "helpers.py", 120)
+    parsed.clear()
+    assert check() == cold
+    assert "train.py" in parsed

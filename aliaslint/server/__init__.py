@@ -32,5 +32,9 @@ def main(log_level: str = "warning") -> int:
                         format="aliaslint server %(levelname)s: %(message)s")
     if log_level != "debug":  # pygls logs every message it sends at info level
         logging.getLogger("pygls").setLevel(max(logging.WARNING, logging.root.level))
+    from aliaslint.server.lsp import TIMING, timing
+
+    if TIMING:
+        timing.setLevel(logging.INFO)
     build_server().start_io()
     return 0

@@ -21,6 +21,7 @@ import asyncio
 import hashlib
 import logging
 import os
+import time
 from dataclasses import replace
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -61,6 +62,12 @@ logger = logging.getLogger(__name__)
 # and a burst of keystrokes costs one check.
 DEBOUNCE = 0.2
 SECTION = "aliaslint"
+# With ALIASLINT_SERVER_TIMING set, each re-check logs (at info level, to standard error)
+# how long after it began (the end of the debounce, or the open or save) the document's
+# diagnostics were sent, and how long re-checking its dependents took after that: the
+# latency an editor shows, measured where it starts (benchmarks/bench_server_latency.py).
+TIMING = bool(os.environ.get("ALIASLINT_SERVER_TIMING"))
+timing = logging.getLogger("aliaslint.server.timing")
 
 
 class _Malformed:
@@ -306,6 +313,7 @@ class AliaslintServer(LanguageServer):
     def refresh(self, key: str) -> None:
         """Check a document now and push its diagnostics (unless the client pulls); then
         check again the documents whose last check read it, and push what changed."""
+        started = time.perf_counter() if TIMING else 0.0
         timer = self._timers.pop(key, None)
         if timer is not None:
             timer.cancel()
@@ -313,6 +321,7 @@ class AliaslintServer(LanguageServer):
         builds = self.project.builds
         text = self.texts.get(key)
         results = self.check(key)
+        checked = time.perf_counter() if TIMING else 0.0
         self.entries.update(results)
         if self.pull:
             if self.project.builds != builds:
@@ -320,6 +329,7 @@ class AliaslintServer(LanguageServer):
             return
         for uri in results:
             self.publish_diagnostics(uri, always=True)
+        published = time.perf_counter() if TIMING else 0.0
         changed = self._placed_in(placed, self.placed.get(key, {}))
         path = self.file_of(key)
         if self.project.builds != builds:
@@ -334,6 +344,11 @@ class AliaslintServer(LanguageServer):
         # Each document published again only where what it shows changed (this one's
         # too: the checks that read it may have placed findings in it).
         self._publish_changed(changed)
+        if TIMING:
+            done = time.perf_counter()
+            timing.info("timing %s: published %.1f ms after the check began (check %.1f ms), "
+                        "dependents %.1f ms more", key, (published - started) * 1e3,
+                        (checked - started) * 1e3, (done - published) * 1e3)
 
     def _check_dependents(self, path: str, but: str | None = None) -> set[str]:
         """Check again the open documents whose last check read ``path`` (its text
