@@ -1,3 +1,4 @@
+import gc
 import importlib.util
 import shutil
 import sys
@@ -10,6 +11,24 @@ import pytest
 
 from aliaslint import check_source
 from aliaslint import registry
+
+
+def pytest_collection_finish(session):
+    """Load the rule tables before the first test.  An in-process check forks its worker
+    (``-j 1`` too): a worker forked before they are loaded loads them again, once per check."""
+    from aliaslint import checking  # noqa: F401
+
+    registry.rules()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """What the test process holds so far is put out of the collector's sight, as the engine
+    does in its workers.  A worker forked by an in-process check collects after each file,
+    and would otherwise walk the whole of this process (torch, every collected test) each
+    time.  Garbage goes first, so none of it is kept; what a test makes is still collected."""
+    gc.collect()
+    gc.freeze()
 
 
 def lint(source: str, rules=None) -> list[tuple[int, str]]:
