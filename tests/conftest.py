@@ -1,5 +1,8 @@
+import gc
 import importlib.util
+import json
 import shutil
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -10,6 +13,24 @@ import pytest
 
 from aliaslint import check_source
 from aliaslint import registry
+
+
+def pytest_collection_finish(session):
+    """Load the rule tables before the first test.  An in-process check forks its worker
+    (``-j 1`` too): a worker forked before they are loaded loads them again, once per check."""
+    from aliaslint import checking  # noqa: F401
+
+    registry.rules()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """What the test process holds so far is put out of the collector's sight, as the engine
+    does in its workers.  A worker forked by an in-process check collects after each file,
+    and would otherwise walk the whole of this process (torch, every collected test) each
+    time.  Garbage goes first, so none of it is kept; what a test makes is still collected."""
+    gc.collect()
+    gc.freeze()
 
 
 def lint(source: str, rules=None) -> list[tuple[int, str]]:
@@ -29,6 +50,54 @@ def benchmark_script(name: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses look their module up while the script runs
     spec.loader.exec_module(module)
     return module
+
+
+class TorchPython:
+    """`python SCRIPT` for programs that import torch, from one interpreter that imported it
+    once (tests/data/run_programs.py), started at the first program.  A program that ends
+    that interpreter (a crash, `os._exit`) is run again in one of its own, and the next
+    program gets a new one."""
+
+    RUNNER = Path(__file__).resolve().parent / "data" / "run_programs.py"
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen | None = None
+
+    def run(self, home: Path, script: str) -> subprocess.CompletedProcess:
+        """How ``script`` ends when run as `python SCRIPT` with ``home`` as the working
+        directory."""
+        if self.process is None or self.process.poll() is not None:
+            self.process = subprocess.Popen([sys.executable, str(self.RUNNER)], text=True,
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(json.dumps([str(home), script]) + "\n")
+            self.process.stdin.flush()
+            answer = self.process.stdout.readline()
+        except BrokenPipeError:
+            answer = ""
+        if not answer:
+            self.close()
+            return subprocess.run([sys.executable, script], cwd=home, capture_output=True,
+                                  text=True, timeout=120)
+        outcome = json.loads(answer)
+        return subprocess.CompletedProcess([sys.executable, script], outcome["returncode"],
+                                           outcome["stdout"], outcome["stderr"])
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
+@pytest.fixture(scope="session")
+def torch_python():
+    """One `TorchPython` per test process."""
+    runner = TorchPython()
+    yield runner
+    runner.close()
 
 
 @pytest.fixture

@@ -428,11 +428,10 @@ def test_fix_settings_add_up_through_extend(tmp_path, capsys, monkeypatch):
 
 # --- Every fix is verified: it compiles, is not reported again, and its names mean what it means.
 
-def _run_python(tmp_path: Path, name: str, source: str) -> subprocess.CompletedProcess:
-    script = tmp_path / name
-    script.write_text(source)
-    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          timeout=120)
+def _run_python(torch_python, tmp_path: Path, name: str, source: str
+                ) -> subprocess.CompletedProcess:
+    (tmp_path / name).write_text(source)
+    return torch_python.run(tmp_path, name)
 
 
 def _unsafe(d: Diagnostic) -> bool:
@@ -466,7 +465,8 @@ print(Tracker().snapshot())
 '''
 
 
-def test_deepcopy_fix_reads_the_copy_module_under_an_alias_where_copy_is_a_parameter(tmp_path):
+def test_deepcopy_fix_reads_the_copy_module_under_an_alias_where_copy_is_a_parameter(tmp_path,
+                                                                                    torch_python):
     found = check_source(TRACKER, "t.py", ALL)
     assert [(d.code, d.location.row, d.location.column) for d in found] == [("AL207", 10, 16)]
     after = fixed(TRACKER, unsafe=True)
@@ -474,8 +474,8 @@ def test_deepcopy_fix_reads_the_copy_module_under_an_alias_where_copy_is_a_param
     assert "        best = _copy.deepcopy(self.model.state_dict())\n" in after
     assert check_source(after, "t.py", ALL) == [] and fixed(after, unsafe=True) == after
     # The snapshot is now a copy: it no longer equals the updated weight, and nothing raises.
-    assert _run_python(tmp_path, "before.py", TRACKER).stdout == "True\n"
-    ran = _run_python(tmp_path, "after.py", after)
+    assert _run_python(torch_python, tmp_path, "before.py", TRACKER).stdout == "True\n"
+    ran = _run_python(torch_python, tmp_path, "after.py", after)
     assert ran.returncode == 0 and ran.stdout == "False\n", ran.stderr
 
 
@@ -547,7 +547,7 @@ print("ok", x.grad.shape)
 '''
 
 
-def test_a_chain_of_in_place_methods_is_one_finding_at_its_first_link(tmp_path):
+def test_a_chain_of_in_place_methods_is_one_finding_at_its_first_link(tmp_path, torch_python):
     found = check_source(CHAIN, "t.py", ALL)
     assert [(d.code, d.location.row, d.location.column, d.end_location.column) for d in found] \
         == [("AL101", 5, 5, 14)]
@@ -555,25 +555,26 @@ def test_a_chain_of_in_place_methods_is_one_finding_at_its_first_link(tmp_path):
         "`y.mul_(2)` overwrites `y`, saved for backward by `x.sigmoid()`; `z.sum().backward()` "
         "at line 6 will raise · saved: `x.sigmoid()` (its result, line 4) · use the "
         "out-of-place op, or `.clone()` before writing")
-    assert "modified by an inplace operation" in _run_python(tmp_path, "b.py", CHAIN).stderr
+    before = _run_python(torch_python, tmp_path, "b.py", CHAIN)
+    assert "modified by an inplace operation" in before.stderr
     after = fixed(CHAIN, unsafe=True)
     assert after.splitlines()[4] == "z = y.mul(2).add_(1)"
     assert check_source(after, "t.py", ALL) == [] and fixed(after, unsafe=True) == after
-    ran = _run_python(tmp_path, "a.py", after)
+    ran = _run_python(torch_python, tmp_path, "a.py", after)
     assert ran.returncode == 0 and ran.stdout == "ok torch.Size([3])\n", ran.stderr
 
 
-def test_a_chain_as_a_statement_keeps_its_result_under_the_written_name(tmp_path):
+def test_a_chain_as_a_statement_keeps_its_result_under_the_written_name(tmp_path, torch_python):
     source = CHAIN.replace("z = y.mul_(2).add_(1)\nz.sum()", "y.mul_(2).add_(1)\ny.sum()")
     found = check_source(source, "t.py", ALL)
     assert [(d.code, d.location.row, d.location.column) for d in found] == [("AL101", 5, 1)]
     after = fixed(source, unsafe=True)
     assert after.splitlines()[4] == "y = y.mul(2).add_(1)"
-    ran = _run_python(tmp_path, "a.py", after)
+    ran = _run_python(torch_python, tmp_path, "a.py", after)
     assert ran.returncode == 0 and ran.stdout == "ok torch.Size([3])\n", ran.stderr
 
 
-def test_a_chain_whose_fix_would_write_a_new_saved_tensor_is_not_fixed(tmp_path):
+def test_a_chain_whose_fix_would_write_a_new_saved_tensor_is_not_fixed(tmp_path, torch_python):
     # `b.sigmoid()` saves its result, which the next link would write: the re-check sees
     # that at the edited line, so the fix is refused and the finding stays, not fixable.
     source = '''\
@@ -595,7 +596,7 @@ c.sum().backward()
     [left] = done.remaining
     assert left.fix is not None and left.fix.applicability == "display-only"
     # And the refused rewrite would indeed still raise.
-    ran = _run_python(tmp_path, "a.py", source.replace("sigmoid_()", "sigmoid()"))
+    ran = _run_python(torch_python, tmp_path, "a.py", source.replace("sigmoid_()", "sigmoid()"))
     assert "modified by an inplace operation" in ran.stderr
 
 
@@ -609,7 +610,7 @@ print(x.sum().item())
 '''
 
 
-def test_a_view_written_in_place_on_a_non_contiguous_base_is_not_fixed(tmp_path):
+def test_a_view_written_in_place_on_a_non_contiguous_base_is_not_fixed(tmp_path, torch_python):
     found = check_source(VIEW_WRITTEN, "t.py", ALL)
     # One finding: the `add_` after the view that raises never runs, so no AL201 there.
     assert [(d.code, d.location.row, d.location.column, d.fix) for d in found] == [
@@ -617,9 +618,10 @@ def test_a_view_written_in_place_on_a_non_contiguous_base_is_not_fixed(tmp_path)
     assert "no automatic fix: `y` is written in place, and on this layout `.reshape(...)` " \
         "and `.contiguous().view(...)` both copy" in found[0].message
     assert fixed(VIEW_WRITTEN, unsafe=True) == VIEW_WRITTEN
-    assert "view size is not compatible" in _run_python(tmp_path, "v.py", VIEW_WRITTEN).stderr
+    raised = _run_python(torch_python, tmp_path, "v.py", VIEW_WRITTEN)
+    assert "view size is not compatible" in raised.stderr
     # What the refused rewrite does: no crash, and the write silently misses `x`.
-    ran = _run_python(tmp_path, "r.py", VIEW_WRITTEN.replace(".view(", ".reshape("))
+    ran = _run_python(torch_python, tmp_path, "r.py", VIEW_WRITTEN.replace(".view(", ".reshape("))
     assert ran.returncode == 0 and ran.stdout == "66.0\n"
 
 

@@ -283,8 +283,10 @@ print(json.dumps({
 """
 
 
-@pytest.mark.parametrize("environment", [{}, {"PYTHONDONTWRITEBYTECODE": "1",
-                                              "PYTHONPATH": "/nonexistent/site"}])
+# The quick run keeps the first: the same hand-over of the environment and command line.
+@pytest.mark.parametrize("environment", [{}, pytest.param({"PYTHONDONTWRITEBYTECODE": "1",
+                                                           "PYTHONPATH": "/nonexistent/site"},
+                                                          marks=pytest.mark.slow)])
 def test_the_program_sees_the_environment_and_command_line_of_a_plain_run(tmp, environment):
     (tmp / "sees.py").write_text(SEES)
     root = str(Path(__file__).resolve().parent.parent)
@@ -325,11 +327,14 @@ def test_children_of_the_program_are_still_traced_with_follow_children(tmp):
 
 # --- a program that never started ---------------------------------------------------------------
 
+# The quick run keeps a missing script and a missing module: the same watch for the
+# program's first line and the same report, for a script and for `-m`.
 @pytest.mark.parametrize("program, status, said", [
     (["missing.py"], 2, "can't open file"),
-    (["broken.py"], 1, "SyntaxError: '(' was never closed"),
+    pytest.param(["broken.py"], 1, "SyntaxError: '(' was never closed", marks=pytest.mark.slow),
     (["-m", "no_such_module"], 1, "No module named no_such_module"),
-    (["-m", "broken"], 1, "SyntaxError: '(' was never closed"),
+    pytest.param(["-m", "broken"], 1, "SyntaxError: '(' was never closed",
+                 marks=pytest.mark.slow),
 ])
 def test_a_program_that_never_started_is_not_reported_as_clean(tmp, program, status, said):
     (tmp / "broken.py").write_text("x = (\n")

@@ -311,13 +311,13 @@ assert torch.allclose(out, expected), "the shortcut added relu(x)"
 
 @pytest.mark.parametrize("activation, found", [("torch.relu_", [("AL105", "blocks.py", 11)]),
                                                ("torch.relu", [])])
-def test_a_class_in_another_file_runs_with_what_its_builder_gave(tmp_path, activation, found):
+def test_a_class_in_another_file_runs_with_what_its_builder_gave(tmp_path, torch_python, activation,
+                                                                 found):
     _write(tmp_path, {"blocks.py": CONFIGURED_BLOCK,
                       "train.py": CONFIGURED_BUILDER.format(activation=activation)})
     assert _findings(tmp_path) == found
     assert _findings(tmp_path, ("blocks.py",)) == []  # alone, the block's file cannot know
-    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
-                         text=True)
+    run = torch_python.run(tmp_path, "train.py")
     assert (run.returncode != 0) == bool(found), run.stderr
     if found:
         assert "the shortcut added relu(x)" in run.stderr
@@ -382,13 +382,13 @@ for step in range(2):
     ("out = [f.clone() for f in features]\n    for f in out:\n"
      "        f.mul_(0.5)\n    return out", []),
 ])
-def test_a_feature_list_keeps_its_tensors_through_calls_in_other_files(tmp_path, body, found):
+def test_a_feature_list_keeps_its_tensors_through_calls_in_other_files(tmp_path, torch_python, body,
+                                                                       found):
     _write(tmp_path, {"models.py": FEATURE_BACKBONE,
                       "losses.py": FEATURE_LOSSES.format(body=body),
                       "train.py": FEATURE_TRAIN})
     assert _findings(tmp_path) == found
-    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
-                         text=True)
+    run = torch_python.run(tmp_path, "train.py")
     assert (run.returncode != 0) == bool(found), run.stderr
     if found:
         assert "modified by an inplace operation" in run.stderr
@@ -428,12 +428,12 @@ assert not torch.equal(weak, strong), "the weak view was blended too"
 
 @pytest.mark.parametrize("copy, found", [("copy", [("AL208", "augment.py", 9)]),
                                          ("deepcopy", [])])
-def test_a_shallow_copy_of_a_batch_passed_to_another_file_shares_its_tensors(tmp_path, copy,
+def test_a_shallow_copy_of_a_batch_passed_to_another_file_shares_its_tensors(tmp_path, torch_python,
+                                                                             copy,
                                                                             found):
     _write(tmp_path, {"augment.py": AUGMENT.format(copy=copy), "train.py": AUGMENT_STEP})
     assert _findings(tmp_path) == found
-    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
-                         text=True)
+    run = torch_python.run(tmp_path, "train.py")
     assert (run.returncode != 0) == bool(found), run.stderr
     if found:
         assert "the weak view was blended too" in run.stderr
@@ -488,13 +488,13 @@ sum(v.sum() for v in feats.values()).backward()
     ("v.div_(v.norm(dim=1, keepdim=True) + eps)", [("AL101", "losses.py", 3)]),
     ("feats[name] = v / (v.norm(dim=1, keepdim=True) + eps)", []),
 ])
-def test_a_feature_dict_keeps_its_tensors_through_calls_in_other_files(tmp_path, body, found):
+def test_a_feature_dict_keeps_its_tensors_through_calls_in_other_files(tmp_path, torch_python, body,
+                                                                       found):
     _write(tmp_path, {"models.py": FEATURE_ENCODER,
                       "losses.py": FEATURE_DICT_LOSSES.format(body=body),
                       "train.py": FEATURE_DICT_TRAIN})
     assert _findings(tmp_path) == found
-    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
-                         text=True)
+    run = torch_python.run(tmp_path, "train.py")
     assert (run.returncode != 0) == bool(found), run.stderr
     if found:
         assert "modified by an inplace operation" in run.stderr
@@ -665,11 +665,10 @@ out, aux = model(torch.randn(4, 4))
       "train.py": STAGE_TRAIN}, [], None),
 ], ids=["identity-norm", "batch-norm", "dict-heads", "dict-heads-after-linear",
         "classmethod-relu-true", "classmethod-leaky-true"])
-def test_modules_built_by_factories_of_another_file(tmp_path, files, found, message):
+def test_modules_built_by_factories_of_another_file(tmp_path, torch_python, files, found, message):
     _write(tmp_path, files)
     assert _findings(tmp_path) == found
-    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
-                         text=True)
+    run = torch_python.run(tmp_path, "train.py")
     assert (run.returncode != 0) == bool(found), run.stderr
     if message is not None:
         assert message in run.stderr
@@ -733,10 +732,10 @@ if drift == 0.0:
     # Kept and used, never set against the policy itself: a helper's handle on the model.
     ("policy", "torch.save(penalty.reference.state_dict(), 'reference.pt')", []),
 ])
-def test_an_object_that_keeps_the_trained_module_is_no_frozen_copy(tmp_path, kept, use, found):
+def test_an_object_that_keeps_the_trained_module_is_no_frozen_copy(tmp_path, torch_python, kept,
+                                                                   use, found):
     _write(tmp_path, {"penalty.py": REFERENCE_HELPER.format(kept=kept),
                       "train.py": REFERENCE_TRAIN.format(use=use)})
     assert _findings(tmp_path) == found
-    run = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True,
-                         text=True)
+    run = torch_python.run(tmp_path, "train.py")
     assert (run.returncode != 0) == bool(found), run.stderr

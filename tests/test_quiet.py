@@ -23,7 +23,12 @@ def _findings(directory: Path) -> list:
     return sorted(result.diagnostics, key=lambda d: d.sort_key)
 
 
-@pytest.mark.parametrize("directory", DIRECTORIES, ids=lambda d: d.name)
+# The benchmark sets are whole corpora, for the slow run; the quick run keeps fixtures/ (the
+# same skip against the same full parse), and tests/test_conformance.py's floors check each
+# set's findings, with the skip, in the quick run too.
+@pytest.mark.parametrize("directory", [
+    directory if directory.name == "fixtures" else pytest.param(directory, marks=pytest.mark.slow)
+    for directory in DIRECTORIES], ids=lambda d: d.name)
 def test_skipping_quiet_files_changes_no_finding(directory, monkeypatch):
     with_skip = _findings(directory)
     monkeypatch.setenv(quiet.DISABLE, "1")  # the workers are forked: they see it too
