@@ -33,6 +33,24 @@ def pytest_runtest_setup(item):
     gc.freeze()
 
 
+@pytest.fixture(autouse=True)
+def _one_group_test_at_a_time(request):
+    """Tests of one `xdist_group` (one mypy cache, one shared report) run one at a time
+    across the worker processes, under a lock file per group: whichever workers the
+    scheduler gives them, they never overlap."""
+    mark = request.node.get_closest_marker("xdist_group")
+    if mark is None or sys.platform == "win32":
+        yield
+        return
+    import fcntl
+
+    name = mark.args[0] if mark.args else mark.kwargs.get("name", "group")
+    lock = Path(tempfile.gettempdir()) / f"aliaslint-tests-{name}.lock"
+    with open(lock, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def lint(source: str, rules=None) -> list[tuple[int, str]]:
     """(row, code) of each finding in ``source`` (dedented), with every rule that has a check."""
     if rules is None:
