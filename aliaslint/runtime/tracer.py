@@ -83,7 +83,7 @@ class Tracer:
         self._views = views = Views(shared)
         self._arrays = arrays = SharedArrays(shared)
         self._saved = saved = SavedTensors(shared, views, arrays)
-        self._writes = writes = Writes(shared, saved, views, arrays)
+        self._writes = writes = Writes(shared, saved.by_storage, views, arrays)
         saved.writes = writes
         self._refusals = refusals = Refusals(shared, views)
         self._deep = DeepObserver(shared, writes, views, self._patches.wrapped_caller_is_user)

@@ -12,6 +12,7 @@ it: they return at once, which is what keeps the default tracer cheap.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,6 @@ from aliaslint.runtime.numpy_share import NumpyShare
 from aliaslint.runtime.observer import Call, WriteSpec, any_view
 from aliaslint.runtime.refusals import SLOPED, negative_parameter
 from aliaslint.runtime.saved import Saved
-from aliaslint.runtime.saved_tensors import SavedTensors
 from aliaslint.runtime.shared_arrays import SharedArrays
 from aliaslint.runtime.sites import LazySite, Site, written_where
 from aliaslint.runtime.storages import storage_of
@@ -46,14 +46,16 @@ class WriteNote:
 class Writes:
     """Checks each write against the other parts' records, and settles it afterwards."""
 
-    def __init__(self, shared: TraceState, saved: SavedTensors, views: Views,
-                 arrays: SharedArrays) -> None:
+    def __init__(self, shared: TraceState, saved: dict[int, list[weakref.ref[Saved]]],
+                 views: Views, arrays: SharedArrays) -> None:
+        """``saved``: the records of the saved tensors by storage (`SavedTensors.by_storage`),
+        which the saved-tensor part keeps and this part reads."""
         self._shared = shared
         self._views = views
         self._arrays = arrays
         # will_write runs for every wrapped write: it reads these collections (never
         # rebound by their owners) and settings without going through their owners.
-        self._saved = saved.by_storage
+        self._saved = saved
         self._shares = arrays.shares
         self._view_writes = views.pending
         self._watches = shared.watches
