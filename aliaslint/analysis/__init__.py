@@ -99,12 +99,6 @@ __all__ = [
 ]
 
 
-# The parts, by the name each is known by to the others (`Part.handles`).
-PARTS = ("statements", "loops", "functions", "imports", "expressions", "calls", "outcomes",
-         "factories", "container_calls", "dispatch", "protocol", "modules", "effects",
-         "builders", "autograd", "training")
-
-
 class Analysis:
     """Runs the interpreter over a module and collects its events.
 
@@ -121,22 +115,13 @@ class Analysis:
         self.state = state = State(module, source)
         state.link = link
         state.path = link.path if link is not None else ""
-        statements = Statements(state)
-        loops = Loops(state)
-        functions = Functions(state)
-        imports = Imports(state)
-        expressions = Expressions(state)
-        calls = Calls(state)
-        outcomes = Outcomes(state)
-        factories = Factories(state)
-        container_calls = ContainerCalls(state)
-        dispatch = Dispatch(state)
-        protocol = CallProtocol(state)
-        modules = Modules(state)
-        effects = Effects(state)
-        builders = Builders(state)
-        autograd = Autograd(state)
-        training = Training(state)
+        # The parts the dispatch tables below name, then all of them.
+        statements, loops, functions = Statements(state), Loops(state), Functions(state)
+        expressions, calls = Expressions(state), Calls(state)
+        made = (statements, loops, functions, Imports(state), expressions, calls,
+                Outcomes(state), Factories(state), ContainerCalls(state), Dispatch(state),
+                CallProtocol(state), Modules(state), Effects(state), Builders(state),
+                Autograd(state), Training(state))
         # Each part as the others see it: the annotation makes mypy check that each
         # provides its interface.
         seen: tuple[
@@ -156,13 +141,11 @@ class Analysis:
             api.Builders,
             api.Autograd,
             api.Training,
-        ] = (statements, loops, functions, imports, expressions, calls, outcomes, factories,
-             container_calls, dispatch, protocol, modules, effects, builders, autograd,
-             training)
-        parts: dict[str, object] = dict(zip(PARTS, seen))
-        for part in (statements, loops, functions, imports, expressions, calls, outcomes,
-                     factories, container_calls, dispatch, protocol, modules, effects,
-                     builders, autograd, training):
+        ] = made
+        # A part is known to the others by the name of its module (`Part.handles`).
+        parts: dict[str, object] = {type(part).__module__.rpartition(".")[2]: part
+                                    for part in seen}
+        for part in made:
             part.connect(parts)
         self._statements: api.Statements = statements
         self._functions: api.Functions = functions

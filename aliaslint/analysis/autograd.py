@@ -48,7 +48,6 @@ class Autograd(Part):
     """Records writes, saves and backward passes on the path's flow."""
 
     calls: api.Calls
-    handles = ("calls",)
 
     def write(self, target: Written, target_node: cst.CSTNode | None, node: cst.CSTNode,
               label: str | None, env: Env, *, activation: bool = False,

@@ -174,7 +174,6 @@ class Builders(Part):
     """Lists of modules grown by code, and submodules registered by name."""
 
     statements: api.Statements
-    handles = ("statements",)
 
     def concat_modules(self, left: Value, right: Value,
                        origin: cst.CSTNode) -> ContainerValue | None:

@@ -106,8 +106,6 @@ class Calls(Part):
     protocol: api.CallProtocol
     statements: api.Statements
     training: api.Training
-    handles = ("autograd", "builders", "container_calls", "dispatch", "expressions", "factories",
-               "functions", "imports", "modules", "outcomes", "protocol", "statements", "training")
 
     def call(self, node: cst.Call, env: Env) -> Value:
         func = node.func

@@ -41,7 +41,6 @@ class ContainerCalls(Part):
     autograd: api.Autograd
     expressions: api.Expressions
     statements: api.Statements
-    handles = ("autograd", "expressions", "statements")
 
     def __init__(self, state: State) -> None:
         super().__init__(state)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import libcst as cst
 
@@ -209,10 +209,17 @@ class State:
 class Part:
     """One part of the interpreter: a set of methods over the run's `State` that calls the
     other parts it names through their interfaces (interfaces.py).  Each part class
-    declares the parts it calls as annotations and lists them in `handles`; `Analysis`
+    declares the parts it calls as annotations of the class (`calls: api.Calls`); `Analysis`
     makes the parts and connects them."""
 
-    handles: tuple[str, ...] = ()
+    # The names of the parts it calls: its class's annotations whose type is an interface.
+    handles: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = vars(cls).get("__annotations__", {})
+        cls.handles = tuple(name for name, kind in declared.items()
+                            if str(kind).startswith("api."))
 
     def __init__(self, state: State) -> None:
         self.state = state

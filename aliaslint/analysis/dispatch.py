@@ -181,7 +181,6 @@ class Dispatch(Part):
     expressions: api.Expressions
     modules: api.Modules
     protocol: api.CallProtocol
-    handles = ("autograd", "expressions", "modules", "protocol")
 
     def super_call(self, node: cst.Call, env: Env) -> Value:
         """`super()` (or `super(Cls, self)`) in a method of a class of the file."""

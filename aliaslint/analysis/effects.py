@@ -26,7 +26,6 @@ class Effects(Part):
     autograd: api.Autograd
     expressions: api.Expressions
     loops: api.Loops
-    handles = ("autograd", "expressions", "loops")
 
     def __init__(self, state: State) -> None:
         super().__init__(state)

@@ -102,7 +102,6 @@ class Expressions(Part):
     imports: api.Imports
     loops: api.Loops
     statements: api.Statements
-    handles = ("autograd", "builders", "dispatch", "functions", "imports", "loops", "statements")
 
     def __init__(self, state: State) -> None:
         super().__init__(state)

@@ -44,7 +44,6 @@ class Functions(Part):
     expressions: api.Expressions
     imports: api.Imports
     statements: api.Statements
-    handles = ("expressions", "imports", "statements")
 
     def __init__(self, state: State) -> None:
         super().__init__(state)

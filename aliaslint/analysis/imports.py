@@ -25,7 +25,6 @@ class Imports(Part):
     """Resolves references into the other checked files of the program."""
 
     statements: api.Statements
-    handles = ("statements",)
 
     def __init__(self, state: State) -> None:
         super().__init__(state)

@@ -166,7 +166,6 @@ class Loops(Part):
 
     expressions: api.Expressions
     statements: api.Statements
-    handles = ("expressions", "statements")
 
     def loop(self, node: cst.For | cst.While, env: Env) -> None:
         self.state.stmt = node

@@ -83,8 +83,6 @@ class Modules(Part):
     protocol: api.CallProtocol
     statements: api.Statements
     training: api.Training
-    handles = ("autograd", "effects", "expressions", "functions", "imports", "outcomes",
-               "protocol", "statements", "training")
 
     def construct_module(self, spec: ops.ModuleOp, qualname: str, node: cst.Call,
                          positional: list[Value], keywords: Keywords,

@@ -30,7 +30,6 @@ class Outcomes(Part):
 
     autograd: api.Autograd
     expressions: api.Expressions
-    handles = ("autograd", "expressions")
 
     def sometimes_alias(self, op: ops.Op, source: Value | None, args: Args,
                         keywords: Keywords, node: cst.Call, env: Env, token: object,

@@ -85,7 +85,6 @@ class CallProtocol(Part):
     expressions: api.Expressions
     functions: api.Functions
     modules: api.Modules
-    handles = ("expressions", "functions", "modules")
 
     def __init__(self, state: State) -> None:
         super().__init__(state)

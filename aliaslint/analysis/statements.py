@@ -69,7 +69,6 @@ class Statements(Part):
     imports: api.Imports
     loops: api.Loops
     protocol: api.CallProtocol
-    handles = ("autograd", "builders", "expressions", "functions", "imports", "loops", "protocol")
 
     def block(self, body: Sequence[cst.CSTNode], env: Env) -> None:
         for stmt in body:

@@ -125,7 +125,6 @@ class Training(Part):
     loads, by the contracts above and the autograd model."""
 
     autograd: api.Autograd
-    handles = ("autograd",)
 
     def backward(self, op: ops.Op, receiver: Value | None, args: Args, node: cst.Call,
                  env: Env) -> None:
