@@ -779,13 +779,13 @@ def _from_cache(store: Cache, jobs_list: list, diagnostics: list,
             kind = "notebook" if path.suffix == NOTEBOOK_SUFFIX else "python"
             binding = Binding(known[0], kind, _settings_key(settings.rules_for(path), settings))
             # Most files have no finding: the index says so, and no entry is read.
-            empty = store.without_findings(str(path))
-            if empty is not None and empty == store.key(binding):
+            entry = store.key(binding)
+            if store.without_findings(str(path)) == entry:
                 cached = []
             else:
                 cached = store.load(binding, filename, known[1])
                 if cached == []:
-                    store.note_without_findings(str(path), store.key(binding))
+                    store.note_without_findings(str(path), entry)
         if cached is None:
             remaining.append(job)
         else:
