@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import codecs
-import gc
 import io
 import json
 import multiprocessing
@@ -27,7 +26,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple
 
-from aliaslint import registry, stages, verbose
+from aliaslint import heap, registry, stages, verbose
 from aliaslint.cache import (
     DEFAULT_CACHE_DIR,
     Binding,
@@ -823,17 +822,9 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
 def _check_job(job) -> Checked:
     path, filename, settings = job
     before = stages.snapshot() if stages.enabled else None
-    try:
+    with heap.one_check():
         checked = _check_file(path, filename, settings, _worker_cache, _worker_program)
-        return checked if before is None else checked._replace(spent=stages.since(before))
-    finally:
-        # What outlives one file's check in a worker (the tables, the trees kept for the
-        # files that import it) is put out of the collector's sight once its garbage is
-        # gone: a full collection would otherwise walk all of it again, many times per
-        # file, which cost a quarter of a cold check.  (Those trees hold no cycles: when
-        # they are let go, reference counting frees them.)
-        gc.collect()
-        gc.freeze()
+    return checked if before is None else checked._replace(spent=stages.since(before))
 
 
 def _load_checking() -> None:

@@ -15,7 +15,6 @@ written in place in ``utils.py`` is known where ``train.py`` calls it.
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import os
@@ -26,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from aliaslint import heap
 from aliaslint.config import (
     CliOptions,
     ConfigError,
@@ -348,6 +348,7 @@ Request = tuple[str | None, str, Path, Settings,
 
 
 def _check_in_worker(request: Request) -> Checked | str:
+    global _checks
     document, text, path, settings, linked = request
     link = None
     if linked is not None:
@@ -366,11 +367,10 @@ def _check_in_worker(request: Request) -> Checked | str:
         _statements[document] = statements
         while len(_statements) > _DOCUMENTS_KEPT:
             _statements.popitem(last=False)
-    try:
+    _checks += 1
+    with heap.one_check(unfreeze=_checks % _FULL_COLLECTION_EVERY == 0):
         diagnostics = check_buffer(text, path, str(path), settings, statements=statements,
                                    link=link)
-    finally:
-        _set_aside()
     used = frozenset(link.used) - {str(path)} if link is not None else frozenset()
     return Checked(diagnostics, used)
 
@@ -378,21 +378,6 @@ def _check_in_worker(request: Request) -> Checked | str:
 _checks = 0
 # Checks between two full collections of everything the worker keeps.
 _FULL_COLLECTION_EVERY = 32
-
-
-def _set_aside() -> None:
-    """What outlives a check (each document's statements, the trees of the files the
-    program's checks read) is put out of the collector's sight once the check's garbage is
-    gone, as a `check` worker does after each file: a collection would otherwise walk all
-    of it again, many times per check (a tenth to a third of a check of a file that
-    imports a 500-line module).  Every few checks all of it is looked at once more, so
-    that nothing let go in a cycle stays for long."""
-    global _checks
-    _checks += 1
-    if _checks % _FULL_COLLECTION_EVERY == 0:
-        gc.unfreeze()
-    gc.collect()
-    gc.freeze()
 
 
 def _link(version: int, path: Path, settings: Settings, overlay: dict[str, str]
