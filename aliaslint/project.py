@@ -189,11 +189,10 @@ class Loader:
     program: Program
     parse_budget: int
     decode: Callable[[bytes], str | None]  # PEP 263 decoding; None where it fails
-    _trees: dict[str, tuple[str, cst.Module | None, str]] = field(default_factory=dict)
+    _trees: KeptTrees = field(default_factory=lambda: KeptTrees(_KEEP_LINES))
     # path -> the text an editor holds for it, unsaved edits included: read instead of the
     # file, as the program the editor shows is made of its buffers.
     overlay: dict[str, str] = field(default_factory=dict)
-    _lines: int = 0  # lines of the trees kept
     _syntax: dict[str, tuple[str, ast.Module | None]] = field(default_factory=dict)
 
     def read(self, path: str) -> bytes | None:
@@ -216,6 +215,7 @@ class Loader:
             return None, "", ""
         digest = content_hash(data)
         if kept is not None and kept[0] == digest:
+            self._trees.used_again(path)
             return kept[1], kept[2], digest
         # A buffer is text already: its coding cookie says how the file is saved.
         buffer = self.overlay.get(path)
@@ -275,7 +275,7 @@ class Loader:
         kept = self._trees.get(path)
         if kept is None or kept[2] != text or kept[1] is None:
             return None
-        self._trees[path] = self._trees.pop(path)  # recently used
+        self._trees.used(path)
         return kept[1]
 
     def remember(self, path: str, text: str, module: cst.Module) -> None:
@@ -287,14 +287,75 @@ class Loader:
         self._keep(path, content_hash(data), module, text)
 
     def _keep(self, path: str, digest: str, module: cst.Module | None, text: str) -> None:
-        old = self._trees.pop(path, None)
-        if old is not None:
-            self._lines -= old[2].count("\n")
-        self._trees[path] = (digest, module, text)
-        self._lines += text.count("\n")
-        while self._lines > _KEEP_LINES and len(self._trees) > 1:
-            _, _, dropped = self._trees.pop(next(iter(self._trees)))  # the oldest
-            self._lines -= dropped.count("\n")
+        self._trees.keep(path, (digest, module, text), text.count("\n"))
+
+
+class KeptTrees:
+    """The parsed trees a process keeps, at most ``budget`` lines of them, as a segmented
+    least-recently-used cache: a tree enters on probation and is proven when another file
+    loads it again.  The trees of the files checked one after another (each kept in case a
+    later file imports it, most never are) then push out each other, not the modules many
+    files import (a package's layers, its utilities), which a plain LRU lost to them: on a
+    program of 280,000 lines it parsed a fifth of its lines twice."""
+
+    _PROVEN_SHARE = 0.8  # of the budget, at most, for proven trees
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self._probation: dict[str, tuple[Any, int]] = {}  # path -> (entry, lines), oldest first
+        self._proven: dict[str, tuple[Any, int]] = {}
+        self._lines = [0, 0]  # lines on probation, proven
+
+    def __len__(self) -> int:
+        return len(self._probation) + len(self._proven)
+
+    @property
+    def lines(self) -> int:
+        return sum(self._lines)
+
+    def get(self, path: str) -> Any:
+        kept = self._probation.get(path) or self._proven.get(path)
+        return kept[0] if kept is not None else None
+
+    def used(self, path: str) -> None:
+        """``path``'s tree was used: it is now the most recent of its segment."""
+        segment = self._proven if path in self._proven else self._probation
+        segment[path] = segment.pop(path)
+
+    def used_again(self, path: str) -> None:
+        """Another file loaded ``path``'s tree again: it is proven."""
+        if path in self._probation:
+            entry = self._probation.pop(path)
+            self._lines[0] -= entry[1]
+            self._proven[path] = entry
+            self._lines[1] += entry[1]
+            self._fit()
+        else:
+            self.used(path)
+
+    def keep(self, path: str, entry: Any, lines: int) -> None:
+        for index, segment in enumerate((self._probation, self._proven)):
+            old = segment.pop(path, None)
+            if old is not None:
+                self._lines[index] -= old[1]
+        self._probation[path] = (entry, lines)
+        self._lines[0] += lines
+        self._fit()
+
+    def _fit(self) -> None:
+        # Proven trees past their share go back on probation, as its most recent; the
+        # oldest on probation go first (a proven one only when none is left).
+        while self._lines[1] > self.budget * self._PROVEN_SHARE and len(self._proven) > 1:
+            path, entry = next(iter(self._proven.items()))
+            del self._proven[path]
+            self._lines[1] -= entry[1]
+            self._probation[path] = entry
+            self._lines[0] += entry[1]
+        while sum(self._lines) > self.budget and \
+                len(self._probation) + len(self._proven) > 1:
+            index, segment = (0, self._probation) if self._probation else (1, self._proven)
+            path = next(iter(segment))
+            self._lines[index] -= segment.pop(path)[1]
 
 
 @dataclass

@@ -261,8 +261,35 @@ def test_kept_trees_are_bounded_by_lines(tmp_path, monkeypatch):
     first = loader.tree(paths[0])[0]
     loader.tree(paths[1])
     loader.tree(paths[2])
-    assert loader._lines <= 40 and len(loader._trees) == 1  # the oldest went first
+    assert loader._trees.lines <= 30 and len(loader._trees) == 1  # the oldest went first
     assert loader.tree(paths[0])[0] is not first  # parsed again
+
+
+def test_a_tree_loaded_again_outlives_the_trees_kept_once():
+    """The layers many files import stay while file after file is checked and kept."""
+    from aliaslint.project import KeptTrees
+
+    kept = KeptTrees(100)
+    kept.keep("layers.py", "layers", 30)
+    kept.used_again("layers.py")  # a second importer: proven
+    for index in range(10):  # ten checked files, each kept once, never imported
+        kept.keep(f"model{index}.py", f"model{index}", 30)
+    assert kept.get("layers.py") == "layers"
+    assert kept.get("model9.py") == "model9" and kept.get("model0.py") is None
+    assert kept.lines <= 100
+
+    # Proven trees keep at most their share: past it the oldest go back on probation.
+    kept = KeptTrees(100)
+    for name in ("a", "b", "c"):
+        kept.keep(name, name, 30)
+        kept.used_again(name)
+    assert kept.lines == 90 and len(kept) == 3
+    kept.keep("d", "d", 30)  # over the budget: "a" was demoted, the oldest on probation
+    assert kept.get("a") is None and kept.get("d") == "d" and kept.lines == 90
+
+    kept = KeptTrees(10)  # one tree larger than the budget is still kept, alone
+    kept.keep("big.py", "big", 50)
+    assert kept.get("big.py") == "big" and len(kept) == 1
 
 
 def libcst_parse(text: str):
