@@ -104,7 +104,8 @@ class Screened:
     def over_budget(self, source: str, filename: str,
                     budget: int = PARSE_BUDGET) -> Diagnostic | None:
         """The AL902 finding for a module whose parse would exceed the time budget."""
-        if self.tree is None or _surely_within(source, budget):
+        if self.tree is None or _surely_within(source, budget) or \
+                _total_work(self.tree, source) <= budget:
             return None
         return over_budget(self.work(), filename, budget)
 
@@ -259,6 +260,36 @@ def parse_work(tree: ast.AST) -> Work:
             elif isinstance(value, node_type) and not isinstance(value, context):
                 push((value, depth))
     return Work(units, deepest, row, nodes)
+
+
+# The work of a top-level statement, by its text and where it lies in it: an edited buffer
+# (the language server) and a file both checked and loaded for its importers have most of
+# their statements' work known already.  Bounded: cleared when full.
+_STATEMENT_WORK: dict[tuple[str, int, int, int], int] = {}
+_STATEMENTS_KEPT = 50_000
+
+
+def _total_work(tree: ast.Module, source: str) -> int:
+    """``parse_work(tree).total``, each top-level statement's share looked up by its text.
+    (Only the total: where the deepest expression is, said when over the budget, comes
+    from the whole walk.)"""
+    lines = source.splitlines(keepends=True)
+    total = 1 + NODE_WORK  # the module node itself: one node, at depth one
+    for statement in tree.body:
+        first = min([statement.lineno] + [decorator.lineno for decorator in
+                                          getattr(statement, "decorator_list", ())])
+        end = statement.end_lineno or statement.lineno
+        # The whole lines it spans, and where in them it starts and ends: its text, so its
+        # tree, whatever else shares those lines (`a = 1; b = f(a)`).
+        key = ("".join(lines[first - 1:end]), statement.lineno - first,
+               statement.col_offset, statement.end_col_offset or 0)
+        work = _STATEMENT_WORK.get(key)
+        if work is None:
+            if len(_STATEMENT_WORK) >= _STATEMENTS_KEPT:
+                _STATEMENT_WORK.clear()
+            work = _STATEMENT_WORK[key] = parse_work(statement).total
+        total += work
+    return total
 
 
 def over_budget(work: Work, filename: str, budget: int = PARSE_BUDGET) -> Diagnostic | None:

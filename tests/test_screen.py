@@ -179,6 +179,25 @@ def test_a_file_over_the_parse_budget_is_reported_not_parsed():
     assert screening * 5 < _cpu(lambda: libcst.parse_module(CHAIN))  # < a fifth of one statement
 
 
+@pytest.mark.parametrize("source", [
+    "import torch\nx = torch.ones(3); y = x.add_(1)\nx = torch.ones(3); y = x[1:2]\n",
+    "@torch.no_grad()\n@staticmethod\ndef f(x):\n    return x.mul_(2)\n\n"
+    "def f(x):\n    return x.mul_(2)\n",
+    "class M:\n    w = [[1, 2], [3, [4, 5]]]\n\n    def forward(self, x):\n"
+    "        return (x + 1) * (x - 1) / 2\n",
+    "s = '\u00e9t\u00e9'; t = f(g(h('\u00e9')))\n",  # columns count bytes, not characters
+])
+def test_the_budget_from_each_statements_work_is_the_whole_walks(source):
+    """The total the budget compares is the whole tree's, each top-level statement's
+    share looked up by its text and place: again with every share known, and with the same
+    statements at other rows."""
+    from aliaslint.screen import _total_work
+
+    for text in (source, source, "\n\n" + source, source + source):
+        tree = ast.parse(text)
+        assert _total_work(tree, text) == parse_work(tree).total
+
+
 def _cpu(function) -> float:
     start = time.process_time()
     function()
