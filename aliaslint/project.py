@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -210,6 +211,11 @@ class Loader:
         """The parsed module (None for a file that cannot be read or parsed: it is checked,
         and reported, on its own), its text and its content digest ("" if unreadable)."""
         kept = self._trees.get(path)
+        signature = self._signature(path)
+        if kept is not None and signature is not None and kept[3] == signature:
+            # The file is as it was when read (the cache's rule: same size and mtime).
+            self._trees.used_again(path)
+            return kept[1], kept[2], kept[0]
         data = self.read(path)
         if data is None:
             return None, "", ""
@@ -237,8 +243,19 @@ class Loader:
                     module = parse_module(text)
                 except (cst.ParserSyntaxError, RecursionError):
                     module = None
-        self._keep(path, digest, module, text)
+        self._keep(path, digest, module, text, signature)
         return module, text, digest
+
+    def _signature(self, path: str) -> tuple[int, int] | None:
+        """The file's size and modification time (None for an open buffer, or a file that
+        cannot be read); taken before it is read, so a change while reading shows."""
+        if path in self.overlay:
+            return None
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        return stat.st_size, stat.st_mtime_ns
 
     def syntax(self, path: str) -> tuple[ast.Module | None, str]:
         """CPython's tree of the file (a tenth of libcst's parse: enough to list what it
@@ -281,13 +298,15 @@ class Loader:
     def remember(self, path: str, text: str, module: cst.Module) -> None:
         """Keep the tree a file's own check parsed from ``text``, for the files that import
         it; only while the file still holds that text (it is read again to key it)."""
+        signature = self._signature(path)
         data = self.read(path)
         if data is None or path in self.overlay or self.decode(data) != text:
             return
-        self._keep(path, content_hash(data), module, text)
+        self._keep(path, content_hash(data), module, text, signature)
 
-    def _keep(self, path: str, digest: str, module: cst.Module | None, text: str) -> None:
-        self._trees.keep(path, (digest, module, text), text.count("\n"))
+    def _keep(self, path: str, digest: str, module: cst.Module | None, text: str,
+              signature: tuple[int, int] | None) -> None:
+        self._trees.keep(path, (digest, module, text, signature), text.count("\n"))
 
 
 class KeptTrees:
@@ -302,8 +321,10 @@ class KeptTrees:
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
-        self._probation: dict[str, tuple[Any, int]] = {}  # path -> (entry, lines), oldest first
-        self._proven: dict[str, tuple[Any, int]] = {}
+        # path -> (entry, lines), oldest first.  (Ordered dicts: a plain dict's oldest key
+        # is found past the slots of all those removed before it.)
+        self._probation: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self._proven: OrderedDict[str, tuple[Any, int]] = OrderedDict()
         self._lines = [0, 0]  # lines on probation, proven
 
     def __len__(self) -> int:
@@ -319,8 +340,7 @@ class KeptTrees:
 
     def used(self, path: str) -> None:
         """``path``'s tree was used: it is now the most recent of its segment."""
-        segment = self._proven if path in self._proven else self._probation
-        segment[path] = segment.pop(path)
+        (self._proven if path in self._proven else self._probation).move_to_end(path)
 
     def used_again(self, path: str) -> None:
         """Another file loaded ``path``'s tree again: it is proven."""
@@ -346,16 +366,14 @@ class KeptTrees:
         # Proven trees past their share go back on probation, as its most recent; the
         # oldest on probation go first (a proven one only when none is left).
         while self._lines[1] > self.budget * self._PROVEN_SHARE and len(self._proven) > 1:
-            path, entry = next(iter(self._proven.items()))
-            del self._proven[path]
+            path, entry = self._proven.popitem(last=False)
             self._lines[1] -= entry[1]
             self._probation[path] = entry
             self._lines[0] += entry[1]
         while sum(self._lines) > self.budget and \
                 len(self._probation) + len(self._proven) > 1:
             index, segment = (0, self._probation) if self._probation else (1, self._proven)
-            path = next(iter(segment))
-            self._lines[index] -= segment.pop(path)[1]
+            self._lines[index] -= segment.popitem(last=False)[1][1]
 
 
 @dataclass
