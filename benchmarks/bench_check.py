@@ -10,8 +10,9 @@ name the directories to measure (both may be given).  Files are found as
 `check` finds them (no config: `--isolated`).  Every run starts in a fresh
 process, so nothing is shared between them.  Printed per run: wall time, lines per second,
 the ratio of its throughput to the parse-only throughput (1.00 = as fast as
-parsing every file on one core), the CPU seconds spent (less sensitive to a
-busy machine than wall time) and their split by stage (screen, parse, analysis,
+parsing every file on one core) and, where `ruff` is installed, its time over that of
+`ruff check --select ALL --no-cache` of the same directories, the CPU seconds spent
+(less sensitive to a busy machine than wall time) and their split by stage (screen, parse, analysis,
 summaries, rules, report: aliaslint/stages.py), and the peak resident memory of the
 main process and of the largest worker.  Also printed: how many files and lines are
 answered without parsing (no torch, no rule's words, quiet).
@@ -29,6 +30,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -161,6 +163,20 @@ def measure_prefilter(dirs: list[str]) -> dict:
     return counts
 
 
+def measure_ruff(dirs: list[str], ruff: str) -> dict:
+    """`ruff check --select ALL` over the same directories, uncached, as a whole process:
+    the fastest full-featured Python linter, the yardstick across machines."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([ruff, "check", "--select", "ALL", "--no-cache", "--isolated",
+                    "--exit-zero", "--quiet", *dirs], stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"seconds": seconds, "cpu": (after.ru_utime - before.ru_utime)
+            + (after.ru_stime - before.ru_stime)}
+
+
 def _child(kind: str, dirs: list[str], *extra, checkout: str | None = None) -> dict:
     """A measurement in a fresh process; with ``checkout``, of that checkout's aliaslint."""
     command = [sys.executable, __file__, "--child", kind, *extra, "--", *dirs]
@@ -280,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--no-parse", action="store_true",
                         help="skip the parse-only reference (ratios are then not printed)")
+    parser.add_argument("--ruff", metavar="PATH", default=shutil.which("ruff"),
+                        help="the ruff executable timed beside the checks (default: ruff on "
+                             "PATH; none: no ruff row)")
     parser.add_argument("--against", metavar="CHECKOUT",
                         help="pair every check with this other checkout of aliaslint")
     parser.add_argument("--repeat", type=int, default=3, help="pairs per figure (--against)")
@@ -337,9 +356,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'libcst parse only, 1 process':32} {parse['seconds']:8.1f} s "
               f"{parse_rate:12,.0f} lines/s  ratio 1.00  (cpu {parse['cpu']:.1f} s)")
 
+    ruff = None
+    if args.ruff:
+        ruff = measure_ruff(dirs, args.ruff)
+        print(f"{'ruff check --select ALL':32} {ruff['seconds']:8.1f} s "
+              f"{lines / ruff['seconds']:12,.0f} lines/s  (cpu {ruff['cpu']:.1f} s, "
+              f"all cores)")
+
     def report(label: str, run: dict) -> None:
         rate = lines / run["seconds"]
         ratio = f"  ratio {rate / parse_rate:.2f}" if parse_rate else ""
+        if ruff is not None:
+            ratio += (f"  ÷ ruff: wall {run['seconds'] / ruff['seconds']:.1f}x, "
+                      f"cpu {run['cpu'] / ruff['cpu']:.1f}x")
         workers = run["worker_rss_mb"]
         memory = f"peak RSS main {run['main_rss_mb']:.0f} MB" + (
             f", per worker {workers:.0f} MB" if workers else "")
