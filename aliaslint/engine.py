@@ -806,9 +806,13 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
     if workers > 1:
         # Loaded once here, where the workers share it, instead of by each of them.
         _load_checking()
-    # Largest files first, so no worker is left with a big file at the end while the
-    # others idle; results go back in the original order.
-    order = sorted(range(len(jobs_list)), key=lambda i: -_size(jobs_list[i][0]))
+    # Several workers: the largest files first, so no worker is left with a big file at the
+    # end while the others idle.  One worker has nothing to balance: the walk's order checks
+    # a package's files together, so the modules they share stay among the trees it keeps
+    # (timm + lightning: 841 parses for 797 files, against 945 largest first).  Results go
+    # back in the original order.
+    order = sorted(range(len(jobs_list)), key=lambda i: -_size(jobs_list[i][0])) \
+        if workers > 1 else list(range(len(jobs_list)))
     results = run_all([jobs_list[i] for i in order], _check_job, workers,
                       timeout=lambda job: job[2].file_timeout, failure=_not_in_time,
                       context=worker_context(), initializer=_start_worker,
