@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Callable, TypeVar
 
 from aliaslint.diagnostics import FILE_NOT_CHECKED, Diagnostic, Position
+from aliaslint.lines import split_keepends
 
 # The parse work of a module predicts libcst's time and memory from CPython's tree: each
 # node costs NODE_WORK units (its share of the CST, tokens and whitespace), and each
@@ -273,7 +274,7 @@ def _total_work(tree: ast.Module, source: str) -> int:
     """``parse_work(tree).total``, each top-level statement's share looked up by its text.
     (Only the total: where the deepest expression is, said when over the budget, comes
     from the whole walk.)"""
-    lines = source.splitlines(keepends=True)
+    lines = split_keepends(source)  # CPython's rows: str.splitlines breaks at a form feed
     total = 1 + NODE_WORK  # the module node itself: one node, at depth one
     for statement in tree.body:
         first = min([statement.lineno] + [decorator.lineno for decorator in

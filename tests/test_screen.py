@@ -198,6 +198,16 @@ def test_the_budget_from_each_statements_work_is_the_whole_walks(source):
         assert _total_work(tree, text) == parse_work(tree).total
 
 
+def test_the_budget_counts_rows_as_python_does():
+    """A form feed (a page break in old code) is no line break for CPython: two statements
+    of different work at the same place after one must not share their share."""
+    from aliaslint.screen import _total_work
+
+    for text in ("\x0c\ny = f(g(h(1)))\n", "\x0c\ny = 3333333333\n"):
+        tree = ast.parse(text)
+        assert _total_work(tree, text) == parse_work(tree).total
+
+
 def _cpu(function) -> float:
     start = time.process_time()
     function()
