@@ -179,8 +179,16 @@ def check_source(source: str | bytes, filename: str = "<string>",
         return [text]
     if PREFILTER not in text:
         return []
+    # The program's loader may have CPython's tree of this content already (an importer's
+    # star import or quiet proof read it); it is told what this screen passed, so that an
+    # importer's load of the file later does not screen it again.
+    loader = link.loader if link is not None and target_version is None else None
+    digest = content_hash(source if isinstance(source, bytes) else
+                          text.encode("utf-8", "surrogatepass")) if loader else ""
     # A syntax error is reported even where no rule could fire.
-    screened = screen(text, filename, target_version)
+    screened = screen(text, filename, target_version,
+                      tree=loader.kept_syntax(link.path, digest) if loader and link else None,
+                      compiles=bool(loader and link and loader.compiles(link.path, digest)))
     if screened.error is not None:
         return [screened.error]
     if not may_find(text, enabled, partial(_quiet, screened.tree, link)):
@@ -188,6 +196,8 @@ def check_source(source: str | bytes, filename: str = "<string>",
     late = screened.over_budget(text, filename, parse_budget)
     if late is not None:
         return [late]
+    if loader and link:
+        loader.screened(link.path, digest, parse_budget)
 
     def parse_and_check() -> list[Diagnostic]:
         parsed = _parse_again(statements, text, screened.tree)
@@ -199,7 +209,6 @@ def check_source(source: str | bytes, filename: str = "<string>",
         # A file other checked files import may have been parsed already for one of them
         # in this process; its own tree is kept for them in turn.  (Not where the grammar
         # is another Python's: an import is read with the running one's.)
-        loader = link.loader if link is not None and target_version is None else None
         module = loader.share(link.path, text) if loader and link else None
         if module is None:
             parsed_here = _parse(text, filename, keep=partial(loader.remember, link.path, text)
@@ -216,6 +225,10 @@ def _checked(module: cst.Module, source: str, filename: str, enabled: frozenset[
              confidence: Confidence, positions=None, link: Link | None = None
              ) -> list[Diagnostic]:
     """The parsed module's findings (aliaslint/checking.py, loaded with the first of them)."""
+    if "aliaslint.checking" not in sys.modules:
+        from aliaslint import checking  # noqa: F401
+
+        heap.imported()
     from aliaslint.checking import check_module
 
     return check_module(module, source, filename, enabled, confidence, positions, link)
@@ -806,17 +819,21 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
     if workers > 1:
         # Loaded once here, where the workers share it, instead of by each of them.
         _load_checking()
-    # Several workers: the largest files first, so no worker is left with a big file at the
-    # end while the others idle.  One worker has nothing to balance: the walk's order checks
-    # a package's files together, so the modules they share stay among the trees it keeps
-    # (timm + lightning: 841 parses for 797 files, against 945 largest first).  Results go
-    # back in the original order.
-    order = sorted(range(len(jobs_list)), key=lambda i: -_size(jobs_list[i][0])) \
-        if workers > 1 else list(range(len(jobs_list)))
+    # The walk's order checks a package's files together, so the modules they share stay
+    # among the trees a worker keeps (timm + lightning, one worker: 841 parses for 797
+    # files, against 945 largest first).  Several workers each take their own stretch of
+    # it, after the largest files, which go first so that no worker is left with a big
+    # file at the end while the others idle.  Results go back in the original order.
+    order = list(range(len(jobs_list)))
+    largest = 8 * workers if workers > 1 else 0
+    if largest:
+        first = sorted(order, key=lambda i: -_size(jobs_list[i][0]))[:largest]
+        order = first + sorted(set(order) - set(first))
     results = run_all([jobs_list[i] for i in order], _check_job, workers,
                       timeout=lambda job: job[2].file_timeout, failure=_not_in_time,
                       context=worker_context(), initializer=_start_worker,
-                      initargs=(store, os.getpid(), program), done=progress)
+                      initargs=(store, os.getpid(), program), done=progress,
+                      shared=largest if workers > 1 else None)
     ordered: list = [None] * len(jobs_list)
     for index, result in zip(order, results):
         ordered[index] = result
@@ -837,6 +854,7 @@ def _load_checking() -> None:
     from aliaslint import checking  # noqa: F401
 
     registry.rules()
+    heap.imported()
 
 
 def _not_in_time(job, why: str, overran: bool) -> Checked:

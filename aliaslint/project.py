@@ -195,6 +195,10 @@ class Loader:
     # file, as the program the editor shows is made of its buffers.
     overlay: dict[str, str] = field(default_factory=dict)
     _syntax: dict[str, tuple[str, ast.Module | None]] = field(default_factory=dict)
+    # path -> (content digest, parse budget) of what this process screened of the file (its
+    # own check, or a load for an importer): CPython compiles it, and its parse work is
+    # within that budget.  Neither screens it again.
+    _screened: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def read(self, path: str) -> bytes | None:
         """The bytes the program has at ``path`` (an open buffer's, as UTF-8); None where it
@@ -229,12 +233,10 @@ class Loader:
         text = decoded or ""
         module = None
         if decoded is not None:
-            # One parse by CPython screens it, none where `syntax` made its tree already.
-            # (Its tree is not kept: CPython's trees of every file loaded would outweigh
-            # the parse they save.)
-            screened = screen(text, path, tree=self.kept_syntax(path, digest))
-            if screened.error is None and \
-                    screened.over_budget(text, path, self.parse_budget) is None:
+            # One parse by CPython screens it, none where `syntax` made its tree already,
+            # or where the file's own check screened this content.  (Its tree is not kept:
+            # CPython's trees of every file loaded would outweigh the parse they save.)
+            if self._passed(path, digest) or self._screens(path, text, digest):
                 import libcst as cst
 
                 from aliaslint.parsing import parse_module
@@ -245,6 +247,30 @@ class Loader:
                     module = None
         self._keep(path, digest, module, text, signature)
         return module, text, digest
+
+    def _screens(self, path: str, text: str, digest: str) -> bool:
+        screened = screen(text, path, tree=self.kept_syntax(path, digest))
+        if screened.error is not None or \
+                screened.over_budget(text, path, self.parse_budget) is not None:
+            return False
+        self.screened(path, digest, self.parse_budget)
+        return True
+
+    def screened(self, path: str, digest: str, budget: int) -> None:
+        """The content with ``digest`` was screened: it compiles, and its parse work is
+        within ``budget``."""
+        if len(self._screened) >= 4096:
+            self._screened.clear()
+        self._screened[path] = (digest, budget)
+
+    def compiles(self, path: str, digest: str) -> bool:
+        """Has this process screened the content with ``digest`` and found it compiles?"""
+        kept = self._screened.get(path)
+        return kept is not None and kept[0] == digest
+
+    def _passed(self, path: str, digest: str) -> bool:
+        kept = self._screened.get(path)
+        return kept is not None and kept[0] == digest and kept[1] <= self.parse_budget
 
     def _signature(self, path: str) -> tuple[int, int] | None:
         """The file's size and modification time (None for an open buffer, or a file that

@@ -112,7 +112,8 @@ class Screened:
 
 
 def screen(source: str, filename: str, target: Version | None = None, *,
-           top_level_await: bool = False, tree: ast.Module | None = None) -> Screened:
+           top_level_await: bool = False, tree: ast.Module | None = None,
+           compiles: bool = False) -> Screened:
     """CPython's verdict on source and its tree, from one parse: the AL902 finding for
     source CPython does not compile (nothing is executed), else the tree.
 
@@ -121,6 +122,8 @@ def screen(source: str, filename: str, target: Version | None = None, *,
     are then left to the CST parser.  ``top_level_await`` accepts ``await`` outside a
     function (notebook cells: IPython runs them so).  ``tree``: CPython's tree of ``source``
     made already (by ``ast.parse``, for the running grammar), which is then not made again.
+    ``compiles``: this process compiled exactly this source already, for the running
+    grammar: only its tree is wanted.
     """
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0
     target = target or RUNNING
@@ -154,8 +157,9 @@ def screen(source: str, filename: str, target: Version | None = None, *,
             # (duplicate arguments, `break` outside a loop, a late `from __future__`);
             # from the tree they report the same positions as from the source.
             try:
-                compiled = False
-                if tree is not None:
+                compiled = compiles and tree is not None and target == RUNNING and \
+                    not top_level_await
+                if tree is not None and not compiled:
                     try:
                         compile(tree, _NAME, "exec", flags, dont_inherit=True)
                         compiled = True

@@ -134,27 +134,51 @@ def _serve(connection: Connection, function: Callable[[Any], Any],
         connection.send(function(request))
 
 
+def _stretches(indices: range, count: int) -> list[deque[int]]:
+    """``indices`` cut into ``count`` contiguous stretches of near-equal length."""
+    size, extra = divmod(len(indices), count)
+    cuts = [indices.start + part * size + min(part, extra) for part in range(count + 1)]
+    return [deque(range(cuts[part], cuts[part + 1])) for part in range(count)]
+
+
 def run_all(requests: Sequence[Any], function: Callable[[Any], Any], workers: int,
             timeout: Callable[[Any], float], failure: Failure, *, context: Any = None,
             initializer: Callable[..., None] | None = None, initargs: tuple = (),
-            done: Callable[[int], None] | None = None) -> list[Any]:
+            done: Callable[[int], None] | None = None, shared: int | None = None
+            ) -> list[Any]:
     """``function(request)`` for each request, answered in order, from ``workers``
     processes; a request that takes longer than ``timeout(request)`` seconds (wall clock)
     is answered ``failure(request, why, True)`` and its worker replaced, one whose worker
-    died ``failure(request, why, False)``.  ``done(count)`` is told how many are answered."""
+    died ``failure(request, why, False)``.  ``done(count)`` is told how many are answered.
+
+    The requests are served in their order, by whichever worker is free.  With ``shared``,
+    only the first ``shared`` are; the rest are cut into one stretch per worker, each served
+    in order by its own worker (requests next to each other stay in one process, which
+    keeps what they have in common), and a worker whose stretch is done takes the last
+    request of the longest stretch left."""
     context = context or multiprocessing.get_context()
     answers: list[Any] = [None] * len(requests)
-    waiting = deque(range(len(requests)))
     pool = [Worker(context, function, initializer, initargs)
             for _ in range(max(1, min(workers, len(requests))))]
+    waiting = deque(range(len(requests) if shared is None else min(shared, len(requests))))
+    stretches = _stretches(range(len(waiting), len(requests)), len(pool))
     running: dict[int, tuple[int, float]] = {}  # id(worker) -> (request's index, deadline)
     finished = 0
 
     def next_request(worker: Worker) -> None:
         if waiting:
             index = waiting.popleft()
-            worker.send(requests[index])
-            running[id(worker)] = (index, worker.started + timeout(requests[index]))
+        else:
+            own = stretches[pool.index(worker)]
+            if own:
+                index = own.popleft()
+            else:
+                longest = max(stretches, key=len)
+                if not longest:
+                    return
+                index = longest.pop()
+        worker.send(requests[index])
+        running[id(worker)] = (index, worker.started + timeout(requests[index]))
 
     try:
         for worker in pool:

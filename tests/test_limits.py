@@ -157,3 +157,31 @@ def test_an_idle_worker_ends_when_told_not_killed(siblings, monkeypatch):
         monkeypatch.setattr(process, "kill", kill)
         worker.stop()
     assert kills == []
+
+
+def _pid_after(n: int) -> tuple[int, int]:
+    import time
+
+    time.sleep(0.02)
+    return n, os.getpid()
+
+
+def test_workers_serve_their_own_stretch_of_the_requests_after_the_shared_ones():
+    """Requests next to each other run in one process (what they share stays kept there);
+    the shared head goes to whichever worker is free; every answer comes back in order."""
+    import multiprocessing
+
+    from aliaslint.workers import run_all
+
+    context = multiprocessing.get_context("fork")
+    answers = run_all(list(range(24)), _pid_after, 2, timeout=lambda n: 60,
+                      failure=lambda *why: None, context=context, shared=4)
+    assert [n for n, _ in answers] == list(range(24))
+    pid = {n: process for n, process in answers}
+    # After the four shared ones, 4-13 and 14-23 are the two stretches, each begun by its
+    # own worker and served in order (a worker done with its own takes the other's last).
+    assert pid[4] != pid[14]
+    assert pid[4] == pid[5] == pid[6] and pid[14] == pid[15] == pid[16]
+    assert len(set(pid.values())) == 2
+    assert [n for n, _ in run_all(list(range(5)), _pid_after, 3, timeout=lambda n: 60,
+                                  failure=lambda *why: None, context=context)] == list(range(5))

@@ -252,6 +252,51 @@ def test_a_tree_is_parsed_once_per_process_for_its_check_and_its_importers(tmp_p
     assert loader.tree(helper)[0] is own
 
 
+def test_a_file_is_compiled_once_per_process_for_its_check_and_its_importers(tmp_path,
+                                                                            monkeypatch):
+    """Whichever comes first, a file's check or an importer's load of it, CPython compiles
+    its content once in the process; an edited content is compiled again, and a syntax
+    error is still the check's finding."""
+    import builtins
+
+    from aliaslint import project, screen
+    from aliaslint.engine import check_source
+    from aliaslint.project import Link
+
+    compiled: list[str] = []
+    real = builtins.compile
+
+    def counting(source, filename, mode, flags=0, *args, **kwargs):
+        if not flags & screen.ast.PyCF_ONLY_AST:
+            compiled.append(filename)
+        return real(source, filename, mode, flags, *args, **kwargs)
+
+    monkeypatch.setattr(screen, "compile", counting, raising=False)
+    edited = HELPER.replace("t.mul_(2)", "t.mul_(3)")
+    for check_first in (True, False):
+        loader, (helper, train) = _loader(tmp_path, {"utils.py": HELPER,
+                                                     "train.py": "import utils\n"})
+        link = Link(loader.program, loader, helper)
+        compiled.clear()
+        steps = [lambda: check_source(HELPER.encode(), "utils.py", link=link),
+                 lambda: loader.tree(helper)]
+        for step in steps if check_first else reversed(steps):
+            step()
+            # The parsed tree let go (as past the kept trees' budget): only the screen's
+            # verdict is remembered.
+            loader._trees = project.KeptTrees(project._KEEP_LINES)
+        assert len(compiled) == 1
+        # An edit: the new content is compiled, once more.
+        (tmp_path / "utils.py").write_text(edited)
+        check_source(edited.encode(), "utils.py", link=link)
+        assert len(compiled) == 2 and loader.tree(helper)[1] == edited
+        assert len(compiled) == 2
+        # Content that does not compile is reported, whatever was screened before.
+        (error,) = check_source(b"import torch\ndef f(:\n", "utils.py", link=link)
+        assert error.code == "AL902"
+    assert project.screen is screen.screen
+
+
 def test_kept_trees_are_bounded_by_lines(tmp_path, monkeypatch):
     from aliaslint import project
 
