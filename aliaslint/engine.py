@@ -342,6 +342,7 @@ def _parse_here(source: str, filename: str, keep: Callable[[cst.Module], None] |
     try:
         try:
             module = parse_module(source)
+            heap.parsed()
             if keep is not None:
                 keep(module)
             return module

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 _CHECKING = (100_000, 20, 100)
+_checking = 0  # checks under way in this process (one_check)
 
 
 @contextmanager
@@ -26,11 +27,14 @@ def one_check(unfreeze: bool = False) -> Iterator[None]:
     """Run one check under the checking thresholds, then collect and freeze.
     ``unfreeze``: look at everything kept once more first (a long-lived process does so
     every few checks, so that nothing let go in a cycle stays for long)."""
+    global _checking
     thresholds = gc.get_threshold()
     gc.set_threshold(*_CHECKING)
+    _checking += 1
     try:
         yield
     finally:
+        _checking -= 1
         gc.set_threshold(*thresholds)
         if unfreeze:
             gc.unfreeze()
@@ -45,3 +49,13 @@ def imported() -> None:
     of CPU per process).  Before a fork it also spares the workers' copies of those pages,
     which a collection in each worker would write to."""
     gc.freeze()
+
+
+def parsed() -> None:
+    """The checked file's tree was just parsed, before its analysis.  It lives as long as
+    the check, or longer (kept for the files that import it), and holds no cycle; what the
+    check made before it (the screen's verdict, CPython's tree) holds none either.  So
+    within ``one_check`` it is frozen at once: the collection after the check then walks
+    what the analysis left, not the tree (most of what survives a check)."""
+    if _checking:
+        gc.freeze()

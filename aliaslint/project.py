@@ -194,7 +194,9 @@ class Loader:
     # path -> the text an editor holds for it, unsaved edits included: read instead of the
     # file, as the program the editor shows is made of its buffers.
     overlay: dict[str, str] = field(default_factory=dict)
-    _syntax: dict[str, tuple[str, ast.Module | None]] = field(default_factory=dict)
+    # path -> (content digest, CPython's tree, the file's size and mtime when read)
+    _syntax: dict[str, tuple[str, ast.Module | None, tuple[int, int] | None]] = \
+        field(default_factory=dict)
     # path -> (content digest, parse budget) of what this process screened of the file (its
     # own check, or a load for an importer): CPython compiles it, and its parse work is
     # within that budget.  Neither screens it again.
@@ -286,11 +288,14 @@ class Loader:
     def syntax(self, path: str) -> tuple[ast.Module | None, str]:
         """CPython's tree of the file (a tenth of libcst's parse: enough to list what it
         binds) and its content digest ("" if unreadable); None where it does not parse."""
+        kept = self._syntax.get(path)
+        signature = self._signature(path)
+        if kept is not None and signature is not None and kept[2] == signature:
+            return kept[1], kept[0]  # as it was when read (the cache's rule)
         data = self.read(path)
         if data is None:
             return None, ""
         digest = content_hash(data)
-        kept = self._syntax.get(path)
         if kept is not None and kept[0] == digest:
             return kept[1], digest
         buffer = self.overlay.get(path)
@@ -299,7 +304,7 @@ class Loader:
             tree = ast.parse(text, path) if text is not None else None
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None
-        self._keep_syntax(path, digest, tree)
+        self._keep_syntax(path, digest, tree, signature)
         return tree, digest
 
     def kept_syntax(self, path: str, digest: str) -> ast.Module | None:
@@ -307,10 +312,11 @@ class Loader:
         kept = self._syntax.get(path)
         return kept[1] if kept is not None and kept[0] == digest else None
 
-    def _keep_syntax(self, path: str, digest: str, tree: ast.Module | None) -> None:
+    def _keep_syntax(self, path: str, digest: str, tree: ast.Module | None,
+                     signature: tuple[int, int] | None) -> None:
         if len(self._syntax) >= 1024:
             self._syntax.clear()
-        self._syntax[path] = (digest, tree)
+        self._syntax[path] = (digest, tree, signature)
 
     def share(self, path: str, text: str) -> cst.Module | None:
         """The tree this process parsed from exactly ``text`` for ``path``, as another file's
