@@ -17,33 +17,38 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-_CODE_FIELDS: dict[type, tuple[str, ...]] = {}
+# A field as read: its name, and whether it holds a sequence of nodes (True), one node or
+# None or MaybeSentinel (False), or was visited both ways (None: each value is tested).
+Field = tuple[str, "bool | None"]
+_FIELDS: dict[type, tuple[Field, ...]] = {}
+_CODE_FIELDS: dict[type, tuple[Field, ...]] = {}
 # Fields that hold only layout: whitespace, comments, brackets and separators.
 _LAYOUT = frozenset({"lpar", "rpar", "comma", "semicolon", "lbracket", "rbracket", "lbrace",
                      "rbrace", "colon", "equal", "star", "dot", "operator", "header", "footer",
                      "leading_lines", "lines_after_decorators", "newline",
                      "trailing_whitespace"})
-_VISITS = frozenset({"visit_required", "visit_optional", "visit_sentinel", "visit_sequence",
-                     "visit_body_sequence", "visit_iterable", "visit_body_iterable"})
+_ONE = frozenset({"visit_required", "visit_optional", "visit_sentinel"})
+_MANY = frozenset({"visit_sequence", "visit_body_sequence", "visit_iterable",
+                   "visit_body_iterable"})
 
 
-def _child_fields(kind: type) -> tuple[str, ...]:
-    """The fields ``kind``'s `_visit_and_replace_children` visits, in the order it visits them:
-    the second argument of each `visit_*(self, "field", ...)` call."""
+def _child_fields(kind: type) -> tuple[Field, ...]:
+    """The fields ``kind``'s `_visit_and_replace_children` visits, in the order it visits them
+    (the second argument of each `visit_*(self, "field", ...)` call), and whether it visits
+    each as a sequence of nodes (`visit_sequence`: every element is a node) or as one."""
     method = getattr(kind, "_visit_and_replace_children")
     tree = ast.parse(textwrap.dedent(inspect.getsource(method)))
-    found: list[tuple[int, int, str]] = []
+    found: list[tuple[int, int, str, bool]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                node.func.id in _VISITS and len(node.args) >= 2 and \
+                node.func.id in _ONE | _MANY and len(node.args) >= 2 and \
                 isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-            found.append((node.lineno, node.col_offset, node.args[1].value))
-    fields: list[str] = []
-    for _, _, name in sorted(found):
-        if name not in fields:
-            fields.append(name)
-    return tuple(fields)
+            found.append((node.lineno, node.col_offset, node.args[1].value,
+                          node.func.id in _MANY))
+    fields: dict[str, bool | None] = {}
+    for _, _, name, many in sorted(found):
+        fields[name] = many if fields.get(name, many) == many else None
+    return tuple(fields.items())
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -62,19 +67,22 @@ def code_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     fields = _CODE_FIELDS.get(kind)
     if fields is None:
         fields = _CODE_FIELDS[kind] = tuple(
-            name for name in _child_fields(kind)
+            (name, many) for name, many in _child_fields(kind)
             if "whitespace" not in name and name not in _LAYOUT)
     return _read(node, fields)
 
 
-def _read(node: cst.CSTNode, fields: tuple[str, ...]) -> list[cst.CSTNode]:
+def _read(node: cst.CSTNode, fields: tuple[Field, ...]) -> list[cst.CSTNode]:
     found: list[cst.CSTNode] = []
-    for name in fields:
+    for name, many in fields:
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
-            found.extend(item for item in value if _is_node(type(item)))
-        elif _is_node(kind):
+            if many:
+                found.extend(value)  # a sequence visited as such: nodes only
+            else:
+                found.extend(item for item in value if _is_node(type(item)))
+        elif _is_node(kind):  # not None, not MaybeSentinel
             found.append(value)
     return found
 
