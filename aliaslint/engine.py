@@ -226,9 +226,7 @@ def _checked(module: cst.Module, source: str, filename: str, enabled: frozenset[
              ) -> list[Diagnostic]:
     """The parsed module's findings (aliaslint/checking.py, loaded with the first of them)."""
     if "aliaslint.checking" not in sys.modules:
-        from aliaslint import checking  # noqa: F401
-
-        heap.imported()
+        _load_checking(every_rule=False)  # the rules this file's events need load later
     from aliaslint.checking import check_module
 
     return check_module(module, source, filename, enabled, confidence, positions, link)
@@ -834,7 +832,7 @@ def _run(jobs_list: list, jobs: int | None, store: Cache | None,
                       timeout=lambda job: job[2].file_timeout, failure=_not_in_time,
                       context=worker_context(), initializer=_start_worker,
                       initargs=(store, os.getpid(), program), done=progress,
-                      shared=largest if workers > 1 else None)
+                      shared=largest)
     ordered: list = [None] * len(jobs_list)
     for index, result in zip(order, results):
         ordered[index] = result
@@ -849,12 +847,13 @@ def _check_job(job) -> Checked:
     return checked if before is None else checked._replace(spent=stages.since(before))
 
 
-def _load_checking() -> None:
+def _load_checking(every_rule: bool = True) -> None:
     """The parse's side (libcst, the analysis, the rules), loaded in this process: workers
     forked after it start with it."""
     from aliaslint import checking  # noqa: F401
 
-    registry.rules()
+    if every_rule:
+        registry.rules()
     heap.imported()
 
 

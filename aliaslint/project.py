@@ -271,8 +271,8 @@ class Loader:
         return kept is not None and kept[0] == digest
 
     def _passed(self, path: str, digest: str) -> bool:
-        kept = self._screened.get(path)
-        return kept is not None and kept[0] == digest and kept[1] <= self.parse_budget
+        """``compiles``, and within this loader's parse budget too."""
+        return self.compiles(path, digest) and self._screened[path][1] <= self.parse_budget
 
     def _signature(self, path: str) -> tuple[int, int] | None:
         """The file's size and modification time (None for an open buffer, or a file that
