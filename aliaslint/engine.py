@@ -188,7 +188,8 @@ def check_source(source: str | bytes, filename: str = "<string>",
     # A syntax error is reported even where no rule could fire.
     screened = screen(text, filename, target_version,
                       tree=loader.kept_syntax(link.path, digest) if loader and link else None,
-                      compiles=bool(loader and link and loader.compiles(link.path, digest)))
+                      compiles=bool(loader and link and loader.compiles(link.path, digest)),
+                      statements=statements.compiled if statements is not None else None)
     if screened.error is not None:
         return [screened.error]
     if not may_find(text, enabled, partial(_quiet, screened.tree, link)):

@@ -52,6 +52,8 @@ class StatementCache:
     """The chunks of the texts parsed lately, by text and place."""
 
     chunks: dict[tuple, Chunk] = field(default_factory=dict)
+    # The texts of top-level statements CPython compiled (see screen._compile_statements).
+    compiled: set[str] = field(default_factory=set)
 
     def parse(self, source: str, tree: ast.Module | None = None
               ) -> tuple[cst.Module, list[tuple[int, Chunk]]] | None:

@@ -14,6 +14,7 @@ import ast
 import inspect
 import textwrap
 from collections.abc import Iterator
+from typing import Generic, TypeVar
 
 import libcst as cst
 
@@ -28,6 +29,7 @@ _LAYOUT = frozenset({"lpar", "rpar", "comma", "semicolon", "lbracket", "rbracket
                      "leading_lines", "lines_after_decorators", "newline",
                      "trailing_whitespace"})
 _ONE = frozenset({"visit_required", "visit_optional", "visit_sentinel"})
+T = TypeVar("T")
 _MANY = frozenset({"visit_sequence", "visit_body_sequence", "visit_iterable",
                    "visit_body_iterable"})
 
@@ -117,3 +119,46 @@ def walk_code(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         stack.extend(code_children(current))
+
+
+class Facts(Generic[T]):
+    """Facts computed of nodes, kept from one analysis to the next while they are used.
+
+    The same nodes are analysed again and again: another file's functions by every file
+    that imports its module (its tree is kept, see project.KeptTrees), and an open
+    document's unchanged statements after each edit (the language server keeps them, see
+    incremental.py, and re-checks the documents that import it in between).  A fact is
+    kept until ``AGES`` analyses have gone by without asking for it.  An entry holds its
+    node, so that its id names no other node while it is kept.  Every ``Facts`` counts an
+    analysis at ``next_analysis()``."""
+
+    AGES = 8
+    _every: list[Facts] = []
+
+    def __init__(self) -> None:
+        self._now: dict[int, tuple[cst.CSTNode, T]] = {}
+        self._earlier: list[dict[int, tuple[cst.CSTNode, T]]] = []  # the latest first
+        Facts._every.append(self)
+
+    def get(self, node: cst.CSTNode) -> T | None:
+        entry = self._now.get(id(node))
+        if entry is None:
+            for earlier in self._earlier:
+                entry = earlier.pop(id(node), None)
+                if entry is not None:
+                    break
+            else:
+                return None
+            self._now[id(node)] = entry
+        return entry[1]
+
+    def put(self, node: cst.CSTNode, fact: T) -> T:
+        self._now[id(node)] = (node, fact)
+        return fact
+
+    @classmethod
+    def next_analysis(cls) -> None:
+        for facts in cls._every:
+            facts._earlier.insert(0, facts._now)
+            del facts._earlier[cls.AGES - 1:]
+            facts._now = {}

@@ -111,9 +111,48 @@ class Screened:
         return over_budget(self.work(), filename, budget)
 
 
+# Top-level statements that reach past themselves when compiled: a module-level `global`
+# (a name used before it), `nonlocal`, a `from __future__` import (must come first).
+_REACHING = (ast.Global, ast.Nonlocal)
+_KNOWN_TEXTS = 4096  # statement texts remembered per buffer at most
+
+
+def _compile_statements(tree: ast.Module, source: str, flags: int, known: set[str]) -> None:
+    """``compile(tree)``'s verdict, compiling only the top-level statements whose text is
+    not in ``known`` (an edit changes one statement; the rest compiled before).  What
+    CPython finds past the parser (the symbol table's and code generation's errors) lies
+    within one top-level statement unless it is one of ``_REACHING`` or a future import:
+    then the whole module is compiled.  Any error is the whole module's own (its message
+    and position, as without ``known``)."""
+    body = tree.body
+    if any(isinstance(statement, _REACHING) or isinstance(statement, ast.ImportFrom) and
+           statement.module == "__future__" for statement in body):
+        compile(tree, _NAME, "exec", flags, dont_inherit=True)
+        return
+    rows = split_keepends(source)
+    fresh: list[tuple[ast.stmt, str]] = []
+    for statement in body:
+        first = min([statement.lineno] + [decorator.lineno for decorator in
+                                          getattr(statement, "decorator_list", ())])
+        text = "".join(rows[first - 1:statement.end_lineno or statement.lineno])
+        if text not in known:
+            fresh.append((statement, text))
+    if not fresh:
+        return
+    try:
+        compile(ast.Module(body=[statement for statement, _ in fresh], type_ignores=[]),
+                _NAME, "exec", flags, dont_inherit=True)
+    except SyntaxError:
+        compile(tree, _NAME, "exec", flags, dont_inherit=True)  # its own error
+        return  # (none: nothing is remembered)
+    if len(known) + len(fresh) > _KNOWN_TEXTS:
+        known.clear()
+    known.update(text for _, text in fresh)
+
+
 def screen(source: str, filename: str, target: Version | None = None, *,
            top_level_await: bool = False, tree: ast.Module | None = None,
-           compiles: bool = False) -> Screened:
+           compiles: bool = False, statements: set[str] | None = None) -> Screened:
     """CPython's verdict on source and its tree, from one parse: the AL902 finding for
     source CPython does not compile (nothing is executed), else the tree.
 
@@ -123,7 +162,8 @@ def screen(source: str, filename: str, target: Version | None = None, *,
     function (notebook cells: IPython runs them so).  ``tree``: CPython's tree of ``source``
     made already (by ``ast.parse``, for the running grammar), which is then not made again.
     ``compiles``: this process compiled exactly this source already, for the running
-    grammar: only its tree is wanted.
+    grammar: only its tree is wanted.  ``statements``: the texts of top-level statements
+    that compiled before (an edited buffer's: see ``_compile_statements``); updated.
     """
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0
     target = target or RUNNING
@@ -161,7 +201,10 @@ def screen(source: str, filename: str, target: Version | None = None, *,
                     not top_level_await
                 if tree is not None and not compiled:
                     try:
-                        compile(tree, _NAME, "exec", flags, dont_inherit=True)
+                        if statements is not None and target == RUNNING:
+                            _compile_statements(tree, source, flags, statements)
+                        else:
+                            compile(tree, _NAME, "exec", flags, dont_inherit=True)
                         compiled = True
                     except RecursionError:
                         pass  # handing a deep tree back recurses in Python's frames

@@ -196,3 +196,51 @@ def test_mypy_passes_on_the_analysis_package():
          "--disallow-untyped-defs", "--follow-imports=silent", "aliaslint/analysis"],
         check=False, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-4000:]
+
+
+def _analysis_dataclasses() -> list[type]:
+    import importlib
+    import pkgutil
+
+    import aliaslint.analysis as package
+
+    found = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"aliaslint.analysis.{info.name}")
+        found += [cls for cls in vars(module).values() if isinstance(cls, type) and
+                  dataclasses.is_dataclass(cls) and cls.__module__ == module.__name__]
+    return found
+
+
+def test_the_analysis_replace_makes_what_dataclasses_replace_makes():
+    """The analysis copies values with `values.replace`, which copies the fields instead of
+    calling `__init__`: right only while no dataclass of the analysis has a
+    `__post_init__`, slots, or an init-only field that could hold anything but its default
+    (`kind`, which no code of the analysis sets after `__init__`)."""
+    from aliaslint.analysis.values import replace
+
+    classes = _analysis_dataclasses()
+    assert TensorValue in classes and ModuleInfo in classes and len(classes) > 20
+    for cls in classes:
+        assert not hasattr(cls, "__post_init__"), cls
+        assert "__slots__" not in vars(cls), cls
+        init_only = [f.name for f in dataclasses.fields(cls) if not f.init]
+        assert init_only in ([], ["kind"]), cls
+    for path in (ROOT / "aliaslint" / "analysis").glob("*.py"):
+        assert "object.__setattr__" not in path.read_text(encoding="utf-8"), path
+    node = cst.parse_expression("x.t()")
+    samples = [
+        (TensorValue(storage=("alloc", 1), counter=("alloc", 1), origin=node,
+                     requires_grad=True, graph=frozenset({3})),
+         {"requires_grad": None, "via": "view", "view_origin": node}),
+        (ModuleValue(origin=node, module=ModuleInfo(params=frozenset({("p", 1)}))),
+         {"origin": None}),
+        (ContainerValue(origin=node, items=(UNKNOWN, OTHER)), {"items": ()}),
+        (Write(node=node, stmt=node, target=None, grad_enabled=True),
+         {"label": "`nn.ReLU(inplace=True)`", "grad_enabled": None}),
+    ]
+    for value, changes in samples:
+        mine, theirs = replace(value, **changes), dataclasses.replace(value, **changes)
+        assert type(mine) is type(theirs)
+        assert vars(mine) == vars(theirs)
+        assert mine == theirs and vars(value) != vars(mine)

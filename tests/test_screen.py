@@ -249,3 +249,94 @@ def test_deeply_inside_deeply_and_after_a_fork():
     with os.fdopen(read) as pipe:
         assert pipe.read() == "8"
     os.waitpid(pid, 0)
+
+
+# An edited buffer's statements that compiled before are not compiled again: each edit below
+# is screened with and without that memory, and Python's verdict (message and position) is
+# the same either way.  The errors past the parser that reach beyond one statement are the
+# reason the whole module is compiled where a `global`, `nonlocal` or future import stands
+# at the top level.
+_MODEL = '''\
+import torch
+import torch.nn as nn
+
+
+def scale(x, factor=2.0):
+    return x * factor
+
+
+@torch.no_grad()
+def update(ema, model, decay=0.99):
+    for a, b in zip(ema.parameters(), model.parameters()):
+        a.mul_(decay).add_(b, alpha=1 - decay)
+
+
+class Block(nn.Module):
+    def __init__(self, width):
+        super().__init__()
+        self.fc = nn.Linear(width, width)
+
+    def forward(self, x):
+        return self.fc(x).relu()
+'''
+_EDITS = [
+    ("factor=2.0", "factor=3.0"),  # compiles
+    ("return x * factor", "break"),  # `break` outside a loop (code generation)
+    ("def scale(x, factor=2.0):", "def scale(x, x=2.0):"),  # duplicate argument (symbols)
+    ("@torch.no_grad()\ndef update", "@torch.no_grad()\nasync def update"),  # compiles
+    ("        return self.fc(x).relu()", "        nonlocal width\n        return x"),
+    ("import torch\n", "import torch\nfrom __future__ import annotations\n"),  # late
+    ("import torch\n", "import torch\nx = 1\nglobal x\n"),  # assigned before global
+    ("    return x * factor", "    return x * factor\nreturn None"),  # outside a function
+    ("decay=0.99", "decay=0.999"),  # compiles again
+]
+
+
+@pytest.mark.parametrize("old, new", _EDITS)
+def test_an_edited_buffer_compiles_only_its_changed_statements_to_the_same_verdict(old, new):
+    from aliaslint.screen import screen
+
+    known: set[str] = set()
+    assert screen(_MODEL, "m.py", statements=known).error is None
+    assert len(known) == 5  # two imports, two functions, the class: each compiled once
+    edited = _MODEL.replace(old, new, 1)
+    assert edited != _MODEL
+    alone, remembered = screen(edited, "m.py"), screen(edited, "m.py", statements=known)
+    assert (alone.error is None) == (remembered.error is None)
+    if alone.error is not None:
+        assert remembered.error is not None
+        assert (remembered.error.message, remembered.error.location) == \
+            (alone.error.message, alone.error.location)
+    else:
+        assert len(known) >= 5 and ast.dump(remembered.tree) == ast.dump(alone.tree)
+    assert (alone.error is None) == _compiles(edited)
+
+
+def _compiles(source: str) -> bool:
+    try:
+        compile(source, "<test>", "exec", dont_inherit=True)
+    except SyntaxError:
+        return False
+    return True
+
+
+def test_a_buffer_whose_statements_all_compiled_before_is_not_compiled_again(monkeypatch):
+    import builtins
+
+    from aliaslint.screen import screen
+
+    known: set[str] = set()
+    screen(_MODEL, "m.py", statements=known)
+    compiled = []
+    real = builtins.compile
+
+    def counting(source, *args, **kwargs):
+        compiled.append(type(source).__name__)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "compile", counting)
+    assert screen(_MODEL, "m.py", statements=known).error is None
+    assert compiled == ["str"]  # the tree only; no statement compiled again
+    compiled.clear()
+    assert screen(_MODEL.replace("2.0", "4.0"), "m.py", statements=known).error is None
+    assert compiled == ["str", "Module"]  # the tree, then the one edited statement

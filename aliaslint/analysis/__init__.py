@@ -84,6 +84,7 @@ from aliaslint.analysis.values import (
     root_of,
 )
 
+from aliaslint import nodes
 from aliaslint.nodes import walk, walk_code
 
 if TYPE_CHECKING:
@@ -222,4 +223,5 @@ def analyse(module: cst.Module, source: str | None = None,
             link: Link | None = None) -> Analysis:
     """Interpret ``module``; ``source`` is its text (regenerated from the tree if not given);
     ``link`` the program it is part of, whose other files its imports resolve into."""
+    nodes.Facts.next_analysis()
     return Analysis(module, source, link).run()

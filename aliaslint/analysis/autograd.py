@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 import libcst as cst
 
@@ -32,6 +31,7 @@ from aliaslint.analysis.syntax import (
     names_of,
 )
 from aliaslint.analysis.values import (
+    replace,
     Args,
     ContainerValue,
     Kind,

@@ -18,7 +18,6 @@ list was built.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
@@ -28,6 +27,7 @@ from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.containers import NO_KEY, literal_key
 from aliaslint.analysis.syntax import NO_LITERAL, evaluated, literal_constant, name_key
 from aliaslint.analysis.values import (
+    replace,
     INT,
     OTHER,
     ModuleInfo,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
@@ -57,6 +56,7 @@ from aliaslint.analysis.syntax import (
     name_key,
 )
 from aliaslint.analysis.values import (
+    replace,
     root_of,
     INT,
     OTHER,

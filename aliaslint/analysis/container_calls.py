@@ -3,7 +3,6 @@ elements (the container's name rebound to what they leave), and lambdas run wher
 called.  What each method does to the elements is in containers.py."""
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
@@ -13,6 +12,7 @@ from aliaslint.analysis import containers
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import all_params, attr_key
 from aliaslint.analysis.values import (
+    replace,
     OTHER,
     UNKNOWN,
     Args,

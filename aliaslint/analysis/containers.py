@@ -8,13 +8,13 @@ the container's name where a method changes it.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
 from aliaslint.analysis.syntax import evaluated, name_key
 
 from aliaslint.analysis.values import (
+    replace,
     OTHER,
     UNKNOWN,
     ConstValue,

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 import libcst as cst
 from aliaslint.analysis import interfaces as api
 from aliaslint.analysis.core import Part, State
 from aliaslint.analysis import containers
 from aliaslint.analysis.events import Save, Write
-from aliaslint.nodes import walk_code
+from aliaslint.nodes import Facts, walk_code
 from aliaslint.analysis.scopes import ClassInfo, Env, Summary, is_state, state_tokens
 from aliaslint.analysis.syntax import declares_mutation
-from aliaslint.analysis.values import UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, join
+from aliaslint.analysis.values import UNKNOWN, ClassValue, ConstValue, ContainerValue, FunctionValue, Kind, ModuleValue, ParamsValue, TensorValue, Value, join, replace
+
+
+# The ids of each function's nodes (while it is kept: see Facts).
+_INSIDE: Facts[frozenset[int]] = Facts()
 
 
 class Effects(Part):
@@ -29,7 +32,6 @@ class Effects(Part):
 
     def __init__(self, state: State) -> None:
         super().__init__(state)
-        self._inside: dict[int, frozenset[int]] = {}  # id(FunctionDef) -> its nodes' ids
 
     @staticmethod
     def param_mapping(info: ClassInfo, params: frozenset) -> dict[object, frozenset]:
@@ -75,9 +77,9 @@ class Effects(Part):
     def made_inside(self, function: cst.FunctionDef) -> frozenset[int]:
         """The ids of the nodes of ``function``: a storage token made at one of them is the
         callee's own (a tensor or module it built), not the caller's."""
-        found = self._inside.get(id(function))
+        found = _INSIDE.get(function)
         if found is None:
-            found = self._inside[id(function)] = frozenset(map(id, walk_code(function)))
+            found = _INSIDE.put(function, frozenset(map(id, walk_code(function))))
         return found
 
     def _in(self, token: object, function: cst.FunctionDef) -> bool:

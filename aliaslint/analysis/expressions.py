@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
@@ -37,6 +36,7 @@ from aliaslint.analysis.syntax import (
     yields_loop_element,
 )
 from aliaslint.analysis.values import (
+    replace,
     INT,
     OTHER,
     FALSE_VALUE,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import replace
 
 import libcst as cst
 
@@ -18,6 +17,7 @@ from aliaslint.analysis.scopes import ClassInfo, Deferred, Env, Flow
 from aliaslint.analysis.training import AUTOGRAD_FUNCTIONS, LIGHTNING_MODULES
 from aliaslint.analysis.syntax import all_params, callee_name, called_names, is_private
 from aliaslint.analysis.values import (
+    replace,
     UNKNOWN,
     Args,
     Kind,

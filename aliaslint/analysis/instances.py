@@ -14,7 +14,7 @@ from typing import NamedTuple, cast
 
 import libcst as cst
 
-from aliaslint.nodes import code_children
+from aliaslint.nodes import Facts, code_children
 
 _REPEATING = frozenset({cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp,
                         cst.GeneratorExp, cst.Lambda})
@@ -31,42 +31,41 @@ class _Site(NamedTuple):
     repeated: bool  # inside a loop, a comprehension or a lambda
 
 
-class Instances:
-    """Per module: where each class is built, which class's code holds each node, and how
-    often each name is called.  One walk of the module (type tests by identity: libcst's
-    node classes are ABCs, whose isinstance costs more than the rest of the walk)."""
+class _Part:
+    """What one top-level statement holds of ``Instances``: one walk of it (type tests by
+    identity: libcst's node classes are ABCs, whose isinstance costs more than the rest of
+    the walk)."""
 
-    def __init__(self, module: cst.Module) -> None:
-        self._owner: dict[int, cst.ClassDef] = {}  # id(call) -> the class whose body has it
-        self._sites: dict[str, list[_Site]] = {}
-        self._classes: dict[str, list[cst.ClassDef]] = {}
-        self._in_function: set[int] = set()  # calls in functions outside any class
-        self._subclassed: set[str] = set()  # names some class derives from
-        self._mentions: dict[str, int] = {}  # how often each name is read
-        self._copies = False  # the module copies objects (`copy.deepcopy(model)`)
-        self._once: dict[str, bool] = {}
+    def __init__(self, statement: cst.CSTNode) -> None:
+        self.owner: dict[int, cst.ClassDef] = {}  # id(call) -> the class whose body has it
+        self.sites: dict[str, list[_Site]] = {}
+        self.classes: dict[str, list[cst.ClassDef]] = {}
+        self.in_function: set[int] = set()  # calls in functions outside any class
+        self.subclassed: set[str] = set()  # names some class derives from
+        self.mentions: dict[str, int] = {}  # how often each name is read
+        self.copies = False  # it copies objects (`copy.deepcopy(model)`)
         # Calls of each name (`f(...)`, `x.f(...)`): two for one inside a loop or a
         # comprehension.
         self.calls: dict[str, int] = {}
         # (node, the innermost class above it, the functions above it, inside a loop or a
         # comprehension, inside one or a lambda)
         work: list[tuple[cst.CSTNode, cst.ClassDef | None, tuple[cst.FunctionDef, ...],
-                         bool, bool]] = [(module, None, (), False, False)]
+                         bool, bool]] = [(statement, None, (), False, False)]
         while work:
             node, owner, functions, looped, repeated = work.pop()
             kind = type(node)
             if kind is cst.Call:  # an allocation's token is its call's
                 if owner is not None and len(functions) == 1 and \
                         functions[0].name.value == "__init__":
-                    self._owner[id(node)] = owner  # an attribute the constructor allocates
+                    self.owner[id(node)] = owner  # an attribute the constructor allocates
                 elif functions or owner is not None:
-                    self._in_function.add(id(node))
+                    self.in_function.add(id(node))
             if kind is cst.Name:
                 name = cast(cst.Name, node).value
-                self._mentions[name] = self._mentions.get(name, 0) + 1
-                self._copies = self._copies or name == "deepcopy"
+                self.mentions[name] = self.mentions.get(name, 0) + 1
+                self.copies = self.copies or name == "deepcopy"
             elif kind is cst.Attribute:
-                self._copies = self._copies or \
+                self.copies = self.copies or \
                     cast(cst.Attribute, node).attr.value in ("deepcopy", "copy")
             elif kind is cst.Call:
                 self._call(_Site(cast(cst.Call, node), owner, functions, repeated), looped)
@@ -85,17 +84,52 @@ class Instances:
         name = func.value if type(func) is cst.Name else func.attr.value \
             if type(func) is cst.Attribute else None
         if name is not None:
-            self._sites.setdefault(name, []).append(site)
+            self.sites.setdefault(name, []).append(site)
             self.calls[name] = self.calls.get(name, 0) + (2 if looped else 1)
 
     def _class(self, node: cst.ClassDef) -> None:
-        self._classes.setdefault(node.name.value, []).append(node)
+        self.classes.setdefault(node.name.value, []).append(node)
         for base in node.bases:
             value = base.value
             name = value.value if isinstance(value, cst.Name) else value.attr.value \
                 if isinstance(value, cst.Attribute) else None
             if name is not None:
-                self._subclassed.add(name)
+                self.subclassed.add(name)
+
+
+# Kept while the statements are (an open document's unchanged statements are the same
+# nodes after an edit: only the edited ones are walked again).
+_PARTS: Facts[_Part] = Facts()
+
+
+class Instances:
+    """Per module: where each class is built, which class's code holds each node, and how
+    often each name is called; gathered from its top-level statements' parts."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self._owner: dict[int, cst.ClassDef] = {}
+        self._sites: dict[str, list[_Site]] = {}
+        self._classes: dict[str, list[cst.ClassDef]] = {}
+        self._in_function: set[int] = set()
+        self._subclassed: set[str] = set()
+        self._mentions: dict[str, int] = {}
+        self._copies = False
+        self._once: dict[str, bool] = {}
+        self.calls: dict[str, int] = {}
+        for statement in module.body:
+            part = _PARTS.get(statement) or _PARTS.put(statement, _Part(statement))
+            self._owner.update(part.owner)
+            for name, sites in part.sites.items():
+                self._sites.setdefault(name, []).extend(sites)
+            for name, classes in part.classes.items():
+                self._classes.setdefault(name, []).extend(classes)
+            self._in_function |= part.in_function
+            self._subclassed |= part.subclassed
+            for name, count in part.mentions.items():
+                self._mentions[name] = self._mentions.get(name, 0) + count
+            self._copies = self._copies or part.copies
+            for name, count in part.calls.items():
+                self.calls[name] = self.calls.get(name, 0) + count
 
     def single(self, token: object) -> bool:
         """Is ``token`` an allocation made outside any class, or in the code of a class

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 import libcst as cst
 
@@ -38,6 +37,7 @@ from aliaslint.analysis.syntax import (
     literal_constant,
     name_key)
 from aliaslint.analysis.values import (
+    replace,
     BOTTOM,
     OTHER,
     UNKNOWN,

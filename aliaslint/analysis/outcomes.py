@@ -3,7 +3,6 @@ source itself, a view of it, or a copy, decided by what the facts prove of the s
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
@@ -14,7 +13,7 @@ from aliaslint.analysis.factories import dtype_named, literal_ints
 from aliaslint.analysis.opfacts import short_name
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.shapes import Layout, dense, infer, view
-from aliaslint.analysis.values import Args, Keywords, TensorValue, Value
+from aliaslint.analysis.values import Args, Keywords, TensorValue, Value, replace
 
 # Sometimes-alias ops whose outcome the layout decides (sizes and strides, not the dtype or
 # the device): a view when the strides can express the result, a copy otherwise.  Of a

@@ -6,7 +6,7 @@ pre-hooks, `forward`, then its forward hooks)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -21,6 +21,7 @@ from aliaslint.nodes import code_children
 from aliaslint.analysis.scopes import ClassInfo, Env, Given, Hook, Summary, arg_mark
 from aliaslint.analysis.syntax import FALSE, NO_LITERAL, TRUE, is_literal, literal_constant
 from aliaslint.analysis.values import (
+    replace,
     BOTTOM,
     OTHER,
     UNKNOWN,

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import libcst as cst
 
 from aliaslint.analysis.events import Save
-from aliaslint.analysis.values import UNKNOWN, ClassInfo, RefValue, Value, join
+from aliaslint.analysis.values import UNKNOWN, ClassInfo, RefValue, Value, join, replace
 
 BUILTINS = frozenset(dir(builtins))
 
@@ -161,7 +161,7 @@ class Deferred:
     function: cst.FunctionDef
     parent: Env
     cls: ClassInfo | None
-    calls: list[str] = field(default_factory=list)  # the names its body calls
+    calls: tuple[str, ...] = ()  # the names its body calls
 
 
 @dataclass

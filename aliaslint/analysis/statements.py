@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 import libcst as cst
 
@@ -28,6 +27,7 @@ from aliaslint.analysis.syntax import (
     names_bound_in,
 )
 from aliaslint.analysis.values import (
+    replace,
     HandleValue,
     root_of,
     FALSE_VALUE,

@@ -6,7 +6,7 @@ import ast
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import libcst as cst
 
@@ -289,21 +289,38 @@ def freezes_gradients(source: str) -> bool:
     return _FREEZE.search(source) is not None
 
 
-def called_names(function: cst.FunctionDef) -> list[str]:
-    """The names a function's body calls: `f(...)`, `self.f(...)`, `Cls(...)`."""
-    names = []
-    for node in nodes.walk_code(function.body):
-        if type(node) is cst.Call:
-            assert isinstance(node, cst.Call)
-            func = node.func
-            if isinstance(func, cst.Name):
+_CALLED: nodes.Facts[tuple[str, ...]] = nodes.Facts()
+
+
+def called_names(function: cst.FunctionDef) -> tuple[str, ...]:
+    """The names a function's body calls: `f(...)`, `self.f(...)`, `Cls(...)`, those of the
+    functions defined in it included (each walked once, its names kept with it)."""
+    known = _CALLED.get(function)
+    if known is not None:
+        return known
+    names: list[str] = []
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.FunctionDef:  # its body's names are its own, kept with it
+            inner = cast(cst.FunctionDef, node)
+            names.extend(called_names(inner))
+            stack.extend(child for child in nodes.code_children(inner) if child is not inner.body)
+            continue
+        if kind is cst.Call:
+            call = cast(cst.Call, node)
+            func = call.func
+            if type(func) is cst.Name:
                 names.append(func.value)
-            elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and \
-                    func.value.value in ("self", "cls"):
-                names.append(func.attr.value)
+            elif type(func) is cst.Attribute:
+                owner = func.value
+                if type(owner) is cst.Name and owner.value in ("self", "cls"):
+                    names.append(func.attr.value)
             # A function handed to another (`checkpoint(block, x)`) is called from here.
-            names.extend(arg.value.value for arg in node.args if isinstance(arg.value, cst.Name))
-    return names
+            names.extend(arg.value.value for arg in call.args if type(arg.value) is cst.Name)
+        stack.extend(nodes.code_children(node))
+    return _CALLED.put(function, tuple(names))
 
 
 def callee_name(function: cst.FunctionDef, cls: object) -> str:

@@ -23,7 +23,6 @@ their results are not the module they were given, so they stay unknown.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
@@ -33,7 +32,7 @@ from aliaslint.analysis.core import Part
 from aliaslint.analysis.events import Write
 from aliaslint.analysis.scopes import Env
 from aliaslint.analysis.syntax import FALSE, is_literal, zeroes_grads
-from aliaslint.analysis.values import Args, ParamsValue, TensorValue, Value, grad_of
+from aliaslint.analysis.values import Args, ParamsValue, TensorValue, Value, grad_of, replace
 
 # Classes whose instances the interpreter follows: qualname → the name used below.
 INSTANCES = {
