@@ -244,3 +244,24 @@ def test_the_analysis_replace_makes_what_dataclasses_replace_makes():
         assert type(mine) is type(theirs)
         assert vars(mine) == vars(theirs)
         assert mine == theirs and vars(value) != vars(mine)
+
+
+def test_an_analysis_once_run_is_freed_without_the_collector():
+    """The parts know each other (a cycle): once the analysis has run they are let go, so
+    that what it made is freed with its events, not left for a collection to walk."""
+    import gc
+    import weakref
+
+    module = cst.parse_module(textwrap.dedent(TRAINING))
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        analysis = analyse(module)
+        assert analysis.events  # the events outlive the parts
+        parts = [weakref.ref(analysis._statements), weakref.ref(analysis._functions)]
+        state = weakref.ref(analysis.state)
+        del analysis
+        assert [part() for part in parts] == [None, None] and state() is None
+    finally:
+        if enabled:
+            gc.enable()

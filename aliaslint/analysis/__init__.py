@@ -150,6 +150,7 @@ class Analysis:
             part.connect(parts)
         self._statements: api.Statements = statements
         self._functions: api.Functions = functions
+        self._parts: tuple[object, ...] = made
         state.expr_dispatch = {
             cst.Name: expressions.name,
             cst.Attribute: expressions.attribute,
@@ -216,7 +217,19 @@ class Analysis:
         state.deferring = True
         while state.deferred:
             self._functions.function_body(self._functions.next_deferred())
+        self._let_go()
         return self
+
+    def _let_go(self) -> None:
+        """The parts know each other and the state's dispatch tables know them: a cycle that
+        only the collector would free, walking everything the analysis made.  Once run,
+        the parts are let go, and what the analysis made is freed as soon as its events
+        are (only the state, with the events, stays)."""
+        for part in self._parts:
+            vars(part).clear()
+        self.state.expr_dispatch = {}
+        self.state.stmt_dispatch = {}
+        self._parts = ()
 
 
 def analyse(module: cst.Module, source: str | None = None,
