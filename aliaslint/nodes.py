@@ -128,8 +128,8 @@ class Facts(Generic[T]):
     that imports its module (its tree is kept, see project.KeptTrees), and an open
     document's unchanged statements after each edit (the language server keeps them, see
     incremental.py, and re-checks the documents that import it in between).  A fact is
-    kept until ``AGES`` analyses have gone by without asking for it.  An entry holds its
-    node, so that its id names no other node while it is kept.  Every ``Facts`` counts an
+    kept while one of the last ``AGES`` analyses asked for it.  An entry holds its node,
+    so that its id names no other node while it is kept.  Every ``Facts`` counts an
     analysis at ``next_analysis()``."""
 
     AGES = 8

@@ -105,3 +105,61 @@ def test_every_node_type_has_its_fields_read(kind):
     fields = [name for name, _ in nodes._child_fields(kind)]
     names = {f for f in kind.__dataclass_fields__}
     assert set(fields) <= names
+
+
+def test_facts_are_kept_while_one_of_the_last_analyses_asked_for_them():
+    from aliaslint.nodes import Facts
+
+    facts: Facts[int] = Facts()
+    asked, once, gone = cst.Name("asked"), cst.Name("once"), cst.Name("gone")
+    for node, fact in ((asked, 1), (once, 2), (gone, 3)):
+        facts.put(node, fact)
+    for _ in range(Facts.AGES - 1):
+        Facts.next_analysis()
+        assert facts.get(asked) == 1
+    assert facts.get(once) == 2  # asked by the first of the last eight analyses
+    Facts.next_analysis()
+    assert facts.get(gone) is None and facts.get(asked) == 1 and facts.get(once) == 2
+    assert facts.get(cst.Name("asked")) is None  # by node, not by equal content
+
+
+def test_an_edited_modules_unchanged_statements_are_not_walked_again(monkeypatch):
+    """What a module holds of `Instances` is gathered per top-level statement and kept
+    with it: after an edit (the language server keeps the unchanged statements' nodes),
+    only the edited statement is walked, and the result is the one a fresh walk gives."""
+    from aliaslint.analysis import instances
+    from aliaslint.nodes import Facts
+
+    walked = []
+    real = instances._Part
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, statement):
+            walked.append(statement)
+            super().__init__(statement)
+
+    monkeypatch.setattr(instances, "_Part", Counting)
+    module = cst.parse_module(
+        "import torch.nn as nn\n\n"
+        "class Head(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4)\n\n"
+        "head = Head()\n"
+        "for _ in range(3):\n"
+        "    Head()\n")
+    first = instances.Instances(module)
+    assert walked == list(module.body)
+    edited = module.with_changes(body=[*module.body[:2], cst.parse_statement("head = 1\n")])
+    walked.clear()
+    Facts.next_analysis()
+    again = instances.Instances(edited)
+    assert walked == [edited.body[2]]
+    fresh = instances.Instances(cst.parse_module(cst.Module(body=edited.body).code))
+    assert (again.calls, again._mentions, again._subclassed, again._copies) == \
+        (fresh.calls, fresh._mentions, fresh._subclassed, fresh._copies)
+    assert {name: len(sites) for name, sites in again._sites.items()} == \
+        {name: len(sites) for name, sites in fresh._sites.items()}
+    assert len(again._owner) == len(fresh._owner) == 3  # the calls `__init__` makes
+    assert first.calls["Head"] == 3 and "Head" not in again.calls  # 1 + 2 in the loop
+    assert again.calls["Linear"] == 1 and again._subclassed == {"Module"}
