@@ -25,6 +25,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from aliaslint.lines import first_break, split_keepends
 from aliaslint.nodes import children
 from aliaslint.parsing import parse_module
+from aliaslint.screen import statement_rows
 
 _CONTINUED = re.compile(r"\\(\r\n|\r|\n)$")
 Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
@@ -111,9 +112,8 @@ def _boundaries(source: str, tree: ast.Module | None = None) -> list[tuple[int, 
         return [(0, len(lines))] if lines else []
     starts = [0]
     for before, statement in zip(tree.body, tree.body[1:]):
-        first = min([statement.lineno, *(d.lineno for d in getattr(statement,
-                                                                   "decorator_list", ()))])
-        end = before.end_lineno or before.lineno
+        first = statement_rows(statement)[0]
+        end = statement_rows(before)[1]
         gap = lines[end:first - 1]
         # A boundary only where the lines between are blank or unindented comments: an
         # indented comment may belong to the block before, a `;` joins one line.

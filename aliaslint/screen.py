@@ -117,6 +117,13 @@ _REACHING = (ast.Global, ast.Nonlocal)
 _KNOWN_TEXTS = 4096  # statement texts remembered per buffer at most
 
 
+def statement_rows(statement: ast.stmt) -> tuple[int, int]:
+    """The first and last rows of a statement, its decorators included."""
+    first = min([statement.lineno] + [decorator.lineno for decorator in
+                                      getattr(statement, "decorator_list", ())])
+    return first, statement.end_lineno or statement.lineno
+
+
 def _compile_statements(tree: ast.Module, source: str, flags: int, known: set[str]) -> None:
     """``compile(tree)``'s verdict, compiling only the top-level statements whose text is
     not in ``known`` (an edit changes one statement; the rest compiled before).  What
@@ -132,9 +139,8 @@ def _compile_statements(tree: ast.Module, source: str, flags: int, known: set[st
     rows = split_keepends(source)
     fresh: list[tuple[ast.stmt, str]] = []
     for statement in body:
-        first = min([statement.lineno] + [decorator.lineno for decorator in
-                                          getattr(statement, "decorator_list", ())])
-        text = "".join(rows[first - 1:statement.end_lineno or statement.lineno])
+        first, end = statement_rows(statement)
+        text = "".join(rows[first - 1:end])
         if text not in known:
             fresh.append((statement, text))
     if not fresh:
@@ -324,9 +330,7 @@ def _total_work(tree: ast.Module, source: str) -> int:
     lines = split_keepends(source)  # CPython's rows: str.splitlines breaks at a form feed
     total = 1 + NODE_WORK  # the module node itself: one node, at depth one
     for statement in tree.body:
-        first = min([statement.lineno] + [decorator.lineno for decorator in
-                                          getattr(statement, "decorator_list", ())])
-        end = statement.end_lineno or statement.lineno
+        first, end = statement_rows(statement)
         # The whole lines it spans, and where in them it starts and ends: its text, so its
         # tree, whatever else shares those lines (`a = 1; b = f(a)`).
         key = ("".join(lines[first - 1:end]), statement.lineno - first,
