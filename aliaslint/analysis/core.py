@@ -170,18 +170,23 @@ class State:
                 stack[-1].events.append((event, self.is_low(event, low)))
             return
         low = self.is_low(event, low)
+        # (Membership by a set's size: an event's hash walks every value it holds, so each
+        # set is asked once.)
         if self.loop_events is not None:
             # Loop passes meet the same event again: report it once.
-            if event in self.loop_events:
-                return
+            before = len(self.loop_events)
             self.loop_events.add(event)
+            if len(self.loop_events) == before:
+                return
+        before = len(self.emitted)
+        self.emitted.add(event)
+        new = len(self.emitted) != before
         if low:
-            if event not in self.emitted:
+            if new:
                 self.low.add(event)
-        else:
+        elif self.low:
             self.low.discard(event)
-        if event not in self.emitted:
-            self.emitted.add(event)
+        if new:
             self.events.append(event)
 
     def is_low(self, event: Event, low: bool) -> bool:
