@@ -23,10 +23,9 @@ _checking = 0  # checks under way in this process (one_check)
 
 
 @contextmanager
-def one_check(unfreeze: bool = False) -> Iterator[None]:
-    """Run one check under the checking thresholds, then collect and freeze.
-    ``unfreeze``: look at everything kept once more first (a long-lived process does so
-    every few checks, so that nothing let go in a cycle stays for long)."""
+def one_check(unfreeze: bool = False, *, settle: bool = True) -> Iterator[None]:
+    """Run one check under the checking thresholds, then collect and freeze (``settle``:
+    False leaves that to the caller's ``settled()``, once the check's answer is sent)."""
     global _checking
     thresholds = gc.get_threshold()
     gc.set_threshold(*_CHECKING)
@@ -36,10 +35,18 @@ def one_check(unfreeze: bool = False) -> Iterator[None]:
     finally:
         _checking -= 1
         gc.set_threshold(*thresholds)
-        if unfreeze:
-            gc.unfreeze()
-        gc.collect()
-        gc.freeze()
+        if settle:
+            settled(unfreeze)
+
+
+def settled(unfreeze: bool = False) -> None:
+    """Collect what a check left and freeze what outlives it.  ``unfreeze``: look at
+    everything kept once more first (a long-lived process does so every few checks, so
+    that nothing let go in a cycle stays for long)."""
+    if unfreeze:
+        gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def imported() -> None:

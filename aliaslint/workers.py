@@ -25,11 +25,15 @@ class Worker:
     """One process that answers ``function(request)`` for each request it is sent."""
 
     def __init__(self, context: Any, function: Callable[[Any], Any],
-                 initializer: Callable[..., None] | None = None, initargs: tuple = ()):
+                 initializer: Callable[..., None] | None = None, initargs: tuple = (), *,
+                 after: Callable[[], None] | None = None):
+        """``after()`` runs in the process once each answer is sent: work that need not
+        delay it (the language server's worker collects its garbage there)."""
         self._context = context
         self._function = function
         self._initializer = initializer
         self._initargs = initargs
+        self._after = after
         self._process: Any = None
         self._connection: Connection | None = None
         self.request: Any = None  # the request being answered, if any
@@ -38,7 +42,8 @@ class Worker:
     def _start(self) -> None:
         parent, child = self._context.Pipe()
         self._process = self._context.Process(
-            target=_serve, args=(child, self._function, self._initializer, self._initargs),
+            target=_serve, args=(child, self._function, self._initializer, self._initargs,
+                                 self._after),
             daemon=True, name="aliaslint-worker")
         self._process.start()
         child.close()
@@ -121,7 +126,8 @@ def _died(code: int | None) -> str:
 
 
 def _serve(connection: Connection, function: Callable[[Any], Any],
-           initializer: Callable[..., None] | None, initargs: tuple) -> None:
+           initializer: Callable[..., None] | None, initargs: tuple,
+           after: Callable[[], None] | None = None) -> None:
     if initializer is not None:
         initializer(*initargs)
     while True:
@@ -132,6 +138,8 @@ def _serve(connection: Connection, function: Callable[[Any], Any],
         if isinstance(request, str) and request == _STOP:
             os._exit(0)
         connection.send(function(request))
+        if after is not None:
+            after()
 
 
 def _stretches(indices: range, count: int) -> list[deque[int]]:

@@ -159,6 +159,35 @@ def test_an_idle_worker_ends_when_told_not_killed(siblings, monkeypatch):
     assert kills == []
 
 
+_SETTLED: list[int] = []  # in a worker: the answers sent before each `after()`
+
+
+def _answer_and_settled(n: int) -> tuple[int, list[int]]:
+    return 2 * n, list(_SETTLED)
+
+
+def _settle_after() -> None:
+    _SETTLED.append(len(_SETTLED))
+
+
+def test_a_workers_after_runs_once_each_answer_is_sent():
+    """The language server's worker collects its garbage after sending the diagnostics, not
+    before: `after()` runs in the worker after each answer, and the answer does not wait
+    for it."""
+    import multiprocessing
+
+    from aliaslint.workers import Worker
+
+    worker = Worker(multiprocessing.get_context("fork"), _answer_and_settled,
+                    after=_settle_after)
+    try:
+        answers = [worker.call(n, 30, lambda *why: why) for n in range(3)]
+    finally:
+        worker.stop()
+    assert answers == [(0, []), (2, [0]), (4, [0, 1])]
+    assert _SETTLED == []  # it ran in the worker, not here
+
+
 def _pid_after(n: int) -> tuple[int, int]:
     import time
 

@@ -305,7 +305,7 @@ class Workspace:
             return Checked([])
         if self._worker is None:
             self._worker = Worker(worker_context(), _check_in_worker, end_with_parent,
-                                  (os.getpid(),))
+                                  (os.getpid(),), after=_settle)
 
         def failure(request: object, why: str, overran: bool) -> Checked:
             logger.warning("checking %s: %s", path, why)
@@ -368,11 +368,18 @@ def _check_in_worker(request: Request) -> Checked | str:
         while len(_statements) > _DOCUMENTS_KEPT:
             _statements.popitem(last=False)
     _checks += 1
-    with heap.one_check(unfreeze=_checks % _FULL_COLLECTION_EVERY == 0):
+    # Collected once the answer is sent (`_settle`), not before: the editor's wait for
+    # its diagnostics is not the collector's.
+    with heap.one_check(settle=False):
         diagnostics = check_buffer(text, path, str(path), settings, statements=statements,
                                    link=link)
     used = frozenset(link.used) - {str(path)} if link is not None else frozenset()
     return Checked(diagnostics, used)
+
+
+def _settle() -> None:
+    """After each answer: what the check left collected, what outlives it frozen."""
+    heap.settled(unfreeze=_checks % _FULL_COLLECTION_EVERY == 0)
 
 
 _checks = 0
