@@ -29,7 +29,6 @@ _LAYOUT = frozenset({"lpar", "rpar", "comma", "semicolon", "lbracket", "rbracket
                      "leading_lines", "lines_after_decorators", "newline",
                      "trailing_whitespace"})
 _ONE = frozenset({"visit_required", "visit_optional", "visit_sentinel"})
-T = TypeVar("T")
 _MANY = frozenset({"visit_sequence", "visit_body_sequence", "visit_iterable",
                    "visit_body_iterable"})
 
@@ -119,6 +118,9 @@ def walk_code(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         stack.extend(code_children(current))
+
+
+T = TypeVar("T")
 
 
 class Facts(Generic[T]):

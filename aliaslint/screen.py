@@ -111,8 +111,9 @@ class Screened:
         return over_budget(self.work(), filename, budget)
 
 
-# Top-level statements that reach past themselves when compiled: a module-level `global`
-# (a name used before it), `nonlocal`, a `from __future__` import (must come first).
+# Top-level statements whose compile reaches past themselves: a module-level `global` (a
+# name used before it) or `nonlocal`; a `from __future__` import (it must come first) is
+# tested apart, by its module.
 _REACHING = (ast.Global, ast.Nonlocal)
 _KNOWN_TEXTS = 4096  # statement texts remembered per buffer at most
 

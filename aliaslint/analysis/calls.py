@@ -56,7 +56,6 @@ from aliaslint.analysis.syntax import (
     name_key,
 )
 from aliaslint.analysis.values import (
-    replace,
     root_of,
     INT,
     OTHER,
@@ -87,6 +86,7 @@ from aliaslint.analysis.values import (
     kept_as_copy,
     local_class,
     ordered_positional,
+    replace,
 )
 
 

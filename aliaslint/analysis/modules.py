@@ -37,7 +37,6 @@ from aliaslint.analysis.syntax import (
     literal_constant,
     name_key)
 from aliaslint.analysis.values import (
-    replace,
     BOTTOM,
     OTHER,
     UNKNOWN,
@@ -62,7 +61,7 @@ from aliaslint.analysis.values import (
     local_class,
     module_items,
     ordered_positional,
-    spread_modules)
+    spread_modules, replace)
 
 
 # nn.Module methods that return the module itself (`return self`), its parameters unchanged

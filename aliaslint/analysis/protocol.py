@@ -21,7 +21,6 @@ from aliaslint.nodes import code_children
 from aliaslint.analysis.scopes import ClassInfo, Env, Given, Hook, Summary, arg_mark
 from aliaslint.analysis.syntax import FALSE, NO_LITERAL, TRUE, is_literal, literal_constant
 from aliaslint.analysis.values import (
-    replace,
     BOTTOM,
     OTHER,
     UNKNOWN,
@@ -43,6 +42,7 @@ from aliaslint.analysis.values import (
     TensorValue,
     Value,
     local_class,
+    replace,
 )
 
 # Rounds of a recursive function's fixed point before its summary widens to unknown.
