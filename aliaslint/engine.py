@@ -185,13 +185,17 @@ def check_source(source: str | bytes, filename: str = "<string>",
     loader = link.loader if link is not None and target_version is None else None
     digest = content_hash(source if isinstance(source, bytes) else
                           text.encode("utf-8", "surrogatepass")) if loader else ""
+    tree = loader.kept_syntax(link.path, digest) if loader and link else None
+    if tree is None and statements is not None and target_version is None:
+        tree = statements.syntax(text)  # an edited buffer: only what changed is parsed
     # A syntax error is reported even where no rule could fire.
-    screened = screen(text, filename, target_version,
-                      tree=loader.kept_syntax(link.path, digest) if loader and link else None,
+    screened = screen(text, filename, target_version, tree=tree,
                       compiles=bool(loader and link and loader.compiles(link.path, digest)),
                       statements=statements.compiled if statements is not None else None)
     if screened.error is not None:
         return [screened.error]
+    if statements is not None and target_version is None and screened.tree is not None:
+        statements.keep_syntax(text, screened.tree)
     if not may_find(text, enabled, partial(_quiet, screened.tree, link)):
         return []
     late = screened.over_budget(text, filename, parse_budget)

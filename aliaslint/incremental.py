@@ -22,7 +22,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from aliaslint.lines import first_break, split_keepends
+from aliaslint.lines import first_break, rows
 from aliaslint.nodes import children
 from aliaslint.parsing import parse_module
 from aliaslint.screen import statement_rows
@@ -55,6 +55,24 @@ class StatementCache:
     chunks: dict[tuple, Chunk] = field(default_factory=dict)
     # The texts of top-level statements CPython compiled (see screen._compile_statements).
     compiled: set[str] = field(default_factory=set)
+    # The last text CPython's tree was kept of: (text, its rows, the tree).
+    kept: tuple[str, tuple[str, ...], ast.Module] | None = None
+
+    def syntax(self, source: str) -> ast.Module | None:
+        """CPython's tree of ``source``, from the kept one: the top-level statements an edit
+        left alone are the kept tree's own, the rest is parsed alone (``_syntax_again``).
+        None when there is none kept or the changed part does not parse alone: the screen
+        then parses the whole text (and says where an error is)."""
+        if self.kept is None:
+            return None
+        text, old, tree = self.kept
+        if source == text:
+            return tree
+        return _syntax_again(old, tree, source)
+
+    def keep_syntax(self, source: str, tree: ast.Module) -> None:
+        """Keep CPython's tree of ``source`` (made by the screen) for the next edit."""
+        self.kept = (source, rows(source), tree)
 
     def parse(self, source: str, tree: ast.Module | None = None
               ) -> tuple[cst.Module, list[tuple[int, Chunk]]] | None:
@@ -66,7 +84,7 @@ class StatementCache:
         if bounds is None:
             return None
         newline = first_break(source)  # libcst takes it as the module's
-        lines = split_keepends(source)
+        lines = rows(source)
         texts = ["".join(lines[start:end]) for start, end in bounds]
         indent: str | None = None
         used: dict[tuple, Chunk] = {}
@@ -107,7 +125,7 @@ def _boundaries(source: str, tree: ast.Module | None = None) -> list[tuple[int, 
             return None
         assert isinstance(parsed, ast.Module)
         tree = parsed
-    lines = split_keepends(source)
+    lines = rows(source)
     if not tree.body:
         return [(0, len(lines))] if lines else []
     starts = [0]
@@ -121,6 +139,61 @@ def _boundaries(source: str, tree: ast.Module | None = None) -> list[tuple[int, 
                 and not _CONTINUED.search(lines[end - 1]):
             starts.append(end)
     return [(start, end) for start, end in zip(starts, [*starts[1:], len(lines)])]
+
+
+def _syntax_again(old: tuple[str, ...], tree: ast.Module, source: str) -> ast.Module | None:
+    """CPython's tree of ``source``, an edit of the text whose rows and tree are given.
+
+    The top-level statements wholly within the rows the edit kept at the start are the old
+    tree's; where the edit kept the number of rows, so are those wholly within the rows it
+    kept at the end (their positions did not move; the old tree is never changed).  The
+    rows between are parsed alone, as a module, below as many blank rows as come before
+    them.  That is the whole parse's tree: the cuts lie between top-level statements
+    at the left margin (a statement alone on its rows), where the tokenizer keeps no
+    state, and rows that parse alone form whole statements, which do not join the
+    statements around them (a statement that begins at the margin cannot continue one
+    before it).  None when the rows between do not parse alone, and for a future import
+    that changes the grammar.
+    """
+    if "barry_as_FLUFL" in source:
+        return None
+    new = rows(source)
+    limit = min(len(old), len(new))
+    same_start = 0
+    while same_start < limit and old[same_start] == new[same_start]:
+        same_start += 1
+    delta = len(new) - len(old)
+    same_end = 0  # rows kept at the end: only where none moved
+    if not delta:
+        while same_end < limit - same_start and old[-1 - same_end] == new[-1 - same_end]:
+            same_end += 1
+    spans = [statement_rows(statement) for statement in tree.body]
+    head = 0  # statements kept at the start
+    while head < len(spans) and spans[head][1] <= same_start:
+        head += 1
+    # A statement kept must end on a row before the next one begins (not `a = 1; b = 2`).
+    while head and head < len(spans) and spans[head][0] <= spans[head - 1][1]:
+        head -= 1
+    tail = len(spans)  # statements kept at the end, from this one
+    if same_end:
+        while tail > head and spans[tail - 1][0] > len(old) - same_end:
+            tail -= 1
+        while tail < len(spans) and tail > head and spans[tail][0] <= spans[tail - 1][1]:
+            tail += 1
+    start = spans[head - 1][1] if head else 0  # 0-based: the first row parsed
+    end = spans[tail][0] - 1 if tail < len(spans) else len(new)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            # Blank rows before the part put its statements at their rows (cheaper than
+            # moving every node).
+            part = compile("\n" * start + "".join(new[start:end]), "<aliaslint>", "exec",
+                           ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    assert isinstance(part, ast.Module)
+    return ast.Module(body=[*tree.body[:head], *part.body, *tree.body[tail:]],
+                      type_ignores=[])
 
 
 def _parse_chunk(text: str, place: tuple[bool, bool], indent: str | None,

@@ -39,6 +39,22 @@ def split_keepends(text: str) -> list[str]:
     return [text[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
+# The rows of the text split last: a check splits one text in several places (the screen's
+# compile and budget by statement, the language server's chunks and trees).
+_last_rows: tuple[str, tuple[str, ...]] = ("", ())
+
+
+def rows(text: str) -> tuple[str, ...]:
+    """``split_keepends(text)``, as a tuple: the last text's rows are not split again."""
+    global _last_rows
+    last = _last_rows
+    if last[0] is text or last[0] == text:
+        return last[1]
+    found = tuple(split_keepends(text))
+    _last_rows = (text, found)
+    return found
+
+
 def normalise_line_breaks(text: str) -> str:
     """``text`` with every line break made ``\\n``: the same rows and columns, for tools
     that break lines at ``\\n`` only (the ``tokenize`` module, notebook cells)."""

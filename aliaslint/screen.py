@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Callable, TypeVar
 
 from aliaslint.diagnostics import FILE_NOT_CHECKED, Diagnostic, Position
-from aliaslint.lines import split_keepends
+from aliaslint.lines import rows as text_rows
 
 # The parse work of a module predicts libcst's time and memory from CPython's tree: each
 # node costs NODE_WORK units (its share of the CST, tokens and whitespace), and each
@@ -137,7 +137,7 @@ def _compile_statements(tree: ast.Module, source: str, flags: int, known: set[st
            statement.module == "__future__" for statement in body):
         compile(tree, _NAME, "exec", flags, dont_inherit=True)
         return
-    rows = split_keepends(source)
+    rows = text_rows(source)
     fresh: list[tuple[ast.stmt, str]] = []
     for statement in body:
         first, end = statement_rows(statement)
@@ -328,7 +328,7 @@ def _total_work(tree: ast.Module, source: str) -> int:
     """``parse_work(tree).total``, each top-level statement's share looked up by its text.
     (Only the total: where the deepest expression is, said when over the budget, comes
     from the whole walk.)"""
-    lines = split_keepends(source)  # CPython's rows: str.splitlines breaks at a form feed
+    lines = text_rows(source)  # CPython's rows: str.splitlines breaks at a form feed
     total = 1 + NODE_WORK  # the module node itself: one node, at depth one
     for statement in tree.body:
         first, end = statement_rows(statement)

@@ -357,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{parse_rate:12,.0f} lines/s  ratio 1.00  (cpu {parse['cpu']:.1f} s)")
 
     ruff = None
-    if args.ruff:
+    if args.ruff and args.ruff != "none":
         ruff = measure_ruff(dirs, args.ruff)
         print(f"{'ruff check --select ALL':32} {ruff['seconds']:8.1f} s "
               f"{lines / ruff['seconds']:12,.0f} lines/s  (cpu {ruff['cpu']:.1f} s, "
