@@ -10,7 +10,8 @@ built once).
 
 from __future__ import annotations
 
-from typing import NamedTuple, cast
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import libcst as cst
 
@@ -47,37 +48,40 @@ class _Part:
         # Calls of each name (`f(...)`, `x.f(...)`): two for one inside a loop or a
         # comprehension.
         self.calls: dict[str, int] = {}
-        # (node, the innermost class above it, the functions above it, inside a loop or a
-        # comprehension, inside one or a lambda)
-        work: list[tuple[cst.CSTNode, cst.ClassDef | None, tuple[cst.FunctionDef, ...],
-                         bool, bool]] = [(statement, None, (), False, False)]
+        mentions = self.mentions
+        # (the children of a node, the innermost class above them, the functions above them,
+        # inside a loop or a comprehension, inside one or a lambda): one entry per node
+        # whose children wait, not one per child.
+        work: list[tuple[Sequence[cst.CSTNode], cst.ClassDef | None,
+                         tuple[cst.FunctionDef, ...], bool, bool]] = \
+            [((statement,), None, (), False, False)]
+        node: Any  # each kind read for its own fields (a type test per node, no isinstance)
         while work:
-            node, owner, functions, looped, repeated = work.pop()
-            kind = type(node)
-            if kind is cst.Call:  # an allocation's token is its call's
-                if owner is not None and len(functions) == 1 and \
-                        functions[0].name.value == "__init__":
-                    self.owner[id(node)] = owner  # an attribute the constructor allocates
-                elif functions or owner is not None:
-                    self.in_function.add(id(node))
-            if kind is cst.Name:
-                name = cast(cst.Name, node).value
-                self.mentions[name] = self.mentions.get(name, 0) + 1
-                self.copies = self.copies or name == "deepcopy"
-            elif kind is cst.Attribute:
-                self.copies = self.copies or \
-                    cast(cst.Attribute, node).attr.value in ("deepcopy", "copy")
-            elif kind is cst.Call:
-                self._call(_Site(cast(cst.Call, node), owner, functions, repeated), looped)
-            elif kind is cst.ClassDef:
-                self._class(cast(cst.ClassDef, node))
-                owner = cast(cst.ClassDef, node)
-            elif kind is cst.FunctionDef:
-                functions = (*functions, cast(cst.FunctionDef, node))
-            looped = looped or kind in _LOOPS
-            repeated = repeated or kind in _REPEATING
-            work.extend((child, owner, functions, looped, repeated)
-                        for child in code_children(node))
+            batch, owner, functions, looped, repeated = work.pop()
+            for node in batch:
+                kind = type(node)
+                inner_owner, inner_functions = owner, functions
+                if kind is cst.Name:
+                    mentions[node.value] = mentions.get(node.value, 0) + 1
+                    self.copies = self.copies or node.value == "deepcopy"
+                elif kind is cst.Attribute:
+                    self.copies = self.copies or node.attr.value in ("deepcopy", "copy")
+                elif kind is cst.Call:  # an allocation's token is its call's
+                    if owner is not None and len(functions) == 1 and \
+                            functions[0].name.value == "__init__":
+                        self.owner[id(node)] = owner  # an attribute the constructor allocates
+                    elif functions or owner is not None:
+                        self.in_function.add(id(node))
+                    self._call(_Site(node, owner, functions, repeated), looped)
+                elif kind is cst.ClassDef:
+                    self._class(node)
+                    inner_owner = node
+                elif kind is cst.FunctionDef:
+                    inner_functions = (*functions, node)
+                children = code_children(node)
+                if children:
+                    work.append((children, inner_owner, inner_functions,
+                                 looped or kind in _LOOPS, repeated or kind in _REPEATING))
 
     def _call(self, site: _Site, looped: bool) -> None:
         func = site.call.func
@@ -163,3 +167,4 @@ class Instances:
                     owner is not None and self._built_once(owner.name.value, depth + 1)
         self._once[name] = once
         return once
+
