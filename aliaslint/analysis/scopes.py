@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
+from typing import Any
 
 import libcst as cst
 
@@ -149,6 +150,14 @@ class Env:
                 self.names[name] = renamed
         self.flow.rename_saves(mapping)
 
+    def identical(self, other: Env) -> bool:
+        """The same state to everything that reads it: every name bound to a value equal
+        to the other's in every field (where it was made included, which equality leaves
+        out), in the same order, and the same facts in the same order.  A pass of a loop's
+        body from either runs the same way."""
+        return self.parent is other.parent and identical(self.flow, other.flow) and \
+            identical(list(self.names.items()), list(other.names.items()))
+
     def covers(self, other: Env) -> bool:
         """Does joining ``other`` into this state add nothing?"""
         joined = self.copy()
@@ -265,3 +274,33 @@ class Hook:
     # Registered on some paths only, or on a module that is one of several: what it does
     # is a may-effect, its findings `low`.
     may: bool
+
+
+# The fields of each dataclass the analysis holds, equality's or not.
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def identical(a: Any, b: Any) -> bool:
+    """Equal in every field, those equality leaves out included (where a value was made,
+    which view made it), sequences and mappings in the same order; what is not a value
+    (a class's facts, a node of the tree) is itself."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is tuple or kind is list:
+        return len(a) == len(b) and all(identical(x, y) for x, y in zip(a, b))
+    if kind is dict:
+        return len(a) == len(b) and all(
+            identical(x, y) for x, y in zip(a.items(), b.items()))
+    names = _FIELDS.get(kind)
+    if names is None:
+        # The analysis's values, field by field; the rest by their own equality: ints,
+        # strings, sets of tokens; a class's facts and the tree's nodes are themselves.
+        value = is_dataclass(kind) and kind.__eq__ is not object.__eq__ and \
+            not issubclass(kind, cst.CSTNode)
+        names = _FIELDS[kind] = tuple(f.name for f in fields(kind)) if value else ()
+    if not names:
+        return bool(a == b)
+    return all(identical(getattr(a, name), getattr(b, name)) for name in names)
