@@ -1,6 +1,7 @@
 """The language server's re-check parses only what an edit changed: the module it assembles
 is libcst's own parse, and the findings (positions included) are those of a full check."""
 
+import ast
 import random
 from pathlib import Path
 
@@ -120,8 +121,6 @@ def test_an_edited_texts_tree_is_cpythons_own(source):
 def test_an_edit_inside_one_function_parses_that_function_alone(monkeypatch):
     source = "".join(f"def f{n}(x):\n    return x + {n}\n\n\n" for n in range(50))
     cache = StatementCache()
-    import ast
-
     cache.keep_syntax(source, ast.parse(source))
     parsed: list[str] = []
     real = compile

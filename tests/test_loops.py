@@ -2,12 +2,16 @@
 and nesting that costs a few passes per level, not twice the level inside it."""
 
 import textwrap
+from pathlib import Path
 
 import libcst as cst
 import pytest
 from conftest import lint
 
+from aliaslint import check_source
 from aliaslint.analysis import analyse, loops
+from aliaslint.analysis.scopes import Env, identical
+from aliaslint.analysis.values import TensorValue
 
 
 def _analysis(source: str):
@@ -330,11 +334,6 @@ def test_the_second_iteration_is_the_second_pass_when_both_start_alike(monkeypat
     entry added nothing to where the first pass left it, nearly always), the second
     iteration is that pass's end, not run again: the same findings, every related location
     and message, on every fixture and conformance case, as when it runs."""
-    from pathlib import Path
-
-    from aliaslint import check_source
-    from aliaslint.analysis.scopes import Env
-
     root = Path(__file__).resolve().parent.parent
     sources = {path: path.read_text(encoding="utf-8") for path in
                [*sorted((root / "fixtures").rglob("*.py")),
@@ -363,9 +362,6 @@ def test_the_second_iteration_is_the_second_pass_when_both_start_alike(monkeypat
 
 
 def test_states_are_identical_only_in_every_field_and_order():
-    from aliaslint.analysis.scopes import Env, identical
-    from aliaslint.analysis.values import TensorValue
-
     here, there = cst.Name("x"), cst.Name("x")
     a = TensorValue(origin=here, storage=("alloc", 1))
     assert identical(a, TensorValue(origin=here, storage=("alloc", 1)))

@@ -167,4 +167,3 @@ class Instances:
                     owner is not None and self._built_once(owner.name.value, depth + 1)
         self._once[name] = once
         return once
-

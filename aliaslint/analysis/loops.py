@@ -226,17 +226,17 @@ class Loops(Part):
         widened: set[str] = set()
         level = len(self.state.loops) + 1
         first: Env | None = None  # where the first pass left the names, before any join
-        # The second iteration's end, where the second pass ran from exactly where it starts
-        # (the loop's entry added nothing to the first pass's end: nearly always).
-        second: Env | None = None
+        # The second pass's end where that pass ran from exactly where the second iteration
+        # starts (the loop's entry added nothing to the first pass's end: nearly always).
+        second_pass: Env | None = None
         for passes in range(1, MAX_PASSES + 1):
-            as_second = passes == 2 and first is not None and head.identical(first)
+            like_second = passes == 2 and first is not None and head.identical(first)
             frame = self._pass(node, env, head, element)
             for state in frame.continues:
                 env.merge(state)
             end = env.copy()
-            if as_second:
-                second = end
+            if like_second:
+                second_pass = end
             aged = [env, *frame.breaks]
             if passes == 1:
                 first = end.copy()  # aged below, as the head of the next iteration is
@@ -251,11 +251,12 @@ class Loops(Part):
                 break
         # (For the outermost loop of a body only: the loops inside it run again in its second
         # iteration; a second iteration of each of them would multiply the passes.)
-        if first is None or first.flow.dead or self.state.loops:
-            second = None
-        elif second is None or passes != 2:
-            # (Passes after the second leave other fixed points of the loops inside it.)
-            second = self._second_iteration(node, env, first, element)
+        second: Env | None = None
+        if first is not None and not first.flow.dead and not self.state.loops:
+            # The second pass's end is the iteration's only as the last pass: later passes
+            # leave other fixed points of the loops inside it.
+            second = second_pass if second_pass is not None and passes == 2 else \
+                self._second_iteration(node, env, first, element)
         breaks = _join(frame.breaks)
         if passes >= WIDEN_AFTER:
             end = head  # widened: the last pass's end may still hold what changed

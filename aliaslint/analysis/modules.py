@@ -61,7 +61,8 @@ from aliaslint.analysis.values import (
     local_class,
     module_items,
     ordered_positional,
-    spread_modules, replace)
+    replace,
+    spread_modules)
 
 
 # nn.Module methods that return the module itself (`return self`), its parameters unchanged
