@@ -11,6 +11,7 @@ import libcst as cst
 
 from aliaslint import fixes, registry, stages
 from aliaslint.analysis import StaleRead, analyse
+from aliaslint.converted import NeedsText
 from aliaslint.diagnostics import (
     INTERNAL_ERROR,
     UNUSED_SUPPRESSION,
@@ -67,6 +68,8 @@ def _run_checks(context: Context, enabled: frozenset[str], filename: str, source
             analysis = analyse(context.module, source, link)
     except RecursionError:
         return [], [_file_error(filename, "file is nested too deeply to analyse")]
+    except NeedsText:
+        raise  # checked again on libcst's own tree
     except Exception as error:  # a bug in aliaslint: report it, keep going
         return [], [_file_error(filename, _internal("the analysis", error), code=INTERNAL_ERROR)]
     by_event: dict[type, list] = {}
@@ -102,6 +105,8 @@ def _run_checks(context: Context, enabled: frozenset[str], filename: str, source
                                 isinstance(event, StaleRead) and event.write.callee is None)
                         if key not in ranks or rank > ranks[key]:
                             findings[key], ranks[key] = finding, rank
+        except NeedsText:
+            raise
         except Exception as error:
             errors.append(_file_error(filename, _internal(code, error), code=INTERNAL_ERROR))
     return _first_links(findings), errors

@@ -15,7 +15,6 @@ import io
 import json
 import multiprocessing
 import os
-import re
 import sys
 import threading
 import time
@@ -49,7 +48,6 @@ from aliaslint.diagnostics import (
     UNUSED_SUPPRESSION,
     Confidence,
     Diagnostic,
-    Edit,
     Position,
     Related,
     display_path,
@@ -163,7 +161,8 @@ def check_source(source: str | bytes, filename: str = "<string>",
                  target_version: Version | None = None,
                  statements: StatementCache | None = None,
                  parse_budget: int = PARSE_BUDGET,
-                 link: Link | None = None) -> list[Diagnostic]:
+                 link: Link | None = None,
+                 converted: bool = False) -> list[Diagnostic]:
     """Check one module's source; the findings come back sorted.
 
     ``rules`` are the codes to run (default: the default selection); ``target_version``
@@ -171,7 +170,9 @@ def check_source(source: str | bytes, filename: str = "<string>",
     ``statements`` the statements parsed in earlier checks of the same buffer, to parse
     only what an edit changed; ``parse_budget`` the parse work (predicted from CPython's
     tree) beyond which the file is AL902 instead of parsed; ``link`` the program the file
-    is part of (its findings may then lie in the other files it calls into).
+    is part of (its findings may then lie in the other files it calls into); ``converted``:
+    the file (and the other files it reads) is first analysed on a tree made from CPython's
+    (aliaslint/converted.py), and on libcst's own only where that finds something.
     """
     enabled = _enabled(rules, report_unused_suppressions)
     text = _text(source, filename)
@@ -179,6 +180,8 @@ def check_source(source: str | bytes, filename: str = "<string>",
         return [text]
     if PREFILTER not in text:
         return []
+    if link is not None:
+        link.converted = converted
     # The program's loader may have CPython's tree of this content already (an importer's
     # star import or quiet proof read it); it is told what this screen passed, so that an
     # importer's load of the file later does not screen it again.
@@ -214,16 +217,52 @@ def check_source(source: str | bytes, filename: str = "<string>",
         # A file other checked files import may have been parsed already for one of them
         # in this process; its own tree is kept for them in turn.  (Not where the grammar
         # is another Python's: an import is read with the running one's.)
-        module = loader.share(link.path, text) if loader and link else None
+        keep = partial(loader.remember, link.path, text) if loader and link else None
+        module = loader.share(link.path, text, converted) if loader and link else None
         if module is None:
-            parsed_here = _parse(text, filename, keep=partial(loader.remember, link.path, text)
-                                 if loader and link else None)
+            parsed_here = _parse(text, filename, keep=keep, syntax=screened.tree
+                                 if converted and target_version is None else None)
+            if isinstance(parsed_here, Diagnostic):
+                return [parsed_here]
+            module = parsed_here
+        if converted and _is_converted(module):
+            found = _checked_converted(module, text, filename, enabled, confidence, link)
+            if found is not None:
+                return found
+            with stages.stage("parse"):  # checked again: only libcst's tree says where
+                parsed_here = _parse_here(text, filename, keep)
             if isinstance(parsed_here, Diagnostic):
                 return [parsed_here]
             module = parsed_here
         return _checked(module, text, filename, enabled, confidence, link=link)
 
     return deeply(parse_and_check)
+
+
+def _checked_converted(module: cst.Module, text: str, filename: str, enabled: frozenset[str],
+                       confidence: Confidence, link: Link | None) -> list[Diagnostic] | None:
+    """The findings of a check on a tree made from CPython's (and on such trees of the other
+    files it reads) where it finds none; None where it finds some, or asks for a position or
+    a node's text: only libcst's own trees say where they are (and what a fix changes), so
+    the file is then checked again on those."""
+    from aliaslint.converted import NeedsText
+
+    try:
+        found: list[Diagnostic] | None = _checked(module, text, filename, enabled, confidence,
+                                                  link=link)
+    except NeedsText:
+        found = None
+    if found:
+        found = None
+    if found is None and link is not None:
+        link.restart()
+    return found
+
+
+def _is_converted(module: cst.Module) -> bool:
+    from aliaslint.converted import is_converted
+
+    return is_converted(module)
 
 
 def _checked(module: cst.Module, source: str, filename: str, enabled: frozenset[str],
@@ -291,7 +330,7 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
     allowed); a cell that does not is one AL902 finding and is left out, and the other
     cells are still checked.
     """
-    from aliaslint.notebooks import NotebookError, is_python_notebook, load_notebook
+    from aliaslint.notebooks import NotebookError, in_cell, is_python_notebook, load_notebook
 
     enabled = _enabled(rules, report_unused_suppressions)
     document = _text(source, filename)
@@ -319,7 +358,7 @@ def check_notebook(source: str | bytes, filename: str = "<notebook>",
             return _checked(module, text, filename, enabled, confidence)
 
         diagnostics = errors + ([late] if late is not None else deeply(parse_and_check))
-    return sorted((_in_cell(d, notebook) for d in diagnostics), key=lambda d: d.sort_key)
+    return sorted((in_cell(d, notebook) for d in diagnostics), key=lambda d: d.sort_key)
 
 
 def _enabled(rules: Iterable[str] | None, report_unused_suppressions: bool) -> frozenset[str]:
@@ -328,11 +367,25 @@ def _enabled(rules: Iterable[str] | None, report_unused_suppressions: bool) -> f
     return resolve_rules((), report_unused_suppressions)
 
 
-def _parse(source: str, filename: str, keep: Callable[[cst.Module], None] | None = None
-           ) -> cst.Module | Diagnostic:
+def _parse(source: str, filename: str, keep: Callable[[cst.Module], None] | None = None,
+           syntax: ast.Module | None = None) -> cst.Module | Diagnostic:
     """The CST of source the screen passed; libcst's own error where its parser differs.
-    ``keep`` is given the tree when it is that of ``source`` itself (not of a repair)."""
+    ``keep`` is given the tree when it is that of ``source`` itself (not of a repair).
+    ``syntax``: CPython's tree of ``source``, to make the tree from where it can be
+    (aliaslint/converted.py)."""
     with stages.stage("parse"):
+        if syntax is not None:
+            from aliaslint.converted import module_from_ast
+
+            try:
+                module = module_from_ast(syntax, source)
+            except RecursionError:
+                module = None
+            if module is not None:
+                heap.parsed()
+                if keep is not None:
+                    keep(module)
+                return module
         return _parse_here(source, filename, keep)
 
 
@@ -381,69 +434,6 @@ def _cell_syntax_errors(notebook: Notebook, filename: str, target: Version | Non
     return errors, frozenset(broken)
 
 
-def _in_cell(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
-    """A finding with module rows rewritten as rows within the notebook's cells."""
-    if diagnostic.location.row < 1:
-        return diagnostic
-    cell, start, end = _cell_span(notebook, diagnostic.location, diagnostic.end_location)
-    related = tuple(
-        replace(r, location=r_start, end_location=r_end, cell=r_cell)
-        for r in diagnostic.related
-        if r.location.row >= 1
-        for r_cell, r_start, r_end in [_cell_span(notebook, r.location, r.end_location)]
-    ) + tuple(r for r in diagnostic.related if r.location.row < 1)
-    fix = diagnostic.fix
-    if fix is not None:
-        edits = [_edit_in_cell(notebook, edit, cell) for edit in fix.edits]
-        fix = replace(fix, edits=tuple(e for e in edits if e is not None)) \
-            if None not in edits else None
-    return replace(diagnostic, message=_cell_lines(diagnostic.message, notebook, cell),
-                   location=start, end_location=end, related=related, cell=cell, fix=fix)
-
-
-_LINE = re.compile(r"\bline (\d+)\b")
-
-
-def _cell_lines(message: str, notebook: Notebook, cell: int) -> str:
-    """A message's "line N" (a row of the cells joined) as the notebook shows it: the row
-    in the finding's cell, or "cell C, line N" in another.  Quoted code is left alone."""
-    def local(match: re.Match) -> str:
-        where, row = notebook.cell_at(int(match.group(1)))
-        return f"line {row}" if where == cell else f"cell {where}, line {row}"
-
-    parts = message.split("`")
-    return "`".join(_LINE.sub(local, part) if index % 2 == 0 else part
-                    for index, part in enumerate(parts))
-
-
-def _edit_in_cell(notebook: Notebook, edit: Edit, cell: int) -> Edit | None:
-    """A fix's edit in rows of the finding's cell, where fixing edits the cell's source;
-    None when it cannot stay there.  An `import` the fix adds at the top of the module
-    goes to the top of the cell instead (after a cell magic's line)."""
-    edit_cell, start, end = _cell_span(notebook, edit.location, edit.end_location)
-    where = next(c for c in notebook.cells if c.number == edit_cell)
-    if edit_cell != cell:
-        if start != end or not edit.content.startswith("import "):
-            return None
-        where = next(c for c in notebook.cells if c.number == cell)
-        row = 2 if where.source.startswith("%%") else 1
-        return replace(edit, location=Position(row, 1), end_location=Position(row, 1))
-    # The checker read IPython lines masked; an edit there would not meet the text written.
-    source, masked = where.source.split("\n"), where.masked.split("\n")
-    if any(source[row - 1] != masked[row - 1] for row in range(start.row, end.row + 1)
-           if row <= len(source)):
-        return None
-    return replace(edit, location=start, end_location=end)
-
-
-def _cell_span(notebook: Notebook, start: Position, end: Position):
-    cell, row = notebook.cell_at(start.row)
-    end_cell, end_row = notebook.cell_at(end.row)
-    if end_cell != cell:  # never for a node, which cannot cross cells; keep the span sane
-        end_row, end = row, start
-    return cell, Position(row, start.column), Position(end_row, end.column)
-
-
 NOTEBOOK_SUFFIX = ".ipynb"
 
 
@@ -461,6 +451,12 @@ class Checked(NamedTuple):
     # AL901 findings of other files' checks this check shows to be wrong (Link.used_elsewhere)
     used_elsewhere: tuple[Diagnostic, ...] = ()
     spent: dict[str, float] | None = None  # CPU seconds by stage (stages.enabled)
+
+
+# A run's files are analysed first on trees made from CPython's (aliaslint/converted.py);
+# set ALIASLINT_CONVERTED=0 to parse every file with libcst, the reference it is measured
+# and tested against.
+_CONVERTED = os.environ.get("ALIASLINT_CONVERTED", "") in ("", "1")
 
 
 def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None,
@@ -493,7 +489,8 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
             return Checked(cached, Seen(stat, digest, extent, _flat(reads), hit=True,
                                         without_findings=None if cached else cache.key(binding))
                            if regular else None)
-    diagnostics = check_buffer(data, path, filename, settings, rules, link=link)
+    diagnostics = check_buffer(data, path, filename, settings, rules, link=link,
+                               converted=_CONVERTED)
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
         # A crash is not a result worth remembering: retry next time.
         return Checked(diagnostics, None)
@@ -552,12 +549,12 @@ class Seen(NamedTuple):
 def check_buffer(data: str | bytes, path: Path, filename: str, settings: Settings,
                  rules: frozenset[str] | None = None,
                  statements: StatementCache | None = None,
-                 link: Link | None = None) -> list[Diagnostic]:
+                 link: Link | None = None, converted: bool = False) -> list[Diagnostic]:
     """Check text as if it were the file at ``path`` (a notebook's JSON for ``.ipynb``), with
     the settings that apply there: what standard input and the language server check.
-    Every failure is a finding, never an exception."""
+    Every failure is a finding, never an exception.  ``converted``: see ``check_source``."""
     check = check_notebook if path.suffix == NOTEBOOK_SUFFIX else \
-        partial(check_source, statements=statements, link=link)
+        partial(check_source, statements=statements, link=link, converted=converted)
     try:
         with stages.stage("screen"):  # and what the stages inside it do not count
             found = check(data, filename, settings.rules_for(path) if rules is None else rules,

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from aliaslint.diagnostics import Diagnostic, Edit, Position
 from aliaslint.lines import normalise_line_breaks
 
 # Cell magics whose body is Python: only their first line is masked.
@@ -211,3 +212,66 @@ def _closing(line: str, start: int, quote: str) -> int:
         if backslashes % 2 == 0:
             return j + len(quote)
         i = j + 1
+
+
+def in_cell(diagnostic: Diagnostic, notebook: Notebook) -> Diagnostic:
+    """A finding with module rows rewritten as rows within the notebook's cells."""
+    if diagnostic.location.row < 1:
+        return diagnostic
+    cell, start, end = _cell_span(notebook, diagnostic.location, diagnostic.end_location)
+    related = tuple(
+        replace(r, location=r_start, end_location=r_end, cell=r_cell)
+        for r in diagnostic.related
+        if r.location.row >= 1
+        for r_cell, r_start, r_end in [_cell_span(notebook, r.location, r.end_location)]
+    ) + tuple(r for r in diagnostic.related if r.location.row < 1)
+    fix = diagnostic.fix
+    if fix is not None:
+        edits = [_edit_in_cell(notebook, edit, cell) for edit in fix.edits]
+        fix = replace(fix, edits=tuple(e for e in edits if e is not None)) \
+            if None not in edits else None
+    return replace(diagnostic, message=_cell_lines(diagnostic.message, notebook, cell),
+                   location=start, end_location=end, related=related, cell=cell, fix=fix)
+
+
+_LINE = re.compile(r"\bline (\d+)\b")
+
+
+def _cell_lines(message: str, notebook: Notebook, cell: int) -> str:
+    """A message's "line N" (a row of the cells joined) as the notebook shows it: the row
+    in the finding's cell, or "cell C, line N" in another.  Quoted code is left alone."""
+    def local(match: re.Match) -> str:
+        where, row = notebook.cell_at(int(match.group(1)))
+        return f"line {row}" if where == cell else f"cell {where}, line {row}"
+
+    parts = message.split("`")
+    return "`".join(_LINE.sub(local, part) if index % 2 == 0 else part
+                    for index, part in enumerate(parts))
+
+
+def _edit_in_cell(notebook: Notebook, edit: Edit, cell: int) -> Edit | None:
+    """A fix's edit in rows of the finding's cell, where fixing edits the cell's source;
+    None when it cannot stay there.  An `import` the fix adds at the top of the module
+    goes to the top of the cell instead (after a cell magic's line)."""
+    edit_cell, start, end = _cell_span(notebook, edit.location, edit.end_location)
+    where = next(c for c in notebook.cells if c.number == edit_cell)
+    if edit_cell != cell:
+        if start != end or not edit.content.startswith("import "):
+            return None
+        where = next(c for c in notebook.cells if c.number == cell)
+        row = 2 if where.source.startswith("%%") else 1
+        return replace(edit, location=Position(row, 1), end_location=Position(row, 1))
+    # The checker read IPython lines masked; an edit there would not meet the text written.
+    source, masked = where.source.split("\n"), where.masked.split("\n")
+    if any(source[row - 1] != masked[row - 1] for row in range(start.row, end.row + 1)
+           if row <= len(source)):
+        return None
+    return replace(edit, location=start, end_location=end)
+
+
+def _cell_span(notebook: Notebook, start: Position, end: Position):
+    cell, row = notebook.cell_at(start.row)
+    end_cell, end_row = notebook.cell_at(end.row)
+    if end_cell != cell:  # never for a node, which cannot cross cells; keep the span sane
+        end_row, end = row, start
+    return cell, Position(row, start.column), Position(end_row, end.column)

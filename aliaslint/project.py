@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,10 +214,16 @@ class Loader:
         except OSError:
             return None
 
-    def tree(self, path: str) -> tuple[cst.Module | None, str, str]:
+    def tree(self, path: str, converted: bool = False) -> tuple[cst.Module | None, str, str]:
         """The parsed module (None for a file that cannot be read or parsed: it is checked,
-        and reported, on its own), its text and its content digest ("" if unreadable)."""
+        and reported, on its own), its text and its content digest ("" if unreadable).
+        ``converted``: a tree made from CPython's (aliaslint/converted.py) will do."""
         kept = self._trees.get(path)
+        # A converted tree kept will not do where libcst's own is wanted: that one is
+        # parsed (for a file with findings, checked again) and not kept.
+        keep = converted or kept is None or not _converted(kept[1])
+        if not keep:
+            kept = None
         signature = self._signature(path)
         if kept is not None and signature is not None and kept[3] == signature:
             # The file is as it was when read (the cache's rule: same size and mtime).
@@ -238,25 +245,20 @@ class Loader:
             # One parse by CPython screens it, none where `syntax` made its tree already,
             # or where the file's own check screened this content.  (Its tree is not kept:
             # CPython's trees of every file loaded would outweigh the parse they save.)
-            if self._passed(path, digest) or self._screens(path, text, digest):
-                import libcst as cst
-
-                from aliaslint.parsing import parse_module
-
-                try:
-                    module = parse_module(text)
-                except (cst.ParserSyntaxError, RecursionError):
-                    module = None
-        self._keep(path, digest, module, text, signature)
+            syntax = self.kept_syntax(path, digest)
+            passed = self._passed(path, digest)
+            if not passed:
+                screened = screen(text, path, tree=syntax)
+                passed = screened.error is None and \
+                    screened.over_budget(text, path, self.parse_budget) is None
+                if passed:
+                    self.screened(path, digest, self.parse_budget)
+                    syntax = screened.tree
+            if passed:
+                module = _parsed(text, syntax, converted)
+        if keep:
+            self._keep(path, digest, module, text, signature)
         return module, text, digest
-
-    def _screens(self, path: str, text: str, digest: str) -> bool:
-        screened = screen(text, path, tree=self.kept_syntax(path, digest))
-        if screened.error is not None or \
-                screened.over_budget(text, path, self.parse_budget) is not None:
-            return False
-        self.screened(path, digest, self.parse_budget)
-        return True
 
     def screened(self, path: str, digest: str, budget: int) -> None:
         """The content with ``digest`` was screened: it compiles, and its parse work is
@@ -318,11 +320,13 @@ class Loader:
             self._syntax.clear()
         self._syntax[path] = (digest, tree, signature)
 
-    def share(self, path: str, text: str) -> cst.Module | None:
+    def share(self, path: str, text: str, converted: bool = False) -> cst.Module | None:
         """The tree this process parsed from exactly ``text`` for ``path``, as another file's
-        import: the file's own check then does not parse it again."""
+        import: the file's own check then does not parse it again.  ``converted``: as for
+        ``tree``."""
         kept = self._trees.get(path)
-        if kept is None or kept[2] != text or kept[1] is None:
+        if kept is None or kept[2] != text or kept[1] is None or \
+                not converted and _converted(kept[1]):
             return None
         self._trees.used(path)
         return kept[1]
@@ -426,6 +430,16 @@ class Link:
     # Suppressions in those files that silenced findings made here, as the AL901 findings
     # their own checks report (``Result.used_elsewhere``).
     used_elsewhere: list[Diagnostic] = field(default_factory=list)
+    # The other files' trees may be made from CPython's (aliaslint/converted.py): the
+    # file's own tree is, until a check on it asks for a position or text.
+    converted: bool = False
+
+    def restart(self) -> None:
+        """Forget what an analysis on converted trees read: the file is analysed again on
+        libcst's own trees, theirs included."""
+        self.used, self.lines, self.contexts, self.texts = {}, 0, {}, {}
+        self.used_elsewhere = []
+        self.converted = False
 
     def allows(self, path: str) -> bool:
         """May the analysis load ``path`` too?  Each analysis reads at most ``LOADED_LINES``
@@ -438,7 +452,7 @@ class Link:
 
     def tree(self, path: str) -> cst.Module | None:
         with stages.stage("summaries"):
-            module, text, digest = self.loader.tree(path)
+            module, text, digest = self.loader.tree(path, self.converted)
         if path not in self.used:
             self.lines += text.count("\n")
         self.used[path] = digest
@@ -479,6 +493,37 @@ class Link:
                 tree = self.loader.kept_syntax(path, content) if data else None
                 found[("code", path)] = (content, digest_of(path, "code", data, tree))
         return found
+
+
+def _converted(module: cst.Module | None) -> bool:
+    if module is None or "aliaslint.converted" not in sys.modules:
+        return False
+    from aliaslint.converted import is_converted
+
+    return is_converted(module)
+
+
+def _parsed(text: str, syntax: ast.Module | None, converted: bool) -> cst.Module | None:
+    """libcst's tree of ``text``, which the screen passed (``syntax``: CPython's tree of it,
+    None if not at hand); with ``converted``, made from CPython's tree where it can be.
+    None where libcst's parser rejects it."""
+    import libcst as cst
+
+    if converted:
+        from aliaslint.converted import module_from_ast
+
+        try:
+            made = module_from_ast(syntax if syntax is not None else ast.parse(text), text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            made = None
+        if made is not None:
+            return made
+    from aliaslint.parsing import parse_module
+
+    try:
+        return parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError):
+        return None
 
 
 # (path, content digest) -> the digest of its code, for files read again and again.

@@ -32,6 +32,7 @@ from libcst.metadata import (
 )
 
 from aliaslint import ops
+from aliaslint.converted import NeedsText, is_converted
 from aliaslint.headline import Code, shortened
 from aliaslint.diagnostics import Applicability, Confidence, Operand, Position, Witness
 from aliaslint.lines import libcst_column_shifts
@@ -79,9 +80,12 @@ class Context:
 
     def __init__(self, module: cst.Module, positions: Any = None, source: str | None = None):
         self.module = module
+        # A tree made from CPython's (aliaslint/converted.py) knows no positions or text:
+        # a check that asks for them is run again on libcst's own tree.
+        self._converted = is_converted(module)
         # Rows whose columns libcst counts short of CPython's (form feeds it drops).
         self._shifts: dict[int, int] = {}
-        if source is not None and "\f" in source:
+        if source is not None and "\f" in source and not self._converted:
             self._shifts = libcst_column_shifts(source, module.code)
         # A mapping node -> CodeRange; given when a part of it can be kept from a check of
         # an earlier version of the text (the language server's re-check).
@@ -95,6 +99,8 @@ class Context:
     @property
     def positions(self) -> Any:
         """Node → CodeRange, computed on first use: only files with findings pay for it."""
+        if self._converted:
+            raise NeedsText("positions")
         if self._positions is None:
             wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
             try:
@@ -166,6 +172,8 @@ class Context:
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The node that contains ``node``, computed on first use."""
+        if self._converted:
+            raise NeedsText("parents")
         if self._parents is None:
             # A batchable provider: only `resolve` runs its visitor.
             wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
@@ -176,6 +184,8 @@ class Context:
     def scope(self, node: cst.CSTNode) -> Any:
         """libcst's scope of ``node`` (None where it has none), computed on first use: only
         fixes that bring in a name ask."""
+        if self._converted:
+            raise NeedsText("scopes")
         if self._scopes is None:
             wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
             self._scopes = wrapper.resolve(ScopeProvider)

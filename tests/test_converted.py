@@ -1,0 +1,199 @@
+"""libcst's tree made from CPython's (aliaslint/converted.py): node for node what libcst's
+parser makes, whitespace aside, and the same findings as a check on the parsed tree."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import random
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from aliaslint import engine
+from aliaslint.config import CliOptions
+from aliaslint.converted import NeedsText, is_converted, module_from_ast
+from aliaslint.engine import check_paths, check_source
+from aliaslint.parsing import parse_module
+from aliaslint.rule import Context
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = sorted([*ROOT.glob("fixtures/**/*.py"), *ROOT.glob("tests/rules/*.py"),
+                  *ROOT.glob("benchmarks/conformance/*.py"),
+                  *ROOT.glob("benchmarks/programs/*/*/*.py"), *ROOT.glob("aliaslint/**/*.py")])
+
+# Fields that only reproduce the text: whitespace, commas, brackets, comments.
+_LAYOUT = {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
+           "header", "footer", "trailing_whitespace", "colon", "equal", "indent", "newline",
+           "default_indent", "default_newline", "has_trailing_newline", "encoding", "lbrace",
+           "rbrace", "lbracket", "rbracket", "dot", "second_colon", "asterisk"}
+
+
+def difference(made: object, parsed: object, path: str = "module") -> str | None:
+    """Where two trees differ in anything but layout; None if nowhere."""
+    if type(made) is not type(parsed) and not (
+            isinstance(made, cst.Module) and type(parsed) is cst.Module):
+        return f"{path}: {type(made).__name__} for {type(parsed).__name__}"
+    if isinstance(made, cst.CSTNode):
+        for field in dataclasses.fields(made):
+            if field.name in _LAYOUT or field.name.startswith("whitespace"):
+                continue
+            ours, theirs = getattr(made, field.name), getattr(parsed, field.name)
+            if isinstance(ours, (list, tuple)) and isinstance(theirs, (list, tuple)):
+                if len(ours) != len(theirs):
+                    return f"{path}.{field.name}: {len(ours)} items for {len(theirs)}"
+                for index, (a, b) in enumerate(zip(ours, theirs)):
+                    found = difference(a, b, f"{path}.{field.name}[{index}]")
+                    if found:
+                        return found
+            else:
+                found = difference(ours, theirs, f"{path}.{field.name}")
+                if found:
+                    return found
+        return None
+    if isinstance(made, cst.MaybeSentinel):
+        return None
+    return None if made == parsed else f"{path}: {made!r} for {parsed!r}"
+
+
+def assert_same_tree(source: str) -> None:
+    made = module_from_ast(ast.parse(source), source)
+    assert made is not None and is_converted(made)
+    assert difference(made, parse_module(source)) is None
+
+
+TRICKY = [
+    # strings: plain, raw, bytes, triple-quoted, joined, f-strings (with `=`, specs)
+    "a = 'x'\nb = r'\\d'\nc = b'\\x00'\nd = '''one\n'' two'''\ne = 'a' 'b' \\\n  'c'\n",
+    "f = f'{x!r:>{w}} {y=}' 'tail'\ng = ('joined'\n     f'{z}')\nh = u'u' + rb'\\''\n",
+    "s = \"it's\"\nu = '''a'''  '''b'''\n" + 't = """x"y\\""""\n',  # the last one is x"y"
+    # numbers
+    "n = [0x1F, 1_000, 0o7, 0b1, 1.5e-3, 3j, .5, 1.]\nm = -1\n",
+    # subscripts: bare tuples are several indices, parenthesised ones one
+    "x[1, 2]\nx[(1, 2)]\nx[(1), 2]\nx[((1), 2)]\nx[()]\nx[1,]\nx[:, None, ::2]\n"
+    "x[a:b:c, ...]\nx[(a)]\nx[*idx]\n",
+    # statements sharing a line, suites on the header's line, elif and else-if
+    "a = 1; b = 2\nif a: b = 3; c = 4\nelif b: pass\nelse:\n    if c: pass\n    elif d:\n"
+    "        pass\n",
+    "for i in range(3): x += i\nelse: y = 1\nwhile x: break\nwhile y:\n    continue\nelse:\n"
+    "    pass\n",
+    # definitions
+    "@dec\n@dec2(x)\nasync def f(a, /, b: int = 1, *c, d, e=2, **g) -> 'T':\n"
+    "    async with m as (p, q), n:\n        await p\n    async for i in j: yield i\n"
+    "    yield from k\n    return lambda u, *, v=1: u\n",
+    "def g(*, k): pass\ndef h(a, b=1, /, c=2): pass\nclass A(B, *bases, metaclass=M, **kw):\n"
+    "    x: int = 1\n    y: str\n    def m(self): return self\n",
+    # calls: keywords before and after stars
+    "f(a, *b, c=1, **d)\nf(c=1, *b)\nf(**a, **b)\nf(x for x in y)\nprint(*args, sep='')\n",
+    # expressions
+    "a = b if c else d\nv = not a and b or c and d and e\nw = a < b <= c is not d not in e\n"
+    "z = (y := 3) + -x ** ~2 @ m // 3 % 2 << 1 >> 2 & 3 | 4 ^ 5\n",
+    "c = {k: v for k, v in d.items() if k if v}\ns = {*a, 1}\nl = [*a, *b]\nt = (*a,)\n"
+    "g = (x async for x in y)\nd = {**a, 'b': 1}\nn = [[y for y in x] for x in z]\n",
+    # other statements
+    "import a.b.c as d, e\nfrom . import x\nfrom ..p.q import (r as s, t)\nfrom m import *\n"
+    "global g\ndel a, b[0]\ndel (c)\nassert x, 'msg'\nraise E from e\nraise\n",
+    "try:\n    pass\nexcept (A, B) as e:\n    pass\nexcept C:\n    pass\nelse:\n    pass\n"
+    "finally:\n    pass\ndef f():\n    nonlocal_ = 1\n    def g():\n        nonlocal nonlocal_\n",
+    # non-ASCII before a node: CPython's columns count bytes
+    "s = 'é' + x[1, 2]\nt = ('ü', f'{y}') ; u = 'ß' 'ö'\n",
+    # lines continued by a backslash
+    "a = 1; \\\n  b = 2\nif x: \\\n  y = 1\nz = 3\n",
+    "def f(x): \\\n    return x\nclass C: \\\n    pass\n",
+    # libcst's own parse for what is not converted
+    "match x:\n    case [a, *b]: pass\n    case _: pass\ny = 1\n",
+    "try:\n    pass\nexcept* ValueError:\n    pass\n",
+    "def f():\n    match x:\n        case 1: pass\n",
+]
+
+
+@pytest.mark.parametrize("source", TRICKY, ids=range(len(TRICKY)))
+def test_tricky_code_converts_to_what_libcst_parses(source):
+    assert_same_tree(source)
+    assert_same_tree(source.replace("\n", "\r\n"))
+
+
+@pytest.mark.slow
+def test_every_source_of_this_repository_converts_to_what_libcst_parses():
+    checked = 0
+    for path in SOURCES:
+        source = path.read_text(encoding="utf-8")
+        if any(word in source for word in ("automatic_optimization",)):
+            continue
+        made = module_from_ast(ast.parse(source), source)
+        assert made is not None, path
+        assert difference(made, parse_module(source)) is None, path
+        checked += 1
+    assert checked > 300
+
+
+def test_random_statement_orders_convert_to_what_libcst_parses():
+    # The fixtures' top-level statements shuffled, some joined on one line with `;`.
+    rng = random.Random(7)
+    statements = []
+    for path in sorted(ROOT.glob("fixtures/**/*.py")):
+        source = path.read_text(encoding="utf-8")
+        for node in ast.parse(source).body:
+            statements.append(ast.get_source_segment(source, node, padded=True))
+    for _ in range(20):
+        chosen = rng.sample(statements, 12)
+        source = ""
+        for text in chosen:
+            simple = text is not None and "\n" not in text.strip()
+            source += text + ("; " if simple and rng.random() < 0.3 else "\n")
+        source += "\n"
+        try:
+            ast.parse(source)
+        except SyntaxError:
+            continue
+        assert_same_tree(source)
+
+
+def test_a_file_the_analysis_reads_as_text_is_left_to_libcst():
+    source = "class M(LightningModule):\n    # self.automatic_optimization = False\n    pass\n"
+    assert module_from_ast(ast.parse(source), source) is None
+
+
+def test_a_converted_tree_has_no_positions_or_text():
+    source = "import torch\nx = torch.zeros(3)\n"
+    made = module_from_ast(ast.parse(source), source)
+    context = Context(made, None, source)
+    node = made.body[1]
+    for ask in (lambda: context.location(node), lambda: context.parent(node),
+                lambda: context.exact(node), lambda: made.code):
+        with pytest.raises(NeedsText):
+            ask()
+
+
+@pytest.mark.parametrize("path", sorted([*ROOT.glob("fixtures/**/*.py"),
+                                         *ROOT.glob("tests/rules/*.py"),
+                                         *ROOT.glob("benchmarks/conformance/*.py")]),
+                         ids=lambda path: str(path.relative_to(ROOT)))
+def test_a_check_on_the_converted_tree_finds_what_the_parsed_one_does(path):
+    # Low confidence: the findings that rest on assumptions too, each checked again.
+    source = path.read_text(encoding="utf-8")
+    assert check_source(source, str(path), converted=True, confidence="low") == \
+        check_source(source, str(path), confidence="low")
+
+
+def _program_findings(directory: Path, converted: bool, monkeypatch) -> list:
+    monkeypatch.setattr(engine, "_CONVERTED", converted)
+    result = check_paths([str(directory)], CliOptions(isolated=True, confidence="low"),
+                         jobs=1, cwd=directory)
+    return [(d.filename, d.location, d.code, d.message, d.related, d.fix)
+            for d in result.diagnostics]
+
+
+@pytest.mark.slow
+def test_programs_checked_on_converted_trees_find_what_parsed_ones_do(monkeypatch):
+    # Findings made in another file of the program, through its functions: the files are
+    # read as converted trees first, then parsed where the importer has findings.
+    directories = sorted(path for path in ROOT.glob("benchmarks/programs/*/*") if path.is_dir())
+    assert len(directories) > 50
+    found = 0
+    for directory in directories:
+        converted = _program_findings(directory, True, monkeypatch)
+        assert converted == _program_findings(directory, False, monkeypatch), directory
+        found += len(converted)
+    assert found >= 30
