@@ -624,18 +624,19 @@ class _Converter:
             return list(parse_module(text).body)
 
 
-# Words of a class's text the analysis reads as text, comments included (a Lightning
-# module that sets `automatic_optimization = False` steps its optimizers itself: see
-# analysis/functions.py): a file that holds one is left to libcst's parser whole.
-TEXT_READ = ("automatic_optimization",)
+# Text CPython reads where libcst's tokenizer may differ: a tab in a line's indentation
+# (libcst does not expand tabs as CPython does), a line of only a backslash (which the
+# parse repairs first, see screen.without_lone_backslashes).  Such a file is parsed by
+# libcst whole, which reports or repairs it as a check without conversion does.
+_REFUSED = re.compile(r"^[ \f]*\t|^[ \t\f]*\\(?=\r\n|\r|\n|$)", re.MULTILINE)
 
 
 def module_from_ast(tree: ast.Module, source: str) -> cst.Module | None:
     """libcst's tree of ``source`` as far as the analysis reads it, from ``tree``
     (CPython's tree of the same text, for the running grammar); None where the file is
-    better parsed by libcst whole (``TEXT_READ``, or a part libcst's parser rejects, which
+    better parsed by libcst whole (``_REFUSED``, or a part libcst's parser rejects, which
     its parse of the file then reports)."""
-    if any(word in source for word in TEXT_READ):
+    if _REFUSED.search(source):
         return None
     try:
         return _Converter(source).module(tree)

@@ -512,6 +512,27 @@ def test_a_lightning_step_reaches_a_static_helper_through_a_shared_step():
         '''), "    ")) is None
 
 
+def test_a_lightning_module_that_steps_its_optimizers_itself_has_no_automatic_backward():
+    def backward_of(source: str) -> str:
+        (finding,) = check_source(textwrap.dedent(source), "m.py")
+        return finding.message.split(" will raise")[0].rsplit("; ", 1)[1]
+
+    def with_line(line: str) -> str:
+        return LIGHTNING.replace("super().__init__()\n",
+                                 f"super().__init__()\n            {line}\n")
+
+    step = _line(LIGHTNING, "return self._shared_step(batch)")
+    assert backward_of(LIGHTNING) == f"backward at line {step}"  # Lightning's, of the loss
+    # Manual optimisation: the returned loss is only what the step gives back.
+    for manual in ("self.automatic_optimization = False",
+                   "self.automatic_optimization: bool = False"):
+        assert backward_of(with_line(manual)).startswith("backward of the output")
+    # Only mentioned, in a comment or a docstring: still Lightning's automatic backward.
+    for mention in ("# self.automatic_optimization = False",
+                    '"""Set automatic_optimization = False to step by hand."""'):
+        assert backward_of(with_line(mention)) == f"backward at line {step + 1}"
+
+
 # A reparameterisable block (RepVGG / FasterNet shape): `__init__` binds `self.forward` to
 # one of two methods by a mode literal given at construction; calling the module runs the
 # bound method, which writes into the channels its conv saved.

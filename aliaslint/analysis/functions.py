@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 
 
 import libcst as cst
@@ -10,12 +9,15 @@ import libcst as cst
 from aliaslint.analysis import interfaces as api
 from aliaslint.analysis.core import Part, State, Site
 from aliaslint import ops
+from aliaslint.nodes import walk_code
 from aliaslint.analysis.opfacts import MODULE_BASES
 from aliaslint.analysis.dispatch import TRANSPARENT_BASES, binding, c3, class_of
 from aliaslint.analysis.protocol import constant_of, literal_argument
 from aliaslint.analysis.scopes import ClassInfo, Deferred, Env, Flow
 from aliaslint.analysis.training import AUTOGRAD_FUNCTIONS, LIGHTNING_MODULES
-from aliaslint.analysis.syntax import all_params, callee_name, called_names, is_private
+from aliaslint.analysis.syntax import (
+    all_params, callee_name, called_names, is_literal, is_private,
+)
 from aliaslint.analysis.values import (
     replace,
     UNKNOWN,
@@ -35,8 +37,33 @@ from aliaslint.analysis.values import (
 
 
 
-# `self.automatic_optimization = False`: the module steps its optimizers itself.
-_MANUAL_OPTIMIZATION = re.compile(r"automatic_optimization\s*=\s*False")
+def _manual_optimization(node: cst.ClassDef) -> bool:
+    """Does the class set `automatic_optimization = False` (an assignment to that name or
+    attribute, with or without an annotation, or that keyword argument): a Lightning module
+    that steps its optimizers itself?  (Read from the code: a comment or a docstring that
+    mentions it does not make the module's steps manual.)"""
+    value: cst.CSTNode | None
+    for inner in walk_code(node):
+        if isinstance(inner, cst.Assign):
+            value, targets = inner.value, [target.target for target in inner.targets]
+        elif isinstance(inner, cst.AnnAssign):
+            value, targets = inner.value, [inner.target]
+        elif isinstance(inner, cst.Arg):
+            if inner.keyword is not None and inner.keyword.value == _MANUAL and \
+                    is_literal(inner.value, "False"):
+                return True
+            continue
+        else:
+            continue
+        if is_literal(value, "False") and any(
+                isinstance(target, cst.Name) and target.value == _MANUAL or
+                isinstance(target, cst.Attribute) and target.attr.value == _MANUAL
+                for target in targets):
+            return True
+    return False
+
+
+_MANUAL = "automatic_optimization"
 
 class Functions(Part):
     """Defines functions and classes; runs deferred bodies."""
@@ -410,7 +437,7 @@ class Functions(Part):
                         autograd_function=autograd_function, torch_base=torch_base)
         cls.mro = c3(cls, entries) or (cls, *bases)
         self.state.classes_by_node[id(node)] = cls
-        if lightning and not _MANUAL_OPTIMIZATION.search(cst.Module([]).code_for_node(node)):
+        if lightning and not _manual_optimization(node):
             self.state.lightning_steps.update(
                 id(stmt) for stmt in node.body.body
                 if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "training_step")
