@@ -208,3 +208,26 @@ def test_programs_checked_on_converted_trees_find_what_parsed_ones_do(monkeypatc
         assert converted == _program_findings(directory, False, monkeypatch), directory
         found += len(converted)
     assert found >= 30
+
+
+@pytest.mark.fuzz
+def test_generated_programs_convert_to_what_libcst_parses():
+    # Programs made from Python's grammar (hypothesmith): whatever CPython and libcst both
+    # read converts to libcst's tree, or is left to libcst whole.
+    hypothesis = pytest.importorskip("hypothesis")
+    hypothesmith = pytest.importorskip("hypothesmith")
+
+    @hypothesis.settings(max_examples=300, deadline=None, derandomize=True,
+                         suppress_health_check=list(hypothesis.HealthCheck))
+    @hypothesis.given(hypothesmith.from_grammar() | hypothesmith.from_node())
+    def converts(source: str) -> None:
+        try:
+            tree = ast.parse(source)
+            parsed = parse_module(source)
+        except (SyntaxError, ValueError, RecursionError, cst.ParserSyntaxError):
+            return
+        made = module_from_ast(tree, source)
+        if made is not None:
+            assert difference(made, parsed) is None, source
+
+    converts()
