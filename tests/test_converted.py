@@ -11,6 +11,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from aliaslint import converted as converted_module
 from aliaslint import engine
 from aliaslint.config import CliOptions
 from aliaslint.converted import NeedsText, is_converted, module_from_ast
@@ -190,6 +191,7 @@ def test_a_check_on_the_converted_tree_finds_what_the_parsed_one_does(path):
 
 def _program_findings(directory: Path, converted: bool, monkeypatch) -> list:
     monkeypatch.setattr(engine, "_CONVERTED", converted)
+    monkeypatch.setattr(engine, "_CONVERTED_FROM", 0)  # small files too
     result = check_paths([str(directory)], CliOptions(isolated=True, confidence="low"),
                          jobs=1, cwd=directory)
     return [(d.filename, d.location, d.code, d.message, d.related, d.fix)
@@ -197,17 +199,27 @@ def _program_findings(directory: Path, converted: bool, monkeypatch) -> list:
 
 
 @pytest.mark.slow
-def test_programs_checked_on_converted_trees_find_what_parsed_ones_do(monkeypatch):
+def test_programs_checked_on_converted_trees_find_what_parsed_ones_do(monkeypatch, tmp_path):
     # Findings made in another file of the program, through its functions: the files are
     # read as converted trees first, then parsed where the importer has findings.
     directories = sorted(path for path in ROOT.glob("benchmarks/programs/*/*") if path.is_dir())
     assert len(directories) > 50
+    made = tmp_path / "made"  # the workers' conversions, one line each
+    real = converted_module.module_from_ast
+
+    def counted(tree, source):
+        module = real(tree, source)
+        with made.open("a") as log:
+            log.write(f"{module is not None}\n")
+        return module
+
+    monkeypatch.setattr(converted_module, "module_from_ast", counted)
     found = 0
     for directory in directories:
         converted = _program_findings(directory, True, monkeypatch)
         assert converted == _program_findings(directory, False, monkeypatch), directory
         found += len(converted)
-    assert found >= 30
+    assert found >= 30 and made.read_text().split().count("True") > 100
 
 
 @pytest.mark.fuzz
