@@ -455,10 +455,10 @@ class Checked(NamedTuple):
 
 # A run's files are analysed first on trees made from CPython's (aliaslint/converted.py);
 # set ALIASLINT_CONVERTED=0 to parse every file with libcst, the reference it is measured
-# and tested against.  A small file is parsed: in a fresh process (pre-commit's one file)
-# loading the converter costs more than its parse.
+# and tested against.  A small file checked alone is parsed: in a fresh process (pre-commit
+# given one file) loading the converter costs more than the parse.
 _CONVERTED = os.environ.get("ALIASLINT_CONVERTED", "") in ("", "1")
-_CONVERTED_FROM = 4096  # bytes
+_CONVERTED_FROM = 4096  # bytes, for a file outside a program
 
 
 def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | None,
@@ -492,7 +492,8 @@ def _check_file(path: Path, filename: str, settings: Settings, cache: Cache | No
                                         without_findings=None if cached else cache.key(binding))
                            if regular else None)
     diagnostics = check_buffer(data, path, filename, settings, rules, link=link,
-                               converted=_CONVERTED and len(data) >= _CONVERTED_FROM)
+                               converted=_CONVERTED and (
+                                   program is not None or len(data) >= _CONVERTED_FROM))
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
         # A crash is not a result worth remembering: retry next time.
         return Checked(diagnostics, None)
