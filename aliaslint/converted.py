@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
+import unicodedata
 from typing import Any, Callable
 
 import libcst as cst
@@ -105,8 +106,9 @@ def _operator(cls: type) -> cst.CSTNode:
 
 
 class _Converter:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, normalised: frozenset[str] = frozenset()) -> None:
         self.rows = text_rows(source)
+        self.normalised = normalised  # identifiers CPython may have read otherwise
         self._expressions: dict[type, Callable[[Any], Any]] = {
             ast.Name: self.name, ast.Constant: self.constant, ast.Attribute: self.attribute,
             ast.Call: self.call, ast.Subscript: self.subscript, ast.BinOp: self.binary,
@@ -181,9 +183,11 @@ class _Converter:
         return None if node is None else self.expression(node)
 
     def name(self, node: ast.Name) -> Any:
-        return _make[cst.Name](value=node.id)
+        return self.identifier(node.id)
 
     def identifier(self, text: str) -> Any:
+        if self.normalised and text in self.normalised:
+            raise _Unsupported("an identifier CPython normalises")
         return _make[cst.Name](value=text)
 
     def constant(self, node: ast.Constant) -> Any:
@@ -631,6 +635,11 @@ class _Converter:
 _REFUSED = re.compile(r"^[ \f]*\t|^[ \t\f]*\\(?=\r\n|\r|\n|$)", re.MULTILINE)
 
 
+# A word with a letter beyond ASCII: CPython's tree holds identifiers NFKC-normalised (U+0140
+# is read as `l` and U+00B7), libcst as written.
+_WORD = re.compile(r"\w*[^\W\x00-\x7f]\w*")
+
+
 def module_from_ast(tree: ast.Module, source: str) -> cst.Module | None:
     """libcst's tree of ``source`` as far as the analysis reads it, from ``tree``
     (CPython's tree of the same text, for the running grammar); None where the file is
@@ -638,8 +647,13 @@ def module_from_ast(tree: ast.Module, source: str) -> cst.Module | None:
     its parse of the file then reports)."""
     if _REFUSED.search(source):
         return None
+    # Identifiers whose written form may differ from CPython's (a word a comment or string
+    # holds may be one of them too): the statements that use one are parsed by libcst.
+    normalised = frozenset() if source.isascii() else frozenset(
+        unicodedata.normalize("NFKC", word) for word in _WORD.findall(source)
+        if not unicodedata.is_normalized("NFKC", word))
     try:
-        return _Converter(source).module(tree)
+        return _Converter(source, normalised).module(tree)
     except (_Unsupported, cst.ParserSyntaxError, RecursionError):
         return None
 
