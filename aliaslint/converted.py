@@ -27,6 +27,7 @@ from typing import Any, Callable
 import libcst as cst
 
 from aliaslint.lines import rows as text_rows
+from aliaslint.screen import LONE_BACKSLASH, statement_rows
 
 
 class NeedsText(Exception):
@@ -40,7 +41,6 @@ class _Unsupported(Exception):
 
 _new = object.__new__
 _set = object.__setattr__
-_REQUIRED = object()
 
 
 def _maker(cls: type) -> Callable[..., Any]:
@@ -156,19 +156,23 @@ class _Converter:
     def segment(self, node: Any) -> str:
         return self._text(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
 
-    def _starts_row(self, node: Any) -> bool:
-        """Is ``node`` the first thing on its row (a block's body on lines of its own)?"""
-        text = self.rows[node.lineno - 1]
+    def _not_continued(self, node: Any) -> None:
+        """A statement on a row the one before continues with a backslash is on that
+        row's logical line, which CPython's positions do not say: libcst parses it."""
         if node.lineno > 1 and self.rows[node.lineno - 2].rstrip("\r\n").endswith("\\"):
             raise _Unsupported("a statement after a line continued by a backslash")
+
+    def _starts_row(self, node: Any) -> bool:
+        """Is ``node`` the first thing on its row (a block's body on lines of its own)?"""
+        self._not_continued(node)
+        text = self.rows[node.lineno - 1]
         return not text[:self._column(node.lineno, node.col_offset)].strip()
 
     def _same_line(self, before: Any, statement: Any) -> bool:
         """Are two simple statements on one logical line (`a = 1; b = 2`)?"""
         if statement.lineno == before.end_lineno:
             return True
-        if self.rows[statement.lineno - 2].rstrip("\r\n").endswith("\\"):
-            raise _Unsupported("a statement after a line continued by a backslash")
+        self._not_continued(statement)
         return False
 
     # --- expressions ---------------------------------------------------------------------
@@ -620,9 +624,7 @@ class _Converter:
         try:
             return self.statements(group)
         except (_Unsupported, cst.ParserSyntaxError):
-            first = min([group[0].lineno] + [decorator.lineno for decorator in
-                                             getattr(group[0], "decorator_list", ())])
-            text = "".join(self.rows[first - 1:group[-1].end_lineno])
+            text = "".join(self.rows[statement_rows(group[0])[0] - 1:group[-1].end_lineno])
             from aliaslint.parsing import parse_module
 
             return list(parse_module(text).body)
@@ -632,7 +634,7 @@ class _Converter:
 # (libcst does not expand tabs as CPython does), a line of only a backslash (which the
 # parse repairs first, see screen.without_lone_backslashes).  Such a file is parsed by
 # libcst whole, which reports or repairs it as a check without conversion does.
-_REFUSED = re.compile(r"^[ \f]*\t|^[ \t\f]*\\(?=\r\n|\r|\n|$)", re.MULTILINE)
+_TAB_INDENT = re.compile(r"^[ \f]*\t", re.MULTILINE)
 
 
 # A word with a letter beyond ASCII: CPython's tree holds identifiers NFKC-normalised (U+0140
@@ -643,9 +645,9 @@ _WORD = re.compile(r"\w*[^\W\x00-\x7f]\w*")
 def module_from_ast(tree: ast.Module, source: str) -> cst.Module | None:
     """libcst's tree of ``source`` as far as the analysis reads it, from ``tree``
     (CPython's tree of the same text, for the running grammar); None where the file is
-    better parsed by libcst whole (``_REFUSED``, or a part libcst's parser rejects, which
+    better parsed by libcst whole (``_TAB_INDENT``, ``LONE_BACKSLASH``, or a part libcst's parser rejects, which
     its parse of the file then reports)."""
-    if _REFUSED.search(source):
+    if _TAB_INDENT.search(source) or LONE_BACKSLASH.search(source):
         return None
     # Identifiers whose written form may differ from CPython's (a word a comment or string
     # holds may be one of them too): the statements that use one are parsed by libcst.

@@ -225,15 +225,18 @@ def check_source(source: str | bytes, filename: str = "<string>",
             if isinstance(parsed_here, Diagnostic):
                 return [parsed_here]
             module = parsed_here
-        if converted and _is_converted(module):
-            found = _checked_converted(module, text, filename, enabled, confidence, link)
-            if found is not None:
-                return found
-            with stages.stage("parse"):  # checked again: only libcst's tree says where
-                parsed_here = _parse_here(text, filename, keep)
-            if isinstance(parsed_here, Diagnostic):
-                return [parsed_here]
-            module = parsed_here
+        if converted:
+            from aliaslint.converted import is_converted
+
+            if is_converted(module):
+                found = _checked_converted(module, text, filename, enabled, confidence, link)
+                if found is not None:
+                    return found
+                with stages.stage("parse"):  # checked again: only libcst's tree says where
+                    parsed_here = _parse_here(text, filename, keep)
+                if isinstance(parsed_here, Diagnostic):
+                    return [parsed_here]
+                module = parsed_here
         return _checked(module, text, filename, enabled, confidence, link=link)
 
     return deeply(parse_and_check)
@@ -248,21 +251,14 @@ def _checked_converted(module: cst.Module, text: str, filename: str, enabled: fr
     from aliaslint.converted import NeedsText
 
     try:
-        found: list[Diagnostic] | None = _checked(module, text, filename, enabled, confidence,
-                                                  link=link)
+        found = _checked(module, text, filename, enabled, confidence, link=link)
+        if not found:
+            return found
     except NeedsText:
-        found = None
-    if found:
-        found = None
-    if found is None and link is not None:
+        pass
+    if link is not None:
         link.restart()
-    return found
-
-
-def _is_converted(module: cst.Module) -> bool:
-    from aliaslint.converted import is_converted
-
-    return is_converted(module)
+    return None
 
 
 def _checked(module: cst.Module, source: str, filename: str, enabled: frozenset[str],
@@ -377,10 +373,7 @@ def _parse(source: str, filename: str, keep: Callable[[cst.Module], None] | None
         if syntax is not None:
             from aliaslint.converted import module_from_ast
 
-            try:
-                module = module_from_ast(syntax, source)
-            except RecursionError:
-                module = None
+            module = module_from_ast(syntax, source)
             if module is not None:
                 heap.parsed()
                 if keep is not None:

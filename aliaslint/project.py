@@ -512,10 +512,12 @@ def _parsed(text: str, syntax: ast.Module | None, converted: bool) -> cst.Module
     if converted:
         from aliaslint.converted import module_from_ast
 
-        try:
-            made = module_from_ast(syntax if syntax is not None else ast.parse(text), text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            made = None
+        if syntax is None:
+            try:
+                syntax = ast.parse(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                pass
+        made = module_from_ast(syntax, text) if syntax is not None else None
         if made is not None:
             return made
     from aliaslint.parsing import parse_module

@@ -370,14 +370,14 @@ def over_budget(work: Work, filename: str, budget: int = PARSE_BUDGET) -> Diagno
 
 # A line that is only a backslash: CPython joins it to the next line, libcst's tokenizer
 # rejects it (before a dedented `else:`, or last in a file with CRLF line ends).
-_LONE_BACKSLASH = re.compile(r"^([ \t\f]*)\\(?=\r\n|\r|\n|$)", re.MULTILINE)
+LONE_BACKSLASH = re.compile(r"^([ \t\f]*)\\(?=\r\n|\r|\n|$)", re.MULTILINE)
 
 
 def without_lone_backslashes(source: str) -> str:
     """``source`` with each line that is only a backslash made blank: for CPython the
     same module (rows and columns unchanged), which libcst's tokenizer accepts.  (Inside a
     triple-quoted string it changes the string; only the analysis reads it.)"""
-    return _LONE_BACKSLASH.sub(r"\1 ", source)
+    return LONE_BACKSLASH.sub(r"\1 ", source)
 
 
 T = TypeVar("T")
