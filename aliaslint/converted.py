@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
+import types
 import unicodedata
 from typing import Any, Callable
 
@@ -43,6 +44,19 @@ _new = object.__new__
 _set = object.__setattr__
 
 
+def _setter(cls: type, name: str) -> Callable[[Any, Any], None]:
+    """What sets field ``name`` of a new ``cls`` node: its slot's own setter (over twice as
+    fast as ``object.__setattr__``, which looks the name up first), else that."""
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            found = vars(klass)[name]
+            if isinstance(found, types.MemberDescriptorType):
+                setter: Callable[[Any, Any], None] = found.__set__
+                return setter
+            break
+    return lambda node, value: _set(node, name, value)
+
+
 def _maker(cls: type) -> Callable[..., Any]:
     """A constructor of ``cls`` that skips validation: every field given or its default
     (one shared default object per field: the nodes are immutable)."""
@@ -56,9 +70,10 @@ def _maker(cls: type) -> Callable[..., Any]:
         else:
             defaults[f.name] = None
     params = ", ".join(f"{name}=_d_{name}" for name in names)
-    body = "".join(f"    _set(o, {name!r}, {name})\n" for name in names)
+    body = "".join(f"    _s_{name}(o, {name})\n" for name in names)
     namespace: dict[str, Any] = {f"_d_{name}": value for name, value in defaults.items()}
-    namespace.update(_new=_new, _set=_set, _cls=cls)
+    namespace.update({f"_s_{name}": _setter(cls, name) for name in names})
+    namespace.update(_new=_new, _cls=cls)
     exec(f"def make({params}):\n    o = _new(_cls)\n{body}    return o\n", namespace)
     made: Callable[..., Any] = namespace["make"]
     return made

@@ -14,15 +14,13 @@ import ast
 import inspect
 import textwrap
 from collections.abc import Iterator
-from typing import Generic, TypeVar
+from typing import Callable, Generic, TypeVar
 
 import libcst as cst
 
 # A field as read: its name, and whether it holds a sequence of nodes (True), one node or
 # None or MaybeSentinel (False), or was visited both ways (None: each value is tested).
 Field = tuple[str, "bool | None"]
-_FIELDS: dict[type, tuple[Field, ...]] = {}
-_CODE_FIELDS: dict[type, tuple[Field, ...]] = {}
 # Fields that hold only layout: whitespace, comments, brackets and separators.
 _LAYOUT = frozenset({"lpar", "rpar", "comma", "semicolon", "lbracket", "rbracket", "lbrace",
                      "rbrace", "colon", "equal", "star", "dot", "operator", "header", "footer",
@@ -54,38 +52,48 @@ def _child_fields(kind: type) -> tuple[Field, ...]:
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """``node.children``, without rebuilding ``node``."""
-    kind = type(node)
-    fields = _FIELDS.get(kind)
-    if fields is None:
-        fields = _FIELDS[kind] = _child_fields(kind)
-    return _read(node, fields)
+    read = _CHILDREN.get(type(node))
+    if read is None:
+        read = _CHILDREN[type(node)] = _reader(_child_fields(type(node)))
+    return read(node)
 
 
 def code_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The children that hold code: not whitespace, comments, brackets or separators (an
     operator's token is layout too; its kind is the node's own type)."""
-    kind = type(node)
-    fields = _CODE_FIELDS.get(kind)
-    if fields is None:
-        fields = _CODE_FIELDS[kind] = tuple(
-            (name, many) for name, many in _child_fields(kind)
-            if "whitespace" not in name and name not in _LAYOUT)
-    return _read(node, fields)
+    read = _CODE.get(type(node))
+    if read is None:
+        read = _CODE[type(node)] = _reader(tuple(
+            (name, many) for name, many in _child_fields(type(node))
+            if "whitespace" not in name and name not in _LAYOUT))
+    return read(node)
 
 
-def _read(node: cst.CSTNode, fields: tuple[Field, ...]) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = []
+Reader = Callable[[cst.CSTNode], list[cst.CSTNode]]
+_CHILDREN: dict[type, Reader] = {}
+_CODE: dict[type, Reader] = {}
+
+
+def _reader(fields: tuple[Field, ...]) -> Reader:
+    """A function reading ``fields`` of a node, in order: a field holding a sequence gives
+    its nodes (all of it where it is visited as a sequence), one holding a node gives it,
+    None and MaybeSentinel nothing.  Generated per node type, as each field read by its
+    own name costs a third of a loop over names with ``getattr``."""
+    lines = ["def read(node):", "    found = []"]
     for name, many in fields:
-        value = getattr(node, name)
-        kind = type(value)
-        if kind is tuple or kind is list:
-            if many:
-                found.extend(value)  # a sequence visited as such: nodes only
-            else:
-                found.extend(item for item in value if _is_node(type(item)))
-        elif _is_node(kind):  # not None, not MaybeSentinel
-            found.append(value)
-    return found
+        every = "found.extend(value)" if many else \
+            "found.extend([item for item in value if _is_node(type(item))])"
+        lines += [f"    value = node.{name}",
+                  "    kind = type(value)",
+                  f"    if kind is tuple or kind is list: {every}",
+                  "    else:",
+                  "        known = _NODE_TYPES.get(kind)",
+                  "        if known or known is None and _is_node(kind): found.append(value)"]
+    lines.append("    return found")
+    namespace: dict[str, object] = {"_NODE_TYPES": _NODE_TYPES, "_is_node": _is_node}
+    exec("\n".join(lines) + "\n", namespace)
+    read: Reader = namespace["read"]  # type: ignore[assignment]
+    return read
 
 
 _NODE_TYPES: dict[type, bool] = {}

@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from aliaslint import stages
 from aliaslint.cache import content_hash
 from aliaslint.diagnostics import Diagnostic
-from aliaslint.screen import screen
+from aliaslint.outline import Outline, outline
+from aliaslint.screen import python_tree, screen
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -195,8 +196,8 @@ class Loader:
     # path -> the text an editor holds for it, unsaved edits included: read instead of the
     # file, as the program the editor shows is made of its buffers.
     overlay: dict[str, str] = field(default_factory=dict)
-    # path -> (content digest, CPython's tree, the file's size and mtime when read)
-    _syntax: dict[str, tuple[str, ast.Module | None, tuple[int, int] | None]] = \
+    # path -> (content digest, what CPython's tree of it tells, its size and mtime when read)
+    _outlines: dict[str, tuple[str, Outline | None, tuple[int, int] | None]] = \
         field(default_factory=dict)
     # path -> (content digest, parse budget) of what this process screened of the file (its
     # own check, or a load for an importer): CPython compiles it, and its parse work is
@@ -242,13 +243,13 @@ class Loader:
         text = decoded or ""
         module = None
         if decoded is not None:
-            # One parse by CPython screens it, none where `syntax` made its tree already,
-            # or where the file's own check screened this content.  (Its tree is not kept:
-            # CPython's trees of every file loaded would outweigh the parse they save.)
-            syntax = self.kept_syntax(path, digest)
+            # One parse by CPython screens it, none where the file's own check screened
+            # this content.  (Its tree is not kept: CPython's trees of every file loaded
+            # would outweigh the parse they save.)
+            syntax = None
             passed = self._passed(path, digest)
             if not passed:
-                screened = screen(text, path, tree=syntax)
+                screened = screen(text, path)
                 passed = screened.error is None and \
                     screened.over_budget(text, path, self.parse_budget) is None
                 if passed:
@@ -287,10 +288,11 @@ class Loader:
             return None
         return stat.st_size, stat.st_mtime_ns
 
-    def syntax(self, path: str) -> tuple[ast.Module | None, str]:
-        """CPython's tree of the file (a tenth of libcst's parse: enough to list what it
-        binds) and its content digest ("" if unreadable); None where it does not parse."""
-        kept = self._syntax.get(path)
+    def outline(self, path: str) -> tuple[Outline | None, str]:
+        """What CPython's tree of the file tells (a tenth of libcst's parse: enough to list
+        what it binds and imports) and its content digest ("" if unreadable); None where it
+        does not parse."""
+        kept = self._outlines.get(path)
         signature = self._signature(path)
         if kept is not None and signature is not None and kept[2] == signature:
             return kept[1], kept[0]  # as it was when read (the cache's rule)
@@ -302,23 +304,12 @@ class Loader:
             return kept[1], digest
         buffer = self.overlay.get(path)
         text = buffer if buffer is not None else self.decode(data)
-        try:
-            tree = ast.parse(text, path) if text is not None else None
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = None
-        self._keep_syntax(path, digest, tree, signature)
-        return tree, digest
-
-    def kept_syntax(self, path: str, digest: str) -> ast.Module | None:
-        """CPython's tree of the file, where one was made of the content with ``digest``."""
-        kept = self._syntax.get(path)
-        return kept[1] if kept is not None and kept[0] == digest else None
-
-    def _keep_syntax(self, path: str, digest: str, tree: ast.Module | None,
-                     signature: tuple[int, int] | None) -> None:
-        if len(self._syntax) >= 1024:
-            self._syntax.clear()
-        self._syntax[path] = (digest, tree, signature)
+        tree = python_tree(text, path) if text is not None else None
+        found = outline(tree) if tree is not None else None
+        if len(self._outlines) >= 4096:
+            self._outlines.clear()
+        self._outlines[path] = (digest, found, signature)
+        return found, digest
 
     def share(self, path: str, text: str, converted: bool = False) -> cst.Module | None:
         """The tree this process parsed from exactly ``text`` for ``path``, as another file's
@@ -466,11 +457,12 @@ class Link:
             self.texts[shown] = text
         return module
 
-    def syntax(self, path: str) -> ast.Module | None:
-        """CPython's tree of another file, for what it binds (its code is not run)."""
-        tree, digest = self.loader.syntax(path)
+    def outline(self, path: str) -> Outline | None:
+        """What CPython's tree of another file tells: what it binds and imports, whether it
+        spells a write (its code is not run)."""
+        found, digest = self.loader.outline(path)
         self.used.setdefault(path, digest)
-        return tree
+        return found
 
     def dependencies(self) -> dict[tuple[str, str], str]:
         """What this file's result was computed from in other files, as (kind, path) →
@@ -490,8 +482,7 @@ class Link:
             else:
                 data = self.loader.read(path)
                 content = content_hash(data) if data is not None else ""
-                tree = self.loader.kept_syntax(path, content) if data else None
-                found[("code", path)] = (content, digest_of(path, "code", data, tree))
+                found[("code", path)] = (content, digest_of(path, "code", data))
         return found
 
 
@@ -513,10 +504,7 @@ def _parsed(text: str, syntax: ast.Module | None, converted: bool) -> cst.Module
         from aliaslint.converted import module_from_ast
 
         if syntax is None:
-            try:
-                syntax = ast.parse(text)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                pass
+            syntax = python_tree(text)
         made = module_from_ast(syntax, text) if syntax is not None else None
         if made is not None:
             return made
@@ -532,12 +520,11 @@ def _parsed(text: str, syntax: ast.Module | None, converted: bool) -> cst.Module
 _CODE_DIGESTS: dict[tuple[str, str], str] = {}
 
 
-def digest_of(path: str, kind: str, data: bytes | None = None,
-              tree: ast.Module | None = None) -> str:
+def digest_of(path: str, kind: str, data: bytes | None = None) -> str:
     """A file's digest of one kind (see ``Link.dependencies``); "" where it cannot be read.
     The code digest is of CPython's tree without positions: comments, blank lines and
     formatting do not change it.  ``data``: its content, where it is not the file's (an
-    editor's buffer); ``tree``: CPython's tree of that content, where one was made."""
+    editor's buffer)."""
     if data is None:
         try:
             data = Path(path).read_bytes()
@@ -550,7 +537,7 @@ def digest_of(path: str, kind: str, data: bytes | None = None,
     if known is not None:
         return known
     try:
-        meaning = ast.dump(tree if tree is not None else ast.parse(data, path))
+        meaning = ast.dump(ast.parse(data, path))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         meaning = content  # not Python this version reads: its bytes are all there is
     digest = content_hash(meaning.encode("utf-8", "surrogatepass"))

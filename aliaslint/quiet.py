@@ -20,7 +20,10 @@ from __future__ import annotations
 import ast
 import os
 from functools import cache
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from aliaslint.outline import Outline
 
 # The events of the rules without words: each one needs a write or a `view` call.
 WRITING_EVENTS = frozenset({"InplaceWrite", "SavedWrite", "StaleRead", "LostWrite",
@@ -95,10 +98,14 @@ def writes_nothing(tree: ast.AST) -> bool:
     return True
 
 
-def imported(tree: ast.Module) -> list[tuple[int, str | None, tuple[str, ...]]]:
-    """Each import of the module, anywhere in it: (level, module, the names it binds from
-    it); ``import a.b`` is (0, None, ("a.b",))."""
-    found: list[tuple[int, str | None, tuple[str, ...]]] = []
+# An import: (level, module, the names it binds from it); ``import a.b`` is
+# (0, None, ("a.b",)).
+Imported = tuple[int, "str | None", tuple[str, ...]]
+
+
+def imported(tree: ast.Module) -> list[Imported]:
+    """Each import of the module, anywhere in it."""
+    found: list[Imported] = []
     for node in ast.walk(tree):
         if type(node) is ast.Import:
             found.append((0, None, tuple(alias.name for alias in node.names)))
@@ -107,13 +114,14 @@ def imported(tree: ast.Module) -> list[tuple[int, str | None, tuple[str, ...]]]:
     return found
 
 
-def reached(tree: ast.Module, path: str, program, modules: Iterable[tuple[str, str]]
-            ) -> set[str]:
-    """The checked files a name imported by ``path`` may resolve into (``Program.module_of``
-    of any dotted name that starts with what the import binds).  ``modules``: (dotted name,
-    path) of the checked files under one root its imports search."""
+def reached(imports: Iterable[Imported], path: str, program,
+            modules: Iterable[tuple[str, str]]) -> set[str]:
+    """The checked files a name imported by ``path`` (``imports``: its imports) may resolve
+    into (``Program.module_of`` of any dotted name that starts with what the import binds).
+    ``modules``: (dotted name, path) of the checked files under one root its imports
+    search."""
     prefixes: set[str] = set()
-    for level, module, names in imported(tree):
+    for level, module, names in imports:
         if level == 0 and module is None:
             for name in names:
                 prefixes.add(name.split(".")[0])  # `import a.b` binds `a`
@@ -145,29 +153,29 @@ def reached(tree: ast.Module, path: str, program, modules: Iterable[tuple[str, s
 
 
 def quiet(tree: ast.Module, path: str | None, program,
-          syntax: Callable[[str], ast.Module | None]) -> bool:
+          outline: Callable[[str], Outline | None]) -> bool:
     """Is the file at ``path`` (of ``program``, or alone) quiet: neither it nor a checked
-    file it reaches through imports spells a write?  ``syntax(path)`` is CPython's tree of
-    another checked file (None where it does not parse: then nothing is proven)."""
+    file it reaches through imports spells a write?  ``outline(path)`` is what another
+    checked file's tree tells (None where it does not parse: then nothing is proven)."""
     if not writes_nothing(tree):
         return False
     if program is None or path is None or path not in program.searched:
         return True
     seen = {path}
-    todo = [(path, tree)]
+    todo: list[tuple[str, Sequence[Imported]]] = [(path, imported(tree))]
     while todo:
-        importer, module = todo.pop()
+        importer, imports = todo.pop()
         others: set[str] = set()
         for root in program.searched.get(importer, ()):
-            others |= reached(module, importer, program, program.roots.get(root, {}).items())
+            others |= reached(imports, importer, program, program.roots.get(root, {}).items())
         for other in sorted(others):
             if other in seen:
                 continue
             seen.add(other)
             if len(seen) > _REACH:
                 return False
-            found = syntax(other)
-            if found is None or not writes_nothing(found):
+            found = outline(other)
+            if found is None or not found.writes_nothing:
                 return False
-            todo.append((other, found))
+            todo.append((other, found.imports))
     return True

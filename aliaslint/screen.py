@@ -256,19 +256,27 @@ def budget_error(source: str, filename: str, *, top_level_await: bool = False,
 
 def source_work(source: str, *, top_level_await: bool = False) -> Work:
     """The parse work of source that compiles (none known for what this Python cannot parse)."""
+    tree = python_tree(source, top_level_await=top_level_await)
+    return parse_work(tree) if tree is not None else Work()
+
+
+def python_tree(source: str, filename: str = _NAME, *,
+                top_level_await: bool = False) -> ast.Module | None:
+    """CPython's tree of ``source`` (``ast.parse``), None where it does not parse; its
+    warnings (invalid escapes and the like) are not shown."""
     flags = ast.PyCF_ONLY_AST | (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0)
     collecting = gc.isenabled()
     gc.disable()  # a tree is only made, never freed while it is made: a third faster
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = compile(source, _NAME, "exec", flags, dont_inherit=True)
+            tree: ast.Module = compile(source, filename, "exec", flags, dont_inherit=True)
+            return tree
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return Work()
+        return None
     finally:
         if collecting:
             gc.enable()
-    return parse_work(tree)
 
 
 def _syntax_error(error: SyntaxError, filename: str) -> Diagnostic:

@@ -9,7 +9,6 @@ findings are its own check's), and its function bodies only when something calls
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
 import libcst as cst
@@ -121,11 +120,11 @@ class Imports(Part):
         found = self.state.link.program.module_of(base, self.state.path)
         if found is None or found[1] or not self.state.link.allows(found[0]):
             return {}
-        tree = self.state.link.syntax(found[0])
-        if tree is None:
+        outline = self.state.link.outline(found[0])
+        if outline is None:
             return {}
-        bound = _bound_names(tree.body)
-        listed = _literal_all(tree)
+        bound = outline.bound
+        listed = outline.listed
         names = listed if listed is not None else [n for n in bound if not n.startswith("_")]
         # A name the module imports is the object it imported (`torch` is torch); one it
         # defines is looked up in it when used.
@@ -136,47 +135,3 @@ class Imports(Part):
     def home(self, function: cst.FunctionDef) -> Env:
         """The module environment ``function``'s body sees."""
         return self.state.homes.get(id(function), self.state.top)
-
-
-def _literal_all(module: ast.Module) -> list[str] | None:
-    """The names of a module-level `__all__ = [...]` of string literals, if there is one."""
-    for stmt in module.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == "__all__" and \
-                isinstance(stmt.value, (ast.List, ast.Tuple)):
-            names = [element.value for element in stmt.value.elts
-                     if isinstance(element, ast.Constant) and isinstance(element.value, str)]
-            if len(names) == len(stmt.value.elts):
-                return names
-    return None
-
-
-def _bound_names(body: list[ast.stmt]) -> dict[str, str | None]:
-    """The names a module's top-level statements bind: definitions, classes, imports and
-    plain assignments (also inside top-level `if`/`try` blocks); for a name an absolute
-    import binds, what it imports.  (Read from CPython's tree: listing them needs no
-    libcst parse of the file.)"""
-    names: dict[str, str | None] = {}
-    for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names[stmt.name] = None
-        elif isinstance(stmt, ast.Assign):
-            names.update((t.id, None) for t in stmt.targets if isinstance(t, ast.Name))
-        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and \
-                isinstance(stmt.target, ast.Name):
-            names[stmt.target.id] = None
-        elif isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                short = alias.asname or alias.name.split(".")[0]
-                names[short] = alias.name if alias.asname is not None else short
-        elif isinstance(stmt, ast.ImportFrom) and stmt.names[0].name != "*":
-            origin = None if stmt.level or stmt.module is None else stmt.module
-            for alias in stmt.names:
-                names[alias.asname or alias.name] = None if origin is None else \
-                    f"{origin}.{alias.name}"
-        elif isinstance(stmt, (ast.If, ast.Try)):
-            names.update(_bound_names(stmt.body))
-            for handler in getattr(stmt, "handlers", ()):
-                names.update(_bound_names(handler.body))
-            names.update(_bound_names(stmt.orelse))
-    return names
