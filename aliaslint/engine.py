@@ -182,13 +182,14 @@ def check_source(source: str | bytes, filename: str = "<string>",
         return []
     if link is not None:
         link.converted = converted
-    # The program's loader is told what this screen passed, so that an importer's load of
-    # the file later does not screen it again.
+    # The program's loader may have CPython's tree of this content already (an importer's
+    # star import or quiet proof read it); it is told what this screen passed, so that an
+    # importer's load of the file later does not screen it again.
     loader = link.loader if link is not None and target_version is None else None
     digest = content_hash(source if isinstance(source, bytes) else
                           text.encode("utf-8", "surrogatepass")) if loader else ""
-    tree = None
-    if statements is not None and target_version is None:
+    tree = loader.take_syntax(link.path, digest) if loader and link else None
+    if tree is None and statements is not None and target_version is None:
         tree = statements.syntax(text)  # an edited buffer: only what changed is parsed
     # A syntax error is reported even where no rule could fire.
     screened = screen(text, filename, target_version, tree=tree,

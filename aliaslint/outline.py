@@ -21,7 +21,9 @@ class Outline:
     """What a module's tree tells without running it."""
 
     writes_nothing: bool  # spells no write and no `view` call (quiet.writes_nothing)
-    imports: tuple[Imported, ...]  # each import of the module (quiet.imported)
+    # Each import of the module (quiet.imported), where it writes nothing: the quiet proof
+    # follows no import of a module that writes.
+    imports: tuple[Imported, ...]
     # The names its top-level statements bind; for a name an absolute import binds, what
     # it imports (`from torch import nn` → "torch.nn").
     bound: dict[str, str | None]
@@ -29,7 +31,8 @@ class Outline:
 
 
 def outline(tree: ast.Module) -> Outline:
-    return Outline(writes_nothing(tree), tuple(imported(tree)), _bound_names(tree.body),
+    quiet = writes_nothing(tree)
+    return Outline(quiet, tuple(imported(tree)) if quiet else (), _bound_names(tree.body),
                    _literal_all(tree))
 
 

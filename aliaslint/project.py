@@ -199,6 +199,10 @@ class Loader:
     # path -> (content digest, what CPython's tree of it tells, its size and mtime when read)
     _outlines: dict[str, tuple[str, Outline | None, tuple[int, int] | None]] = \
         field(default_factory=dict)
+    # path -> (content digest, CPython's tree) made for an outline, kept until the file's
+    # screen takes it (a parse saved), no longer: trees kept for every file outlined would
+    # take hundreds of megabytes.
+    _unscreened: dict[str, tuple[str, ast.Module]] = field(default_factory=dict)
     # path -> (content digest, parse budget) of what this process screened of the file (its
     # own check, or a load for an importer): CPython compiles it, and its parse work is
     # within that budget.  Neither screens it again.
@@ -243,13 +247,13 @@ class Loader:
         text = decoded or ""
         module = None
         if decoded is not None:
-            # One parse by CPython screens it, none where the file's own check screened
-            # this content.  (Its tree is not kept: CPython's trees of every file loaded
-            # would outweigh the parse they save.)
-            syntax = None
+            # One parse by CPython screens it, none where `outline` made its tree already,
+            # or where the file's own check screened this content.  (Its tree is not kept:
+            # CPython's trees of every file loaded would outweigh the parse they save.)
+            syntax = self.take_syntax(path, digest)
             passed = self._passed(path, digest)
             if not passed:
-                screened = screen(text, path)
+                screened = screen(text, path, tree=syntax)
                 passed = screened.error is None and \
                     screened.over_budget(text, path, self.parse_budget) is None
                 if passed:
@@ -309,7 +313,17 @@ class Loader:
         if len(self._outlines) >= 4096:
             self._outlines.clear()
         self._outlines[path] = (digest, found, signature)
+        if tree is not None and not self.compiles(path, digest):
+            if len(self._unscreened) >= 1024:
+                self._unscreened.clear()
+            self._unscreened[path] = (digest, tree)
         return found, digest
+
+    def take_syntax(self, path: str, digest: str) -> ast.Module | None:
+        """CPython's tree of the file, where ``outline`` made one of the content with
+        ``digest`` and no screen has taken it yet; it is no longer kept."""
+        kept = self._unscreened.pop(path, None)
+        return kept[1] if kept is not None and kept[0] == digest else None
 
     def share(self, path: str, text: str, converted: bool = False) -> cst.Module | None:
         """The tree this process parsed from exactly ``text`` for ``path``, as another file's
