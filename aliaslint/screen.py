@@ -434,6 +434,9 @@ class _DeepThread:
 
     def _serve(self) -> None:
         self.ident = _thread.get_ident()
+        _roomy(self._loop)
+
+    def _loop(self) -> None:
         while True:
             function, outcome, done = self.requests.get()
             try:
@@ -444,6 +447,23 @@ class _DeepThread:
                 del function
                 done.release()
 
+
+def _roomy(function: Callable[[], T]) -> T:
+    """``function()``, called from a frame that leaves room above it for the frames of a
+    deep analysis (see ``_ROOM``)."""
+    return function()
+
+
+# CPython (3.11 on) keeps a thread's frames on a stack of chunks, 16 kB at first, and unmaps
+# a chunk as soon as the frame that began it returns.  An analysis goes deep and comes back
+# all the time, so one whose depth goes back and forth across a chunk's end mapped and
+# unmapped 16 kB (and faulted its pages in) at each crossing: 47,000 times over timm, a
+# twentieth of a cold check.  A frame that declares ``_ROOM`` slots of value stack takes a
+# chunk of its own, its size rounded up to a power of two (1 MiB here), and the frames it
+# calls use the half it leaves.  (A value stack larger than the code needs is only unused
+# room; before 3.11 the frame is an object of its own, made once per thread.)
+_ROOM = 70_000
+_roomy.__code__ = _roomy.__code__.replace(co_stacksize=_ROOM)
 
 _deep = _DeepThread()
 
