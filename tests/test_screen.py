@@ -12,7 +12,7 @@ import pytest
 from aliaslint import check_source
 from aliaslint.cli import main
 from aliaslint.engine import check_notebook
-from aliaslint.screen import NODE_WORK, PARSE_BUDGET, RUNNING, deeply, parse_work
+from aliaslint.screen import _ROOM, NODE_WORK, PARSE_BUDGET, RUNNING, deeply, parse_work
 
 FINDING = "a = torch.ones(2)\nprint(id(a) == id(a))\n"
 
@@ -340,3 +340,18 @@ def test_a_buffer_whose_statements_all_compiled_before_is_not_compiled_again(mon
     compiled.clear()
     assert screen(_MODEL.replace("2.0", "4.0"), "m.py", statements=known).error is None
     assert compiled == ["str", "Module"]  # the tree, then the one edited statement
+
+
+def test_deep_calls_run_above_a_frame_that_leaves_room_for_deep_analyses():
+    # Frames of a deep analysis then share one large chunk of CPython's frame stack instead
+    # of mapping and unmapping a small one each time their depth crosses a chunk's end.
+    def room_below() -> bool:
+        frame = sys._getframe()
+        while frame is not None:
+            if frame.f_code.co_stacksize >= _ROOM:
+                return True
+            frame = frame.f_back
+        return False
+
+    assert deeply(room_below)
+    assert not room_below()
