@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import os
 from functools import cache
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 if TYPE_CHECKING:
     from aliaslint.outline import Outline
@@ -65,12 +65,31 @@ def writing_names() -> frozenset[str]:
     return frozenset(names)
 
 
+def walk(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of the tree, in no set order: ``ast.walk``, in half its time (a generator
+    per node's fields there)."""
+    node_type = ast.AST
+    stack: list[Any] = [tree]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        node = pop()
+        if not isinstance(node, node_type):
+            continue  # a list's string (`global` names) or None (`**` in a dict display)
+        yield node
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                extend(value)
+            elif isinstance(value, node_type):
+                push(value)
+
+
 def writes_nothing(tree: ast.AST) -> bool:
     """Does the tree spell no write and no `view` call?"""
     names = writing_names()
     load = ast.Load
     node: Any  # each kind read for its own fields (a type test per node, no isinstance)
-    for node in ast.walk(tree):
+    for node in walk(tree):
         kind = type(node)
         if kind is ast.Name:
             if node.id in names:
@@ -106,7 +125,7 @@ Imported = tuple[int, "str | None", tuple[str, ...]]
 def imported(tree: ast.Module) -> list[Imported]:
     """Each import of the module, anywhere in it."""
     found: list[Imported] = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if type(node) is ast.Import:
             found.append((0, None, tuple(alias.name for alias in node.names)))
         elif type(node) is ast.ImportFrom:

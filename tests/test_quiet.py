@@ -84,3 +84,16 @@ def test_a_file_is_quiet_only_if_the_files_it_imports_are(tmp_path, monkeypatch)
         engine.check_buffer(path.read_bytes(), path, name, settings,
                             link=program_link(program, path, settings))
     assert parsed == ["train.py"]
+
+
+def test_the_walk_meets_every_node_ast_walk_does():
+    # `global a, b` keeps strings in a list and `{**d}` a None key: neither is a node.
+    sources = [path.read_bytes() for top in ("aliaslint", "rules", "fixtures", "tests")
+               for path in sorted((ROOT / top).rglob("*.py"))]
+    sources.append(b"def f():\n    global a, b\n    return {**d, 'k': [x async for x in y]}\n")
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue  # the cases of files Python rejects
+        assert sorted(map(id, quiet.walk(tree))) == sorted(map(id, ast.walk(tree)))
