@@ -163,7 +163,8 @@ class State:
         if self.silent:
             # The body of another file's function, run for a summary with this call's
             # values: what happens inside it is reported where the summary is applied.
-            # Calls and references alone say nothing the function's own file does not.
+            # Calls and references alone say nothing the function's own file does not
+            # (where they are made, they are not even built while silent).
             stack = self.summary_stack
             if stack and stack[-1].events is not None and stack[-1].level == self.silent \
                     and not isinstance(event, (Call, Reference)):

@@ -247,7 +247,8 @@ class Expressions(Part):
         value = env.lookup(node.value)
         if isinstance(value, RefValue) and isinstance(value.origin, cst.ImportAlias):
             # A use of a name imported by `from m import name`: each use is a reference.
-            self.state.emit(Reference(node, self.state.stmt, value.qualname))
+            if not self.state.silent:  # dropped while silent (State.emit)
+                self.state.emit(Reference(node, self.state.stmt, value.qualname))
         write = env.flow.stale.pop(node.value, None)
         if write is not None:
             self.state.emit(StaleRead(write.node, write.stmt, write, node.value, node, value,
@@ -285,7 +286,8 @@ class Expressions(Part):
         attr = node.attr.value
         if isinstance(base, RefValue):
             qualname = f"{base.qualname}.{attr}"
-            self.state.emit(Reference(node, self.state.stmt, qualname))
+            if not self.state.silent:  # dropped while silent (State.emit)
+                self.state.emit(Reference(node, self.state.stmt, qualname))
             return RefValue(qualname=qualname, origin=node, importer=base.importer)
         cls = local_class(base)
         if cls is not None:

@@ -174,7 +174,8 @@ class Statements(Part):
                         continue
                     self.assign_name(name, RefValue(qualname=qualname, origin=alias,
                                                     importer=self.state.path), env)
-                    self.state.emit(Reference(alias, self.state.stmt, qualname))
+                    if not self.state.silent:  # dropped while silent (State.emit)
+                        self.state.emit(Reference(alias, self.state.stmt, qualname))
         elif isinstance(small, cst.Del):
             self._forget(small.target, env)
         elif isinstance(small, (cst.Break, cst.Continue)):
