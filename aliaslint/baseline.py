@@ -45,8 +45,9 @@ def fingerprints(diagnostics: Sequence[Diagnostic], source_lines: SourceLines) -
     for d in diagnostics:
         key = "\0".join((d.code, _ROWS.sub(r"\1 N", d.message), _span_code(d, source_lines)))
         seen[d.filename, key] += 1
-        result.append(hashlib.sha256(f"{key}\0{seen[d.filename, key]}".encode())
-                      .hexdigest()[:32])
+        # (A lone surrogate, from bytes no encoding decodes, is hashed as it is.)
+        hashed = f"{key}\0{seen[d.filename, key]}".encode("utf-8", "surrogatepass")
+        result.append(hashlib.sha256(hashed).hexdigest()[:32])
     return result
 
 

@@ -538,7 +538,8 @@ def _gitlab_issues(diagnostics: Sequence[Diagnostic], source_lines: SourceLines)
             lines = {"begin": 1}
         # The baseline's fingerprint (the same wherever the finding's line moves), made
         # unique in the project by the file.
-        fingerprint = hashlib.sha256(f"{path}\0{print_}".encode()).hexdigest()[:32]
+        fingerprint = hashlib.sha256(f"{path}\0{print_}".encode("utf-8", "surrogatepass")
+                                     ).hexdigest()[:32]
         issues.append({
             "description": description,
             "check_name": d.code,

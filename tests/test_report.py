@@ -8,7 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from aliaslint import catalog, check_source, report
@@ -578,6 +578,7 @@ positions = st.builds(P, st.integers(0, 8), st.integers(0, 30))
     lines=st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n"), max_size=20)),
     spans=st.lists(st.tuples(st.sampled_from(["a.py", "b.py"]), positions, positions), min_size=1),
 )
+@example(lines=["", "\ud8000"], spans=[("a.py", P(1, 0), P(2, 0))])  # a lone surrogate
 def test_any_positions_render(lines, spans):
     (filename, start, end), *rest = spans
     diagnostic = Diagnostic(
