@@ -101,8 +101,13 @@ def write_baseline(path: Path, diagnostics: Sequence[Diagnostic], cwd: Path,
          "message": d.message.split("\n", 1)[0]}
         for d, print_ in zip(kept, fingerprints(kept, source_lines))]
     records.sort(key=lambda r: (r["file"], r.get("cell", 0), r["line"], r["code"]))
-    data = (json.dumps({"aliaslint-baseline": FORMAT, "findings": records}, indent=2,
-                       ensure_ascii=False) + "\n").encode()
+    document = {"aliaslint-baseline": FORMAT, "findings": records}
+    try:
+        data = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
+    except UnicodeEncodeError:
+        # A file name of bytes its file system's encoding does not decode (a lone
+        # surrogate): JSON's escapes write it, and read it back the same.
+        data = (json.dumps(document, indent=2) + "\n").encode()
     _write(cwd / path, data)
     return len(records)
 

@@ -2,6 +2,7 @@
 `--baseline`) whose findings stay matched while the code around them moves."""
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -328,3 +329,20 @@ def test_fix_with_a_baseline_reports_only_what_is_new(repo, capsys):
         "src/model.py:13:9: AL101 `h.add_(1)` overwrites `h`, saved for backward by "
         "`self.proj(x).sigmoid()`; backward of the output (line 14) will raise\n"
         "Found 1 finding (0 fixed, 1 remaining).\n")
+
+
+def test_a_file_whose_name_does_not_decode_is_recorded_and_matched(repo, capsys):
+    # A name of bytes the file system's encoding does not decode (Latin-1 `é` on a UTF-8
+    # system): Python holds it with a lone surrogate, which the baseline writes as an escape.
+    source = (repo / "src" / "model.py").read_bytes()
+    try:
+        with open(os.path.join(os.fsencode(repo / "src"), b"caf\xe9.py"), "wb") as out:
+            out.write(source)
+    except OSError:
+        pytest.skip("this file system takes only names of its own encoding")
+    assert main(["check", "--no-cache", "--isolated", "--write-baseline", "baseline.json"]) == 0
+    assert "Recorded 8 findings in baseline.json." in capsys.readouterr().err
+    recorded = json.loads((repo / "baseline.json").read_bytes())["findings"]
+    assert {r["file"] for r in recorded} == {"src/model.py", "src/caf\udce9.py"}
+    assert check(capsys, "--baseline", "baseline.json") == (
+        0, [], "All checks passed! (2 files checked; 8 findings in the baseline left out)")
