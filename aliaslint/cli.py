@@ -577,7 +577,9 @@ def _check_stdin(args, cli: CliOptions, cwd: Path) -> int:
 
 def _report(args, result, source_lines, cwd: Path) -> int:
     diagnostics = result.diagnostics
-    stream = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    # (A file name the file system's encoding does not decode is written as its own bytes.)
+    stream = open(args.output, "w", encoding="utf-8", errors="surrogateescape") \
+        if args.output else sys.stdout
     try:
         with stages.stage("report"):
             color = use_color(args.color, stream)

@@ -14,6 +14,7 @@ after the code in the HTML report.
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from collections import Counter
@@ -692,7 +693,9 @@ def _sarif_artifact(filename: str) -> dict:
     path = PurePath(filename)
     if path.is_absolute():
         return {"uri": Path(filename).as_uri()}
-    return {"uri": quote(path.as_posix()), "uriBaseId": SRCROOT}
+    # The name's own bytes, quoted (as `as_uri` does): a name the file system's encoding
+    # does not decode holds a lone surrogate, which has no UTF-8 of its own.
+    return {"uri": quote(os.fsencode(path.as_posix())), "uriBaseId": SRCROOT}
 
 
 def _sarif_region(location: Position, end_location: Position) -> dict:

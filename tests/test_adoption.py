@@ -346,3 +346,12 @@ def test_a_file_whose_name_does_not_decode_is_recorded_and_matched(repo, capsys)
     assert {r["file"] for r in recorded} == {"src/model.py", "src/caf\udce9.py"}
     assert check(capsys, "--baseline", "baseline.json") == (
         0, [], "All checks passed! (2 files checked; 8 findings in the baseline left out)")
+    # Every report names it (SARIF by its bytes, percent-encoded).
+    for output in ("full", "concise", "json", "sarif", "github", "gitlab", "html"):
+        written = repo / f"report.{output}"
+        assert main(["check", "--no-cache", "--isolated", "--output-format", output,
+                     "--output", str(written)]) == 1
+        assert b"caf" in written.read_bytes(), output
+    sarif = json.loads((repo / "report.sarif").read_bytes())
+    assert {result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for result in sarif["runs"][0]["results"]} == {"src/model.py", "src/caf%E9.py"}
