@@ -16,7 +16,7 @@ from aliaslint.analysis.container_calls import (
     CONTAINER_METHODS,
     MAPPING_COPIES,
     builtin_container)
-from aliaslint.analysis.events import Call, NonContiguousView, Reference, Write
+from aliaslint.analysis.events import NonContiguousView, Write
 from aliaslint.analysis.geometry import (
     COVER_OPS,
     dtype_view,
@@ -132,8 +132,7 @@ class Calls(Part):
                 owner = found  # `Stage.from_config(cfg)`, `Stage` imported from another file
             if isinstance(owner, RefValue):
                 qualname = f"{owner.qualname}.{attr}"
-                if not self.state.silent:  # dropped while silent (State.emit)
-                    self.state.emit(Reference(func, self.state.stmt, qualname))
+                self.state.emit_reference(func, qualname)
                 linked = self.imports.linked(RefValue(qualname=qualname, origin=func,
                                                       importer=owner.importer))
                 if not isinstance(linked, RefValue):
@@ -167,15 +166,13 @@ class Calls(Part):
                 args = [(arg, self.expressions.eval(arg.value, env)) for arg in node.args]
                 result = self.container_calls.container_method(owner, func.value, attr, node, args,
                                                                env)
-                if not self.state.silent:  # dropped while silent (State.emit)
-                    self.state.emit(Call(node, self.state.stmt, None, None, None, result))
+                self.state.emit_call(node, None, None, None, result)
                 return result
             elif isinstance(owner, ClassValue) and owner.info is not None and \
                     owner.info.autograd_function and attr == "apply":
                 args = [(arg, self.expressions.eval(arg.value, env)) for arg in node.args]
                 result = self._apply_function(owner.info, node, args, env)
-                if not self.state.silent:  # dropped while silent (State.emit)
-                    self.state.emit(Call(node, self.state.stmt, None, None, None, result))
+                self.state.emit_call(node, None, None, None, result)
                 return result
             elif isinstance(owner, (ClassValue, SuperValue)):
                 # `Base.forward(self, x)`, `Cls.make(…)`, `super().forward(x)`.
@@ -184,8 +181,7 @@ class Calls(Part):
                 if bound is None:
                     self.autograd.unknown_call(args, env)
                     bound = UNKNOWN
-                if not self.state.silent:  # dropped while silent (State.emit)
-                    self.state.emit(Call(node, self.state.stmt, None, None, None, bound))
+                self.state.emit_call(node, None, None, None, bound)
                 return bound
             elif isinstance(owner, (ModuleValue, ParamsValue, ObjectValue)):
                 receiver, receiver_node = owner, func.value
@@ -218,9 +214,7 @@ class Calls(Part):
             bound = self.dispatch.dispatch(receiver, node.func.attr.value if isinstance(
                 node.func, cst.Attribute) else "", node, args, env)
             if bound is not None:
-                if not self.state.silent:  # dropped while silent (State.emit)
-                    self.state.emit(Call(node, self.state.stmt, qualname, receiver, receiver_node,
-                                         bound))
+                self.state.emit_call(node, qualname, receiver, receiver_node, bound)
                 return bound
         while isinstance(callee, PartialValue) and len(args) < 64:
             # `partial(F.leaky_relu, negative_slope=0.1, inplace=True)(h)`: the function
@@ -233,8 +227,7 @@ class Calls(Part):
         else:
             result = self._call_result(node, qualname, callee, receiver, receiver_node, args,
                                        env)
-        if not self.state.silent:  # dropped while silent (State.emit)
-            self.state.emit(Call(node, self.state.stmt, qualname, receiver, receiver_node, result))
+        self.state.emit_call(node, qualname, receiver, receiver_node, result)
         return result
 
     def _call_result(self, node: cst.Call, qualname: str | None, callee: Value | None,

@@ -10,7 +10,7 @@ from aliaslint.analysis.core import Part, State
 from aliaslint import ops
 from aliaslint.analysis import containers
 from aliaslint.analysis.builders import literal_items, visited_in_order
-from aliaslint.analysis.events import Compare, Reference, StaleRead, Write
+from aliaslint.analysis.events import Compare, StaleRead, Write
 from aliaslint.analysis.geometry import (
     COVER_OPS,
     covers_disjoint,
@@ -247,8 +247,7 @@ class Expressions(Part):
         value = env.lookup(node.value)
         if isinstance(value, RefValue) and isinstance(value.origin, cst.ImportAlias):
             # A use of a name imported by `from m import name`: each use is a reference.
-            if not self.state.silent:  # dropped while silent (State.emit)
-                self.state.emit(Reference(node, self.state.stmt, value.qualname))
+            self.state.emit_reference(node, value.qualname)
         write = env.flow.stale.pop(node.value, None)
         if write is not None:
             self.state.emit(StaleRead(write.node, write.stmt, write, node.value, node, value,
@@ -286,8 +285,7 @@ class Expressions(Part):
         attr = node.attr.value
         if isinstance(base, RefValue):
             qualname = f"{base.qualname}.{attr}"
-            if not self.state.silent:  # dropped while silent (State.emit)
-                self.state.emit(Reference(node, self.state.stmt, qualname))
+            self.state.emit_reference(node, qualname)
             return RefValue(qualname=qualname, origin=node, importer=base.importer)
         cls = local_class(base)
         if cls is not None:

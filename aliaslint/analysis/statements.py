@@ -10,7 +10,7 @@ from aliaslint.analysis import interfaces as api
 from aliaslint.analysis.core import Part
 from aliaslint import ops
 from aliaslint.analysis import containers
-from aliaslint.analysis.events import DataOnTemporary, PackHookWrite, Reference, WriteInputs
+from aliaslint.analysis.events import DataOnTemporary, PackHookWrite, WriteInputs
 from aliaslint.analysis.geometry import index_cover, index_regions, slice_region
 from aliaslint.analysis.scopes import Env, is_self_token
 from aliaslint.analysis.training import AUTOCASTS, UNCHECKED_SAVES
@@ -174,8 +174,7 @@ class Statements(Part):
                         continue
                     self.assign_name(name, RefValue(qualname=qualname, origin=alias,
                                                     importer=self.state.path), env)
-                    if not self.state.silent:  # dropped while silent (State.emit)
-                        self.state.emit(Reference(alias, self.state.stmt, qualname))
+                    self.state.emit_reference(alias, qualname)
         elif isinstance(small, cst.Del):
             self._forget(small.target, env)
         elif isinstance(small, (cst.Break, cst.Continue)):
