@@ -82,7 +82,7 @@ class Autograd(Part):
             self.dirty(token, write, env)
         if target.copied_at is not None and target.copied_at is target_node and \
                 (fill and node is self.state.stmt or discards(self.state.stmt, node)
-                 or isinstance(node, cst.AugAssign)):
+                 or type(node) is cst.AugAssign):
             # `x[idx][m] = v`, a bare `x[mask].add_(1)`: the copy is dropped at once.
             self.state.emit(LostWrite(node, self.state.stmt, write,
                                       self._leading_index(target_node)))
@@ -128,13 +128,13 @@ class Autograd(Part):
 
     def _leading_index(self, copy: cst.CSTNode) -> bool:
         """Is ``copy`` `x[i]` with ``i`` proven one-dimensional (see LostWrite)?"""
-        if not isinstance(copy, cst.Subscript) or len(copy.slice) != 1 or \
-                not isinstance(copy.slice[0].slice, cst.Index):
+        if type(copy) is not cst.Subscript or len(copy.slice) != 1 or \
+                type(copy.slice[0].slice) is not cst.Index:
             return False
         index = copy.slice[0].slice.value
-        if isinstance(index, cst.List):
+        if type(index) is cst.List:
             return bool(index.elements) and all(
-                isinstance(e, cst.Element) and isinstance(e.value, cst.Integer)
+                type(e) is cst.Element and type(e.value) is cst.Integer
                 for e in index.elements)
         value = self.state.index_values.get(id(index))
         return isinstance(value, TensorValue) and value.layout is not None and \
@@ -161,8 +161,7 @@ class Autograd(Part):
     def rebind_tensor(self, node: cst.CSTNode | None, value: TensorValue, env: Env) -> None:
         """A method changed the tensor a name holds in place (`t.requires_grad_()`):
         the name now holds ``value``."""
-        key = node.value if isinstance(node, cst.Name) else attr_key(node) if isinstance(
-            node, cst.Attribute) else None
+        key = node.value if type(node) is cst.Name else attr_key(node) if type(node) is cst.Attribute else None
         if key is not None and key in env.names:
             env.names[key] = value
 

@@ -148,10 +148,10 @@ def dict_view(module: ModuleValue, attr: str, node: cst.CSTNode) -> ContainerVal
 
 def _literal_int(node: cst.BaseExpression) -> int | None:
     """A literal integer index (`0`, `-1`), or None."""
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
         inner = _literal_int(node.expression)
         return -inner if inner is not None else None
-    if isinstance(node, cst.Integer):
+    if type(node) is cst.Integer:
         return int(evaluated(node))
     return None
 
@@ -237,15 +237,15 @@ class Builders(Part):
             return None
         value: Value | None
         if attr in REGISTER_METHODS and isinstance(receiver, ModuleValue) and len(args) == 2 \
-                and not (isinstance(receiver_node, cst.Name) and receiver_node.value == "self"):
+                and not (type(receiver_node) is cst.Name and receiver_node.value == "self"):
             return self._register_child(receiver, receiver_node, name_literal(*args[0]),
                                         args[1][1], env)
         if attr in REGISTER_METHODS and isinstance(receiver, ModuleValue) and \
-                isinstance(receiver_node, cst.Name) and receiver_node.value == "self" and \
+                type(receiver_node) is cst.Name and receiver_node.value == "self" and \
                 len(args) == 2:
             owner, name_arg, value = receiver_node, args[0], args[1][1]
         elif qualname in ("builtins.setattr", "builtins.getattr") and len(args) >= 2 and \
-                isinstance(args[0][0].value, cst.Name) and args[0][0].value.value == "self":
+                type(args[0][0].value) is cst.Name and args[0][0].value.value == "self":
             owner, name_arg = args[0][0].value, args[1]
             value = args[2][1] if qualname == "builtins.setattr" and len(args) == 3 else None
             if qualname == "builtins.getattr":
@@ -307,9 +307,9 @@ class Builders(Part):
         keys = container.module.keys
         if keys is not None:
             # `self.heads["depth"]` of a `ModuleDict`: the module under that key.
-            key = literal_key(index.value) if isinstance(index, cst.Index) else NO_KEY
+            key = literal_key(index.value) if type(index) is cst.Index else NO_KEY
             return children[keys.index(key)] if key in keys else None
-        if isinstance(index, cst.Index):
+        if type(index) is cst.Index:
             # A literal, or an int a loop over a literal range binds (`features[i]`).
             held = self.state.index_values.get(id(index.value))
             at = held.literal if isinstance(held, ConstValue) and \
@@ -317,7 +317,7 @@ class Builders(Part):
             return children[at] if at is not None and -len(children) <= at < len(children) \
                 else None
         spec = container.module.spec
-        if spec is None or "Sequential" not in spec.name or not isinstance(index, cst.Slice):
+        if spec is None or "Sequential" not in spec.name or type(index) is not cst.Slice:
             return None
         parts = (index.lower, index.upper, index.step)
         bounds = [_literal_int(part) if part is not None else None for part in parts]

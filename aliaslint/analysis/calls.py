@@ -114,7 +114,7 @@ class Calls(Part):
         qualname = None
         callee: Value | None = None
         dispatched = False  # `obj.f(...)` runs a method of the file's classes
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             attr = func.attr.value
             method = ops.method(attr) if attr.endswith("_") else None
             owner = self.statements.eval_target(func.value, env) if method is not None and \
@@ -211,8 +211,7 @@ class Calls(Part):
         for arg, value in args[:-1]:
             self.expressions.read_at_the_op(arg.value, value, env)
         if dispatched and receiver is not None:
-            bound = self.dispatch.dispatch(receiver, node.func.attr.value if isinstance(
-                node.func, cst.Attribute) else "", node, args, env)
+            bound = self.dispatch.dispatch(receiver, node.func.attr.value if type(node.func) is cst.Attribute else "", node, args, env)
             if bound is not None:
                 self.state.emit_call(node, qualname, receiver, receiver_node, bound)
                 return bound
@@ -237,7 +236,7 @@ class Calls(Part):
         keywords: Keywords = {arg.keyword.value: (value, arg.value) for arg, value in args
                               if arg.keyword is not None}
         # A method's name (the receiver is set only for `x.method(...)`).
-        attr = node.func.attr.value if isinstance(node.func, cst.Attribute) else ""
+        attr = node.func.attr.value if type(node.func) is cst.Attribute else ""
         built = self.builders.named_submodule(node, qualname, attr, receiver, receiver_node, args,
                                               env)
         if built is None and isinstance(receiver, ContainerValue):
@@ -560,8 +559,7 @@ class Calls(Part):
                                if key != "out" and isinstance(v, TensorValue))
                 result = self.autograd.write(target, out, node, None, env, fill=True,
                                              inputs=inputs,
-                                             region=slice_region(out) if isinstance(
-                                         out, cst.Subscript) and slice_region(out) else None)
+                                             region=slice_region(out) if type(out) is cst.Subscript and slice_region(out) else None)
                 result = self.autograd.record_saves(op, bound, result, node, env, nodes)
                 self.autograd.absorb(target, result, env)
                 return result
@@ -747,7 +745,7 @@ class Calls(Part):
             return UNKNOWN
         if to_numpy:
             if isinstance(source, TensorValue) and source.maybe_of is not None and \
-                    isinstance(source.origin, cst.Call) and \
+                    type(source.origin) is cst.Call and \
                     _method_name(source.origin) == "cpu":
                 # `t.cpu().numpy()`: `.cpu()` returns t itself when t is on the CPU already,
                 # which the code does not prove.
@@ -759,7 +757,7 @@ class Calls(Part):
                               dtype=source.dtype)
         if isinstance(source, TensorValue):
             return source  # as_tensor(t) with nothing to convert is t itself
-        if source.kind is Kind.UNKNOWN and isinstance(source_node, cst.Name) \
+        if source.kind is Kind.UNKNOWN and type(source_node) is cst.Name \
                 and short_name(op.name) == "torch.from_numpy":
             # from_numpy accepts only an ndarray: the name holds one from here on.
             source = ArrayValue(origin=source_node, storage=("alloc", id(source_node)))
@@ -815,12 +813,12 @@ def _flag_argument(node: cst.Call, keyword: str) -> bool | None:
 
 def _method_name(call: cst.Call) -> str | None:
     """`cpu` for `t.cpu()`."""
-    return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+    return call.func.attr.value if type(call.func) is cst.Attribute else None
 
 
 def _spells(func: cst.BaseExpression, op: ops.Op) -> bool:
     """Does the called expression name the op itself (`torch.relu_`, `x.relu_`, `F.relu_`),
     rather than a value that holds it (`self.act`, a parameter)?"""
-    name = func.attr.value if isinstance(func, cst.Attribute) else \
-        func.value if isinstance(func, cst.Name) else None
+    name = func.attr.value if type(func) is cst.Attribute else \
+        func.value if type(func) is cst.Name else None
     return name == op.name.rsplit(".", 1)[-1]

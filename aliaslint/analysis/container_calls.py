@@ -145,7 +145,7 @@ class ContainerCalls(Part):
     def _rebind_container(self, node: cst.BaseExpression, value: ContainerValue,
                           env: Env) -> None:
         """The container named by ``node`` now holds ``value``'s elements."""
-        if isinstance(node, cst.Name) or attr_key(node) is not None:
+        if type(node) is cst.Name or attr_key(node) is not None:
             self.statements.bind(node, value, env, evaluate_base=False)
 
 

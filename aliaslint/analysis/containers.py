@@ -33,12 +33,12 @@ NO_KEY = object()
 
 def literal_key(node: cst.BaseExpression | None) -> object:
     """The value of a string, int or negative int literal; NO_KEY otherwise."""
-    if isinstance(node, cst.Integer):
+    if type(node) is cst.Integer:
         return int(node.value, 0)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
-            isinstance(node.expression, cst.Integer):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and \
+            type(node.expression) is cst.Integer:
         return -int(node.expression.value, 0)
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         try:
             return evaluated(node)
         except Exception:  # an escape libcst cannot evaluate: not a key we know
@@ -126,7 +126,7 @@ def appended(container: ContainerValue, values: tuple[Value, ...], origin: cst.C
 def sliced(container: ContainerValue, node: cst.Subscript) -> ContainerValue:
     """`c[a:b]`: a new list of the same elements."""
     index = node.slice[0].slice if len(node.slice) == 1 else None
-    if isinstance(index, cst.Slice) and container.items is not None and \
+    if type(index) is cst.Slice and container.items is not None and \
             container.keys is None and not container.mapping:
         bounds = []
         for bound in (index.lower, index.upper, index.step):
@@ -303,15 +303,15 @@ def aligned_index(node: cst.For) -> tuple[str, str] | None:
     `for i in range(len(feats))`, `for i, f in enumerate(feats)`; the container a name or
     `self.<attr>`."""
     target, iterable = node.target, node.iter
-    if not isinstance(iterable, cst.Call) or not isinstance(iterable.func, cst.Name) or \
+    if type(iterable) is not cst.Call or type(iterable.func) is not cst.Name or \
             len(iterable.args) != 1:
         return None
     argument = iterable.args[0].value
-    if iterable.func.value == "enumerate" and isinstance(target, cst.Tuple) and \
-            target.elements and isinstance(target.elements[0].value, cst.Name):
+    if iterable.func.value == "enumerate" and type(target) is cst.Tuple and \
+            target.elements and type(target.elements[0].value) is cst.Name:
         index, container = target.elements[0].value.value, argument
-    elif iterable.func.value == "range" and isinstance(target, cst.Name) and \
-            isinstance(argument, cst.Call) and isinstance(argument.func, cst.Name) and \
+    elif iterable.func.value == "range" and type(target) is cst.Name and \
+            type(argument) is cst.Call and type(argument.func) is cst.Name and \
             argument.func.value == "len" and len(argument.args) == 1:
         index, container = target.value, argument.args[0].value
     else:

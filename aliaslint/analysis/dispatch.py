@@ -64,9 +64,9 @@ def binding(function: cst.FunctionDef) -> str:
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         head = _dotted(node.value)
         return None if head is None else f"{head}.{node.attr.value}"
     return None
@@ -168,7 +168,7 @@ def taken_at(cls: ClassInfo, key: str) -> cst.BaseExpression | None:
         if init is None:
             continue
         for node in walk(init):
-            if isinstance(node, cst.Assign) and any(
+            if type(node) is cst.Assign and any(
                     attr_key(target.target) == key for target in node.targets):
                 return node.value
     return None

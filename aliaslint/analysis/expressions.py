@@ -133,15 +133,15 @@ class Expressions(Part):
         (`m.diagonal(1)`, `x[1::2]`, `torch.narrow(x, 0, 2, 2)`): the read of the name waits
         until the view says which elements it reaches (see _settle)."""
         base: cst.BaseExpression | None = None
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             base = node.value
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute and \
                 node.func.attr.value in COVER_OPS:
             receiver = node.func.value  # `m.diagonal(1)`, else `torch.diagonal(m, 1)`
-            base = receiver if isinstance(receiver, cst.Name) and \
+            base = receiver if type(receiver) is cst.Name and \
                 receiver.value in env.flow.stale else \
                 node.args[0].value if node.args and node.args[0].keyword is None else None
-        if not isinstance(base, cst.Name) or base.value not in env.flow.stale:
+        if type(base) is not cst.Name or base.value not in env.flow.stale:
             return None
         return (base, env.flow.stale.pop(base.value))
 
@@ -164,7 +164,7 @@ class Expressions(Part):
         return UNKNOWN
 
     def literal(self, node: cst.BaseExpression, env: Env) -> Value:
-        return INT if isinstance(node, cst.Integer) else OTHER
+        return INT if type(node) is cst.Integer else OTHER
 
     def boolean(self, node: cst.BooleanOperation, env: Env) -> Value:
         self.eval(node.left, env)
@@ -181,11 +181,11 @@ class Expressions(Part):
         # a name `add_module` or `getattr` takes.
         text: list[str] | None = []
         for part in node.parts:
-            if isinstance(part, cst.FormattedStringExpression):
+            if type(part) is cst.FormattedStringExpression:
                 value = self.eval(part.expression, env)
                 if part.format_spec:
                     for spec in part.format_spec:
-                        if isinstance(spec, cst.FormattedStringExpression):
+                        if type(spec) is cst.FormattedStringExpression:
                             self.eval(spec.expression, env)
                 if text is not None and isinstance(value, ConstValue) and \
                         type(value.literal) in (int, str) and not part.format_spec and \
@@ -193,7 +193,7 @@ class Expressions(Part):
                     text.append(str(value.literal))
                 else:
                     text = None
-            elif text is not None and isinstance(part, cst.FormattedStringText):
+            elif text is not None and type(part) is cst.FormattedStringText:
                 text.append(part.value)
         return ConstValue(origin=node, literal="".join(text)) if text is not None and \
             "{" not in "".join(text) and "}" not in "".join(text) and "\\" not in "".join(text) \
@@ -211,7 +211,7 @@ class Expressions(Part):
         items: list[Value] = []
         known = True
         for element in node.elements:
-            if isinstance(element, cst.DictElement):
+            if type(element) is cst.DictElement:
                 self.eval(element.key, env)
                 value = self.eval(element.value, env)
                 key = containers.literal_key(element.key)
@@ -245,7 +245,7 @@ class Expressions(Part):
             return TRUE_VALUE if node.value == "True" else FALSE_VALUE if \
                 node.value == "False" else OTHER
         value = env.lookup(node.value)
-        if isinstance(value, RefValue) and isinstance(value.origin, cst.ImportAlias):
+        if isinstance(value, RefValue) and type(value.origin) is cst.ImportAlias:
             # A use of a name imported by `from m import name`: each use is a reference.
             self.state.emit_reference(node, value.qualname)
         write = env.flow.stale.pop(node.value, None)
@@ -330,7 +330,7 @@ class Expressions(Part):
         `self.model`), so it is a snapshot only where the statement sets it against the
         module itself (`torch.equal(ema.module.weight, model.weight)`); the snapshot is
         where `__init__` took it."""
-        if not (env.flow.stale and isinstance(node.value, cst.Name)):
+        if not (env.flow.stale and type(node.value) is cst.Name):
             return
         key = f"{node.value.value}.{node.attr.value}"
         write = env.flow.stale.pop(key, None)
@@ -453,12 +453,12 @@ class Expressions(Part):
         # A string stays that literal (`["cls", "depth"]`): a comprehension over the list
         # binds each, and a factory given one picks the branch it names.
         values = [ConstValue(origin=element.value, literal=evaluated(element.value))
-                  if isinstance(element.value, cst.SimpleString) else value
+                  if type(element.value) is cst.SimpleString else value
                   for element, value in zip(node.elements, values)]
-        if any(isinstance(element, cst.StarredElement) for element in node.elements):
+        if any(type(element) is cst.StarredElement for element in node.elements):
             spliced: list[Value] = []
             for element, value in zip(node.elements, values):
-                if not isinstance(element, cst.StarredElement):
+                if type(element) is not cst.StarredElement:
                     spliced.append(value)
                 elif isinstance(value, ContainerValue) and value.items is not None and \
                         not value.mapping:
@@ -499,13 +499,13 @@ class Expressions(Part):
         left = self.eval(node.left, env)
         right = self.eval(node.right, env)
         self.read_at_the_op(node.left, left, env)
-        if isinstance(node.operator, cst.Multiply) and Kind.TENSOR not in (left.kind, right.kind):
+        if type(node.operator) is cst.Multiply and Kind.TENSOR not in (left.kind, right.kind):
             # `[t] * n` / `n * [t]`: n references to one object.
             for container, count in ((left, node.right), (right, node.left)):
                 if isinstance(container, ContainerValue) and container.each is not None \
                         and isinstance(count, (cst.Name, cst.Integer, cst.Attribute, cst.Call)):
                     return replace(container, replicated=node, origin=node, items=None)
-        if isinstance(node.operator, cst.Add):
+        if type(node.operator) is cst.Add:
             joined = self.builders.concat_modules(left, right, node)  # `trunk + [nn.ReLU()]`
             if joined is not None:
                 return joined
@@ -542,7 +542,7 @@ class Expressions(Part):
 
     def unary(self, node: cst.UnaryOperation, env: Env) -> Value:
         operand = self.eval(node.expression, env)
-        if isinstance(node.operator, cst.Not):
+        if type(node.operator) is cst.Not:
             return OTHER
         if is_int(operand) and isinstance(node.operator, (cst.Minus, cst.Plus, cst.BitInvert)):
             return INT
@@ -557,7 +557,7 @@ class Expressions(Part):
         self.slices(node, env)
         self.state.subscript_bases[id(node)] = base
         if isinstance(base, ArrayValue) and base.storage is not None and self._basic(node) and (
-                self.state.rewriting or any(isinstance(e.slice, cst.Slice) for e in node.slice)):
+                self.state.rewriting or any(type(e.slice) is cst.Slice for e in node.slice)):
             # NumPy's basic indexing makes a view; a slice always gives an array, and so does
             # an index whose result is written into (`buffer[0][1] = v`).
             return replace(base, origin=node)
@@ -575,12 +575,11 @@ class Expressions(Part):
                 return base.module.element  # `self.blocks[i]`
             children = base.module.children if isinstance(base, ModuleValue) else None
             position = literal_int(node.slice[0].slice.value) if children and len(
-                node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) else None
+                node.slice) == 1 and type(node.slice[0].slice) is cst.Index else None
             if children and position is not None and -len(children) <= position < len(children):
                 return children[position]  # `block[1]` of `nn.Sequential(a, b)`
             if base == SHAPE:
-                return INT if self._basic(node) and len(node.slice) == 1 and isinstance(
-                    node.slice[0].slice, cst.Index) else OTHER
+                return INT if self._basic(node) and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index else OTHER
             return UNKNOWN
         if self._basic(node):
             layout = index_layout(base.layout, node) if base.layout is not None else None
@@ -619,9 +618,9 @@ class Expressions(Part):
         if len(node.slice) != 1:
             return UNKNOWN
         index = node.slice[0].slice
-        if isinstance(index, cst.Slice):
+        if type(index) is cst.Slice:
             return containers.sliced(base, node) if not base.mapping else UNKNOWN
-        if not isinstance(index, cst.Index):
+        if type(index) is not cst.Index:
             return UNKNOWN
         key = containers.literal_key(index.value)
         found = containers.item(base, key) if base.replicated is None else None
@@ -637,7 +636,7 @@ class Expressions(Part):
         if element is None:
             return UNKNOWN
         container_key = name_key(node.value)
-        if isinstance(index.value, cst.Name) and container_key is not None and \
+        if type(index.value) is cst.Name and container_key is not None and \
                 (index.value.value, container_key) in self.state.aligned:
             return element  # `feats[i]` in `for i in range(len(feats))`: each element in turn
         if base.items is None and not base.mapping and isinstance(element, TensorValue) and \
@@ -653,7 +652,7 @@ class Expressions(Part):
             return True
         for element in node.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and not basic_index_element(index.value) and \
+            if type(index) is cst.Index and not basic_index_element(index.value) and \
                     not is_int(self.state.index_values.get(id(index.value), UNKNOWN)):
                 return False
         return True
@@ -662,7 +661,7 @@ class Expressions(Part):
         """Indexing with a list, a tensor or a mask: always a copy."""
         for element in node.slice:
             index = element.slice
-            if isinstance(index, cst.Index):
+            if type(index) is cst.Index:
                 value = index.value
                 if isinstance(value, (cst.List, cst.Comparison)):
                     return True
@@ -673,9 +672,9 @@ class Expressions(Part):
     def slices(self, node: cst.Subscript, env: Env) -> None:
         for element in node.slice:
             index = element.slice
-            if isinstance(index, cst.Index):
+            if type(index) is cst.Index:
                 self.state.index_values[id(index.value)] = self.eval(index.value, env)
-            elif isinstance(index, cst.Slice):
+            elif type(index) is cst.Slice:
                 for bound in (index.lower, index.upper, index.step):
                     if bound is not None:
                         self.eval(bound, env)
@@ -729,28 +728,28 @@ class Expressions(Part):
         else:
             element = self.eval(node.elt, inner)
         if isinstance(first, ParamsValue) and first.kind is not Kind.OPTIMIZER and \
-                first.params and not isinstance(node, cst.GeneratorExp) and \
+                first.params and type(node) is not cst.GeneratorExp and \
                 node.for_in.inner_for_in is None and \
                 yields_loop_element(node.value if isinstance(node, cst.DictComp) else node.elt,
                                     node.for_in.target):
             # `{k: v for k, v in model.state_dict().items()}`, `[p.detach() for p in
             # model.parameters()]`: the parameters themselves, collected as `list(...)` does.
             return ParamsValue(Kind.OTHER, origin=node, params=first.params, snapshot=node)
-        if isinstance(node, cst.DictComp):
+        if type(node) is cst.DictComp:
             # `{name: torch.sigmoid(...) for name in levels}`: some value, one value.
             return ContainerValue(origin=node, each=element, mapping=True) \
                 if isinstance(element, (TensorValue, ContainerValue)) else OTHER
         if isinstance(element, ModuleValue) and isinstance(node, (cst.ListComp, cst.GeneratorExp)):
             return ContainerValue(origin=node, each=element)  # ModuleList([... for ...])
         if isinstance(element, TensorValue) and element.via == "view" and \
-                element.storage is not None and isinstance(node, cst.ListComp):
+                element.storage is not None and type(node) is cst.ListComp:
             # `[frames[i] for i in range(n)]`: every element is a view of the same base.
             return ContainerValue(origin=node, each=element)
         if isinstance(element, (TensorValue, ContainerValue)) and \
-                not isinstance(node, cst.SetComp):
+                type(node) is not cst.SetComp:
             # `[torch.softmax(g(x), -1) for g in self.gates]`: some element, one value.
             return ContainerValue(origin=node, each=element)
-        return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN
+        return OTHER if type(node) is not cst.GeneratorExp else UNKNOWN
 
     def _unrolled_comprehension(self, node: cst.ListComp | cst.GeneratorExp | cst.DictComp,
                                 elements: tuple[Value, ...], env: Env) -> Value:
@@ -774,7 +773,7 @@ class Expressions(Part):
                     values.append(self.eval(node.elt, inner))
             finally:
                 self.state.unroll_place = outer_place
-        mapping = isinstance(node, cst.DictComp)
+        mapping = type(node) is cst.DictComp
         if values and all(isinstance(value, ModuleValue) for value in values):
             # Modules, for a container to hold in order (by literal key for a ModuleDict).
             literals = [key.literal for key in keys if isinstance(key, ConstValue)
@@ -793,7 +792,7 @@ class Expressions(Part):
             graph = frozenset().union(*(v.graph for v in values if isinstance(v, TensorValue)))
             return ContainerValue(origin=node, each=replace(first, graph=graph),
                                   mapping=mapping)
-        return OTHER if not isinstance(node, cst.GeneratorExp) else UNKNOWN
+        return OTHER if type(node) is not cst.GeneratorExp else UNKNOWN
 
     def annotation(self, annotation: cst.Annotation, env: Env) -> Value:
         """The kind an annotation declares (as pyright reads it): a tensor for `Tensor`
@@ -831,12 +830,11 @@ class Expressions(Part):
 def _item(container: ContainerValue, node: cst.Subscript) -> Value | None:
     """`pair[0]`, `cache[-1]`: the element a literal int picks from a display's items."""
     if container.items is None or len(node.slice) != 1 or \
-            not isinstance(node.slice[0].slice, cst.Index):
+            type(node.slice[0].slice) is not cst.Index:
         return None
     index = node.slice[0].slice.value
-    digits = index.expression if isinstance(index, cst.UnaryOperation) and isinstance(
-        index.operator, cst.Minus) else index
-    if not isinstance(digits, cst.Integer):
+    digits = index.expression if type(index) is cst.UnaryOperation and type(index.operator) is cst.Minus else index
+    if type(digits) is not cst.Integer:
         return None
     position = int(evaluated(digits)) * (-1 if digits is not index else 1)
     if not -len(container.items) <= position < len(container.items):
@@ -851,12 +849,12 @@ _SEQUENCES = frozenset({"list", "List", "Sequence", "MutableSequence", "Iterable
 
 def _element_annotation(node: cst.BaseExpression) -> cst.BaseExpression | None:
     """`T` of `list[T]`, `Sequence[T]`, `tuple[T, ...]`."""
-    if not isinstance(node, cst.Subscript) or type_name(node.value) not in _SEQUENCES:
+    if type(node) is not cst.Subscript or type_name(node.value) not in _SEQUENCES:
         return None
-    types = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+    types = [e.slice.value for e in node.slice if type(e.slice) is cst.Index]
     if len(types) == 1 and type_name(node.value) not in ("tuple", "Tuple"):
         return types[0]
-    if len(types) == 2 and isinstance(types[1], cst.Ellipsis):
+    if len(types) == 2 and type(types[1]) is cst.Ellipsis:
         return types[0]
     return None
 
@@ -869,7 +867,7 @@ def _writes_values_only(write: Write) -> bool:
     node = write.defined_at or write.node
     if isinstance(node, (cst.AugAssign, cst.Assign)):
         return True
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+    if type(node) is cst.Call and type(node.func) is cst.Attribute:
         op = ops.method(node.func.attr.value)
         return op is not None and op.kind == "inplace" and not op.metadata_only
     return False

@@ -79,7 +79,7 @@ class Factories(Part):
             ends = [literal_int(p) for p in positional]
             if len(positional) <= 3 and None not in ends:
                 shape = (len(range(*[e for e in ends if e is not None])),)
-            elif len(positional) == 1 and isinstance(positional[0], cst.Float):
+            elif len(positional) == 1 and type(positional[0]) is cst.Float:
                 shape = (max(0, ceil(float(positional[0].value))),)
         if "dtype" in keywords:
             return shape, self.dtype_argument(keywords)

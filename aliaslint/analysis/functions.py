@@ -44,11 +44,11 @@ def _manual_optimization(node: cst.ClassDef) -> bool:
     mentions it does not make the module's steps manual.)"""
     value: cst.CSTNode | None
     for inner in walk_code(node):
-        if isinstance(inner, cst.Assign):
+        if type(inner) is cst.Assign:
             value, targets = inner.value, [target.target for target in inner.targets]
-        elif isinstance(inner, cst.AnnAssign):
+        elif type(inner) is cst.AnnAssign:
             value, targets = inner.value, [inner.target]
-        elif isinstance(inner, cst.Arg):
+        elif type(inner) is cst.Arg:
             if inner.keyword is not None and inner.keyword.value == _MANUAL and \
                     is_literal(inner.value, "False"):
                 return True
@@ -56,8 +56,8 @@ def _manual_optimization(node: cst.ClassDef) -> bool:
         else:
             continue
         if is_literal(value, "False") and any(
-                isinstance(target, cst.Name) and target.value == _MANUAL or
-                isinstance(target, cst.Attribute) and target.attr.value == _MANUAL
+                type(target) is cst.Name and target.value == _MANUAL or
+                type(target) is cst.Attribute and target.attr.value == _MANUAL
                 for target in targets):
             return True
     return False
@@ -288,9 +288,9 @@ class Functions(Part):
         self.state.loops, self.state.loop_cache, self.state.loop_events = [], None, None
         try:
             body = node.body
-            if isinstance(body, cst.IndentedBlock):
+            if type(body) is cst.IndentedBlock:
                 self.statements.block(body.body, env)
-            elif isinstance(body, cst.SimpleStatementSuite):  # `def f(x): return x`
+            elif type(body) is cst.SimpleStatementSuite:  # `def f(x): return x`
                 self.state.stmt = body
                 for small in body.body:
                     self.statements.small(small, env)
@@ -440,15 +440,15 @@ class Functions(Part):
         if lightning and not _manual_optimization(node):
             self.state.lightning_steps.update(
                 id(stmt) for stmt in node.body.body
-                if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "training_step")
+                if type(stmt) is cst.FunctionDef and stmt.name.value == "training_step")
         class_env = Env(env)
         # __init__ first: the other methods need to know the attributes it sets.
         methods = sorted(
-            (stmt for stmt in node.body.body if isinstance(stmt, cst.FunctionDef)),
+            (stmt for stmt in node.body.body if type(stmt) is cst.FunctionDef),
             key=lambda f: f.name.value != "__init__",
         )
         for stmt in node.body.body:
-            if not isinstance(stmt, cst.FunctionDef):
+            if type(stmt) is not cst.FunctionDef:
                 self.statements.statement(stmt, class_env)
         cls.class_names = frozenset(class_env.names)
         for stmt in methods:

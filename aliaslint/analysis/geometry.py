@@ -59,11 +59,10 @@ def view_fails(layout_op: tuple | None, args: Args) -> bool:
     if moved <= {0, 1}:
         return False
     last = positional[-1]
-    flatten_rest = len(positional) == 2 and isinstance(last, cst.UnaryOperation) and \
-        isinstance(last.operator, cst.Minus) and isinstance(last.expression, cst.Integer) \
+    flatten_rest = len(positional) == 2 and type(last) is cst.UnaryOperation and \
+        type(last.operator) is cst.Minus and type(last.expression) is cst.Integer \
         and last.expression.value == "1"
-    merged_last = isinstance(last, cst.BinaryOperation) and isinstance(
-        last.operator, cst.Multiply)
+    merged_last = type(last) is cst.BinaryOperation and type(last.operator) is cst.Multiply
     return flatten_all or flatten_rest or merged_last
 
 
@@ -71,10 +70,10 @@ def _bound(node: cst.BaseExpression | None) -> tuple[int, int] | None:
     """A slice bound as (k, c), meaning k·n + c for a dim of unknown size n."""
     if node is None:
         return None
-    if isinstance(node, cst.Integer):
+    if type(node) is cst.Integer:
         return (0, int(node.value, 0))
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
-            and isinstance(node.expression, cst.Integer):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus \
+            and type(node.expression) is cst.Integer:
         return (1, -int(node.expression.value, 0))
     raise ValueError
 
@@ -82,10 +81,10 @@ def _bound(node: cst.BaseExpression | None) -> tuple[int, int] | None:
 def slice_region(node: cst.CSTNode | None) -> tuple | None:
     """The part of dim 0 a subscript `x[a:b]` covers, as ((k, c), (k, c)) bounds;
     None when it is not one step-1 slice with literal (or absent) bounds."""
-    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+    if type(node) is not cst.Subscript or len(node.slice) != 1:
         return None
     index = node.slice[0].slice
-    if not isinstance(index, cst.Slice) or index.step is not None:
+    if type(index) is not cst.Slice or index.step is not None:
         return None
     try:
         lower = _bound(index.lower) or (0, 0)
@@ -111,12 +110,12 @@ def index_regions(node: cst.CSTNode | None) -> tuple | None:
     """The part of each dim a basic index `x[a:b, i]` covers, as slice_region's bounds; a
     dim whose part is not a literal is "?".  None when the index is not a literal basic
     index one can align with the dims (an ellipsis before the last place, a step)."""
-    if not isinstance(node, cst.Subscript):
+    if type(node) is not cst.Subscript:
         return None
     regions: list = []
     for position, element in enumerate(node.slice):
         index = element.slice
-        if isinstance(index, cst.Slice):
+        if type(index) is cst.Slice:
             if index.step is not None:
                 regions.append("?")
                 continue
@@ -125,14 +124,14 @@ def index_regions(node: cst.CSTNode | None) -> tuple | None:
             except ValueError:
                 regions.append("?")
             continue
-        if not isinstance(index, cst.Index):
+        if type(index) is not cst.Index:
             return None
         value = index.value
-        if isinstance(value, cst.Ellipsis):
+        if type(value) is cst.Ellipsis:
             if position != len(node.slice) - 1:
                 return None
             break
-        if isinstance(value, cst.Name) and value.value == "None":
+        if type(value) is cst.Name and value.value == "None":
             continue
         try:
             low = _bound(value)
@@ -188,14 +187,14 @@ def _place(index: cst.BaseSlice, dim: int) -> tuple | None:
     """The constraint one literal place of a basic index puts on ``dim``; None when the
     place is not a literal int or a slice with literal bounds and step."""
     try:
-        if isinstance(index, cst.Slice):
+        if type(index) is cst.Slice:
             step = literal_int(index.step) if index.step is not None else 1
             lower = _bound(index.lower) or (0, 0)
             upper = _bound(index.upper) or (1, 0)
             if step is None or step <= 0 or step > 1 and lower[0] != 0:
                 return None  # the residue of an end-relative start depends on the size
             return ("range", dim, lower, upper, step)
-        point = _bound(index.value) if isinstance(index, cst.Index) else None
+        point = _bound(index.value) if type(index) is cst.Index else None
     except ValueError:
         return None
     if point is None:
@@ -214,7 +213,7 @@ def index_cover(node: cst.Subscript) -> tuple[tuple, bool]:
     every element they allow (geometry.covers_tile needs that), not only some of them."""
     places = [element.slice for element in node.slice]
     ellipsis = next((position for position, index in enumerate(places)
-                     if isinstance(index, cst.Index) and isinstance(index.value, cst.Ellipsis)),
+                     if type(index) is cst.Index and type(index.value) is cst.Ellipsis),
                     None)
     head = places if ellipsis is None else places[:ellipsis]
     tail = [] if ellipsis is None else places[ellipsis + 1:]

@@ -95,8 +95,8 @@ class _Part:
         self.classes.setdefault(node.name.value, []).append(node)
         for base in node.bases:
             value = base.value
-            name = value.value if isinstance(value, cst.Name) else value.attr.value \
-                if isinstance(value, cst.Attribute) else None
+            name = value.value if type(value) is cst.Name else value.attr.value \
+                if type(value) is cst.Attribute else None
             if name is not None:
                 self.subclassed.add(name)
 

@@ -93,7 +93,7 @@ def unrolled_layers(iterable: Value, node: cst.For) -> tuple[Value, ...] | None:
         return tuple(ContainerValue(origin=node, items=(OTHER, member)) if named else member
                      for member in one.module.members)
     elements = visited_in_order(iterable)
-    if elements is None or not isinstance(node.target, cst.Name) and not (
+    if elements is None or type(node.target) is not cst.Name and not (
             isinstance(node.target, (cst.Tuple, cst.List)) and
             all(isinstance(element, ContainerValue) for element in elements)):
         return None
@@ -105,10 +105,10 @@ def registers_by_name(body: cst.BaseSuite) -> bool:
     `register_module`, `setattr`, `getattr`)?  Which module each name holds, and the order
     they run in, is one per iteration: no join of iterations says it."""
     for found in walk(body):
-        if isinstance(found, cst.Call) and (
-                isinstance(found.func, cst.Attribute) and
+        if type(found) is cst.Call and (
+                type(found.func) is cst.Attribute and
                 found.func.attr.value in REGISTER_METHODS or
-                isinstance(found.func, cst.Name) and found.func.value in ("getattr", "setattr")):
+                type(found.func) is cst.Name and found.func.value in ("getattr", "setattr")):
             return True
     return False
 
@@ -118,14 +118,14 @@ def literal_elements(iterable: Value, node: cst.For, env: Env) -> tuple[Value, .
     `for name in ("res2", "res3")` (a display of literals, also one held by a name or an
     attribute) binds, in order, each a literal; None for another iterable or more than
     ``UNROLL_LAYERS`` elements."""
-    if not isinstance(iterable, ContainerValue) or not isinstance(node.target, cst.Name):
+    if not isinstance(iterable, ContainerValue) or type(node.target) is not cst.Name:
         return None
     origin = iterable.origin
     if origin is None:
         return None
     found: list[object] = []
-    if origin is node.iter and isinstance(origin, cst.Call) and \
-            isinstance(origin.func, cst.Name) and origin.func.value == "range" and \
+    if origin is node.iter and type(origin) is cst.Call and \
+            type(origin.func) is cst.Name and origin.func.value == "range" and \
             iterable.each == INT:
         bounds = [_int_argument(arg, env) for arg in origin.args]
         if not 1 <= len(bounds) <= 3 or None in bounds or bounds[-1] == 0 and len(bounds) == 3:
@@ -133,7 +133,7 @@ def literal_elements(iterable: Value, node: cst.For, env: Env) -> tuple[Value, .
         found.extend(range(*(b for b in bounds if b is not None))[:UNROLL_LAYERS + 1])
     elif isinstance(origin, (cst.List, cst.Tuple)) and iterable.items is not None and \
             len(iterable.items) == len(origin.elements):
-        found = [containers.literal_key(element.value) if isinstance(element, cst.Element)
+        found = [containers.literal_key(element.value) if type(element) is cst.Element
                  else containers.NO_KEY for element in origin.elements]
         if containers.NO_KEY in found:
             return None
@@ -150,7 +150,7 @@ def _int_argument(arg: cst.Arg, env: Env) -> int | None:
     """A positional int argument: a literal, or a name holding one a call passed."""
     if arg.keyword is not None or arg.star:
         return None
-    if isinstance(arg.value, cst.Name):
+    if type(arg.value) is cst.Name:
         held = env.lookup(arg.value.value)
         return held.literal if isinstance(held, ConstValue) and \
             type(held.literal) is int else None
@@ -170,7 +170,7 @@ class Loops(Part):
     def loop(self, node: cst.For | cst.While, env: Env) -> None:
         self.state.stmt = node
         element = None
-        if isinstance(node, cst.For):
+        if type(node) is cst.For:
             # The iterable is evaluated once, before the first iteration.
             iterable = self.expressions.eval(node.iter, env)
             layers: tuple[Value, ...] | None = unrolled_layers(iterable, node)
@@ -185,7 +185,7 @@ class Loops(Part):
         outermost = self.state.loop_cache is None
         if outermost:
             self.state.loop_cache, self.state.loop_events = {}, set()
-        aligned = containers.aligned_index(node) if isinstance(node, cst.For) else None
+        aligned = containers.aligned_index(node) if type(node) is cst.For else None
         if aligned is not None:
             self.state.aligned.append(aligned)
         # The body may not run, except over a module's submodules (the module itself

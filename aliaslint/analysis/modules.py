@@ -250,7 +250,7 @@ class Modules(Part):
             # `self.register_buffer("scale", t)`: the module holds `t` itself (no copy) as
             # `self.scale`.
             name = literal_constant(args[0][0].value)
-            owner = name_key(node.func.value) if isinstance(node.func, cst.Attribute) else None
+            owner = name_key(node.func.value) if type(node.func) is cst.Attribute else None
             if isinstance(name, str) and name.isidentifier() and owner is not None:
                 value = args[1][1]
                 env.names[f"{owner}.{name}"] = value if isinstance(value, TensorValue) \
@@ -651,12 +651,12 @@ class Modules(Part):
             if given is not None:
                 # The module it was given (`unwrap_model(model)`), not a new one.
                 return given
-            return self.rebased(result, node) if isinstance(node, cst.Call) else UNKNOWN
-        elif isinstance(result, ParamsValue) and isinstance(node, cst.Call):
+            return self.rebased(result, node) if type(node) is cst.Call else UNKNOWN
+        elif isinstance(result, ParamsValue) and type(node) is cst.Call:
             return self.effects.kept_by_call(result, node, function)
         elif (layers := module_items(result)) is not None and \
                 isinstance(result, ContainerValue) and result.items is not None and \
-                isinstance(node, cst.Call):
+                type(node) is cst.Call:
             # A factory's list of layers (`def make_layers(cfg): ... return layers`): new
             # modules at each call.
             return replace(result, items=tuple(self.rebased(m, node, keep_origin=True)
@@ -748,7 +748,7 @@ def _slope_arguments(spec: ops.ModuleOp, origin: cst.CSTNode | None) -> dict[str
     Modules that choose their mode when called (`nn.RReLU` samples slopes in training
     mode) give none."""
     inplace = spec.inplace()
-    if inplace is None or len(inplace.negative_slope) != 1 or not isinstance(origin, cst.Call):
+    if inplace is None or len(inplace.negative_slope) != 1 or type(origin) is not cst.Call:
         return {}
     name = inplace.negative_slope[0]
     for position, arg in enumerate(origin.args):

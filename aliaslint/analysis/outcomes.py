@@ -105,7 +105,7 @@ class Outcomes(Part):
             view_op = ops.method("view")
             if view_op is None:
                 return None
-            source_node = node.func.value if isinstance(node.func, cst.Attribute) else None
+            source_node = node.func.value if type(node.func) is cst.Attribute else None
             return sole_handle(self.expressions.view(source, node, view_op, sizes, env), source,
                                source_node)
         return None

@@ -188,7 +188,7 @@ class CallProtocol(Part):
 
         def slot(index: int, param: cst.CSTNode | None) -> Value:
             value = args[index]
-            if isinstance(param, cst.Param) and param.default is not None and \
+            if type(param) is cst.Param and param.default is not None and \
                     value.kind is Kind.UNKNOWN and value.origin is param.default:
                 return self._default_reference(param.default, env)  # a default taken
             if isinstance(value, TensorValue):
@@ -220,7 +220,7 @@ class CallProtocol(Part):
         for index, param in enumerate(named):
             env.names[param.name.value] = slot(index, param)
         star_arg, star_kwarg = function.params.star_arg, function.params.star_kwarg
-        if isinstance(star_arg, cst.Param):
+        if type(star_arg) is cst.Param:
             env.names[star_arg.name.value] = ContainerValue(
                 origin=star_arg, items=tuple(slot(count + i, star_arg) for i in range(star)))
         if star_kwarg is not None:
@@ -288,8 +288,8 @@ class CallProtocol(Part):
         if target is None:
             return UNKNOWN
         may = self.state.branches > 0 or self.state.assuming
-        owner = node.func.value.value if isinstance(node.func, cst.Attribute) and \
-            isinstance(node.func.value, cst.Attribute) else None
+        owner = node.func.value.value if type(node.func) is cst.Attribute and \
+            type(node.func.value) is cst.Attribute else None
         holder = self.functions.eval_silently(owner, env) if owner is not None else None
         if isinstance(holder, ModuleValue) and holder.module.cls is not None and \
                 holder.origin is not holder.module.cls.node and \
@@ -323,11 +323,11 @@ class CallProtocol(Part):
         if isinstance(value, ObjectValue):
             call = value.cls.method("__call__")
             return (call, value.cls) if call is not None else None
-        if isinstance(arg.value, cst.Attribute):  # `self._clamp`, `monitor.record`
+        if type(arg.value) is cst.Attribute:  # `self._clamp`, `monitor.record`
             cls = local_class(self.functions.eval_silently(arg.value.value, env))
             method = cls.method(arg.value.attr.value) if cls is not None else None
             if method is not None and not any(
-                    isinstance(d.decorator, cst.Name) and d.decorator.value in (
+                    type(d.decorator) is cst.Name and d.decorator.value in (
                         "staticmethod", "classmethod", "property")
                     for d in method.decorators):
                 return method, cls
@@ -485,9 +485,9 @@ class CallProtocol(Part):
         """`isinstance(m, C)` on one of several modules: (the name, what it is where the
         test holds, what it is where it fails); a member the test cannot decide stays on
         both sides as uncertain.  None for other tests."""
-        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and
+        if not (type(test) is cst.Call and type(test.func) is cst.Name and
                 test.func.value == "isinstance" and len(test.args) == 2 and
-                isinstance(test.args[0].value, cst.Name) and
+                type(test.args[0].value) is cst.Name and
                 not any(arg.star or arg.keyword for arg in test.args)):
             return None
         name = test.args[0].value.value
@@ -624,7 +624,7 @@ def bind(function: cst.FunctionDef, offset: int, given: Sequence[Given]) -> Boun
             if position < positional_count:
                 values[position] = argument
                 position += 1
-            elif isinstance(params.star_arg, cst.Param):
+            elif type(params.star_arg) is cst.Param:
                 extra.append(argument)
             else:
                 return None
@@ -722,8 +722,8 @@ def _returns_something(function: cst.FunctionDef) -> bool:
         for child in code_children(node):
             if isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
                 continue
-            if isinstance(child, cst.Return) and child.value is not None and not (
-                    isinstance(child.value, cst.Name) and child.value.value == "None"):
+            if type(child) is cst.Return and child.value is not None and not (
+                    type(child.value) is cst.Name and child.value.value == "None"):
                 return True
             if visit(child):
                 return True

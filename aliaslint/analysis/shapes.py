@@ -190,10 +190,10 @@ def index(layout: Layout, node: cst.Subscript) -> Layout | None:
     """Basic indexing with literal ints and step-1 or literal-step slices (and `None`,
     `...`): the view's layout."""
     elements: list[cst.BaseSlice] = [element.slice for element in node.slice]
-    ellipses = [i for i, e in enumerate(elements) if isinstance(e, cst.Index) and
-                isinstance(e.value, cst.Ellipsis)]
-    consumed = sum(1 for e in elements if not (isinstance(e, cst.Index) and (
-        isinstance(e.value, cst.Ellipsis) or isinstance(e.value, cst.Name) and
+    ellipses = [i for i, e in enumerate(elements) if type(e) is cst.Index and
+                type(e.value) is cst.Ellipsis]
+    consumed = sum(1 for e in elements if not (type(e) is cst.Index and (
+        type(e.value) is cst.Ellipsis or type(e.value) is cst.Name and
         e.value.value == "None")))
     if len(ellipses) > 1 or consumed > len(layout.shape):
         return None
@@ -206,7 +206,7 @@ def index(layout: Layout, node: cst.Subscript) -> Layout | None:
     offset = layout.offset
     dim = 0
     for element in elements:
-        if isinstance(element, cst.Index) and isinstance(element.value, cst.Name) and \
+        if type(element) is cst.Index and type(element.value) is cst.Name and \
                 element.value.value == "None":
             shape.append(1)
             strides.append(strides[-1] * shape[-2] if strides else 1)
@@ -214,12 +214,12 @@ def index(layout: Layout, node: cst.Subscript) -> Layout | None:
         if dim >= len(layout.shape):
             return None
         size, stride = layout.shape[dim], layout.strides[dim]
-        if isinstance(element, cst.Index):
+        if type(element) is cst.Index:
             value = literal_int(element.value)
             if value is None or not -size <= value < size:
                 return None
             offset += value % size * stride
-        elif isinstance(element, cst.Slice):
+        elif type(element) is cst.Slice:
             bounds = [literal_int(b) if b is not None else None
                       for b in (element.lower, element.upper, element.step)]
             if any(b is None and e is not None for b, e in zip(
@@ -253,14 +253,14 @@ def nested_shape(node: cst.BaseExpression) -> Shape | None:
     """`[[1, 2], [3, 4]]`: (2, 2); None when ragged or not a literal display."""
     if isinstance(node, (cst.List, cst.Tuple)):
         inner = [nested_shape(element.value) for element in node.elements
-                 if not isinstance(element, cst.StarredElement)]
+                 if type(element) is not cst.StarredElement]
         if len(inner) != len(node.elements) or any(s is None for s in inner) or \
                 len(set(inner)) > 1:
             return None
         return (len(inner),) + (inner[0] or () if inner else ())
     if isinstance(node, (cst.Integer, cst.Float)) or literal_int(node) is not None or \
-            isinstance(node, cst.Name) and node.value in ("True", "False") or \
-            isinstance(node, cst.UnaryOperation) and isinstance(node.expression, cst.Float):
+            type(node) is cst.Name and node.value in ("True", "False") or \
+            type(node) is cst.UnaryOperation and type(node.expression) is cst.Float:
         return ()
     return None
 
@@ -273,13 +273,13 @@ def scalar_kind(node: cst.BaseExpression) -> str | None:
         if not kinds or None in kinds:
             return None
         return next(k for k in ("float", "int", "bool") if k in kinds)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+    if type(node) is cst.UnaryOperation and isinstance(node.operator, (cst.Minus, cst.Plus)):
         return scalar_kind(node.expression)
-    if isinstance(node, cst.Float):
+    if type(node) is cst.Float:
         return "float"
-    if isinstance(node, cst.Integer):
+    if type(node) is cst.Integer:
         return "int"
-    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+    if type(node) is cst.Name and node.value in ("True", "False"):
         return "bool"
     return None
 

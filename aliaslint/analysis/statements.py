@@ -99,7 +99,9 @@ class Statements(Part):
             self.small(small, env)
 
     def small(self, small: cst.BaseSmallStatement, env: Env) -> None:
-        if isinstance(small, cst.Assign):
+        # Tested by exact type: libcst's nodes are ABCs, whose isinstance costs a call
+        # through the ABC machinery for every test that fails.
+        if type(small) is cst.Assign:
             value = self.expressions.eval(small.value, env)
             if value.kind in (Kind.TENSOR, Kind.MODULE) and is_alias_expression(small.value) \
                     or kept_attribute(small.value, value):
@@ -108,25 +110,25 @@ class Statements(Part):
                 value = kept_as_copy(value, small.value)
             for target in small.targets:
                 self.bind(target.target, value, env)
-        elif isinstance(small, cst.AnnAssign):
+        elif type(small) is cst.AnnAssign:
             declared = self.expressions.annotation(small.annotation, env)
             value = self.expressions.eval(small.value,
                                           env) if small.value is not None else declared
             if value.kind is Kind.UNKNOWN:
                 value = declared
             self.bind(small.target, value, env)
-        elif isinstance(small, cst.AugAssign):
+        elif type(small) is cst.AugAssign:
             self._aug_assign(small, env)
-        elif isinstance(small, cst.Expr):
+        elif type(small) is cst.Expr:
             self.expressions.eval(small.value, env)
-        elif isinstance(small, cst.Return):
+        elif type(small) is cst.Return:
             returned = small.value
-            if isinstance(returned, cst.Tuple):
+            if type(returned) is cst.Tuple:
                 # `return h, codes`: the caller gets each tensor.
                 values = []
                 for element in returned.elements:
                     value = self.expressions.eval(element.value, env)
-                    values.append(UNKNOWN if isinstance(element, cst.StarredElement) else value)
+                    values.append(UNKNOWN if type(element) is cst.StarredElement else value)
                     if isinstance(value, TensorValue):
                         self.autograd.consume(value, small, "the tensor returned here", env,
                                               returned=True, retain=True)
@@ -145,7 +147,7 @@ class Statements(Part):
                 # The path ends at its return: code after it (after the `if` whose branch
                 # returned) runs only on the other paths.
                 env.flow.dead = True
-        elif isinstance(small, cst.Import):
+        elif type(small) is cst.Import:
             for alias in small.names:
                 name = dotted(alias.name)
                 if alias.asname is not None:
@@ -154,7 +156,7 @@ class Statements(Part):
                 else:
                     top = name.split(".")[0]
                     self.assign_name(top, RefValue(qualname=top, importer=self.state.path), env)
-        elif isinstance(small, cst.ImportFrom):
+        elif type(small) is cst.ImportFrom:
             base = self.imports.absolute_import(small) if small.relative else \
                 None if small.module is None else dotted(small.module)
             if isinstance(small.names, cst.ImportStar):
@@ -175,11 +177,11 @@ class Statements(Part):
                     self.assign_name(name, RefValue(qualname=qualname, origin=alias,
                                                     importer=self.state.path), env)
                     self.state.emit_reference(alias, qualname)
-        elif isinstance(small, cst.Del):
+        elif type(small) is cst.Del:
             self._forget(small.target, env)
-        elif isinstance(small, (cst.Break, cst.Continue)):
-            self.loops.leave(env, to_head=isinstance(small, cst.Continue))
-        elif isinstance(small, (cst.Global, cst.Nonlocal)):
+        elif type(small) is cst.Break or type(small) is cst.Continue:
+            self.loops.leave(env, to_head=type(small) is cst.Continue)
+        elif type(small) is cst.Global or type(small) is cst.Nonlocal:
             for item in small.names:
                 self.state.rebound.add(item.name.value)
                 self.assign_name(item.name.value, UNKNOWN, env)
@@ -196,23 +198,23 @@ class Statements(Part):
 
     def bind(self, target: cst.BaseExpression, value: Value, env: Env,
              evaluate_base: bool = True) -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             self.assign_name(target.value, value, env)
         elif isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             container = value if isinstance(value, ContainerValue) else None
             if container is not None and container.items is not None and \
                     len(container.items) == len(elements) and not any(
-                        isinstance(part, cst.StarredElement) for part in elements):
+                        type(part) is cst.StarredElement for part in elements):
                 for part, item in zip(elements, container.items):
                     self.bind(part.value, item, env, evaluate_base)
                 return
             each = container.each if container is not None else None
             for part in elements:
                 self.bind(part.value, each or UNKNOWN, env, evaluate_base)
-        elif isinstance(target, cst.StarredElement):
+        elif type(target) is cst.StarredElement:
             self.bind(target.value, OTHER, env, evaluate_base)
-        elif isinstance(target, cst.Attribute):
+        elif type(target) is cst.Attribute:
             key = attr_key(target)
             owner = self.expressions.eval(target.value, env) if evaluate_base else UNKNOWN
             if isinstance(owner, TensorValue) and target.attr.value == "requires_grad":
@@ -231,15 +233,15 @@ class Statements(Part):
                     # A summarised method keeps a tensor on its object (`self.attn = a`).
                     self.state.state_log[f"self.{target.attr.value}"] = (
                         next(iter(owner.module.params)), value)
-        elif isinstance(target, cst.Subscript):
+        elif type(target) is cst.Subscript:
             base = self.eval_target(target.value, env) if evaluate_base else UNKNOWN
             self.expressions.slices(target, env)
             if isinstance(base, ContainerValue) and len(target.slice) == 1 and \
-                    isinstance(target.slice[0].slice, cst.Index) and base.replicated is None:
+                    type(target.slice[0].slice) is cst.Index and base.replicated is None:
                 # `c[i] = v`: that element replaced (an element not known: some element).
                 changed = containers.with_item(
                     base, containers.literal_key(target.slice[0].slice.value), value, target)
-                if isinstance(target.value, cst.Name) or attr_key(target.value) is not None:
+                if type(target.value) is cst.Name or attr_key(target.value) is not None:
                     self.bind(target.value, changed, env, evaluate_base=False)
             if evaluate_base and isinstance(base, (TensorValue, ArrayValue)):
                 assigned = value if isinstance(value, (TensorValue, ArrayValue)) else None
@@ -273,7 +275,7 @@ class Statements(Part):
         self.autograd.rebind_tensor(target.value, value, env)
 
     def _forget(self, target: cst.BaseExpression, env: Env) -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             self.assign_name(target.value, UNKNOWN, env)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
@@ -290,15 +292,13 @@ class Statements(Part):
     def _aug_assign(self, node: cst.AugAssign, env: Env) -> None:
         target = self.eval_target(node.target, env)
         other = self.expressions.eval(node.value, env)
-        joined = self.builders.concat_modules(target, other, node) if isinstance(
-            node.operator, cst.AddAssign) else None
+        joined = self.builders.concat_modules(target, other, node) if type(node.operator) is cst.AddAssign else None
         if joined is not None:
             # `layers += [conv, nn.ReLU(inplace=True)]`: the list grows (same object).
             self.bind(node.target, joined, env, evaluate_base=False)
             return
-        base = self.state.subscript_bases.get(id(node.target)) if isinstance(
-            node.target, cst.Subscript) else None
-        if isinstance(base, TensorValue) and isinstance(node.target, cst.Subscript) and \
+        base = self.state.subscript_bases.get(id(node.target)) if type(node.target) is cst.Subscript else None
+        if isinstance(base, TensorValue) and type(node.target) is cst.Subscript and \
                 base.copied_at is node.target.value:
             # `x[idx][:, 0] += v` is `t = x[idx]; t[:, 0] = t[:, 0] + v`: the item assignment
             # writes the copy advanced indexing made, which nothing keeps.
@@ -333,11 +333,11 @@ class Statements(Part):
         layer of a container iterated layer by layer): True for its own class, False for a
         class that runs another op (no subclass of one runs the other's op); in `a and b`,
         a side decided False decides the test.  None when not decided."""
-        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
             sides = (self._decided_type_test(test.left, env),
                      self._decided_type_test(test.right, env))
             return False if False in sides else None
-        if not (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and
+        if not (type(test) is cst.Call and type(test.func) is cst.Name and
                 test.func.value == "isinstance" and len(test.args) == 2 and
                 not any(arg.star or arg.keyword for arg in test.args)):
             return None
@@ -375,13 +375,13 @@ class Statements(Part):
             (taken if narrowed[1] else other).names[narrowed[0]] = NONE_VALUE
         # A script's `if __name__ == "__main__":` block is what running it runs.
         branching = decided is None and members is None and not (
-            isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and
+            type(test) is cst.Comparison and type(test.left) is cst.Name and
             test.left.value == "__name__" and len(test.comparisons) == 1 and
-            isinstance(test.comparisons[0].operator, cst.Equal) and
+            type(test.comparisons[0].operator) is cst.Equal and
             literal_constant(test.comparisons[0].comparator) == "__main__")
         self.state.branches += branching
-        checking = isinstance(test, cst.Name) and test.value == "TYPE_CHECKING" or \
-            isinstance(test, cst.Attribute) and test.attr.value == "TYPE_CHECKING"
+        checking = type(test) is cst.Name and test.value == "TYPE_CHECKING" or \
+            type(test) is cst.Attribute and test.attr.value == "TYPE_CHECKING"
         state = self.state
         outer, state.type_checking = state.type_checking, state.type_checking or checking
         try:
@@ -393,9 +393,9 @@ class Statements(Part):
         if decided is not True:
             self.state.branches += branching
             try:
-                if isinstance(node.orelse, cst.If):
+                if type(node.orelse) is cst.If:
                     self.if_statement(node.orelse, other)
-                elif isinstance(node.orelse, cst.Else):
+                elif type(node.orelse) is cst.Else:
                     self.block(node.orelse.body.body, other)
             finally:
                 self.state.branches -= branching
@@ -478,7 +478,7 @@ class Statements(Part):
     def _save_mode(self, item: cst.BaseExpression, env: Env) -> list[str]:
         """How a `with` item changes what the ops in its block save: "unchecked" (saved
         tensor hooks), "autocast" (inputs cast to copies), or nothing."""
-        if not isinstance(item, cst.Call):
+        if type(item) is not cst.Call:
             return []
         func = self.functions.eval_silently(item.func, env)
         qualname = func.qualname if isinstance(func, RefValue) else None
@@ -517,7 +517,7 @@ class Statements(Part):
 
     def _dict_loss(self, node: cst.CSTNode, env: Env) -> Value | None:
         entry = _loss_entry(node)
-        return env.lookup(entry.value) if isinstance(entry, cst.Name) else None
+        return env.lookup(entry.value) if type(entry) is cst.Name else None
 
     def _return(self, value: Value, node: cst.CSTNode, env: Env) -> None:
         if self.state.returns is not None:
@@ -544,9 +544,9 @@ class Statements(Part):
 
 def _loss_entry(node: cst.CSTNode) -> cst.BaseExpression | None:
     """`x` in `return {"loss": x, ...}`."""
-    if isinstance(node, cst.Return) and isinstance(node.value, cst.Dict):
+    if type(node) is cst.Return and type(node.value) is cst.Dict:
         for element in node.value.elements:
-            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
+            if type(element) is cst.DictElement and type(element.key) is cst.SimpleString \
                     and element.key.evaluated_value == "loss":
                 return element.value
     return None
@@ -554,7 +554,7 @@ def _loss_entry(node: cst.CSTNode) -> cst.BaseExpression | None:
 
 def _subscript_index_value(node: cst.Subscript,
                            values: dict[int, Value]) -> TensorValue | ArrayValue | None:
-    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+    if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
         value = values.get(id(node.slice[0].slice.value))
         if isinstance(value, (TensorValue, ArrayValue)):
             return value
@@ -569,9 +569,9 @@ def _tested_for_none(test: cst.BaseExpression, env: Env) -> tuple[str, bool] | N
     """`x is None` (the name, True) or `x is not None` (False), where ``x`` is a name of this
     scope holding a tensor only an `Optional[Tensor]` annotation declared: the branch where
     it is None holds None (as pyright narrows it)."""
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and
-            isinstance(test.left, cst.Name) and
-            isinstance(test.comparisons[0].comparator, cst.Name) and
+    if not (type(test) is cst.Comparison and len(test.comparisons) == 1 and
+            type(test.left) is cst.Name and
+            type(test.comparisons[0].comparator) is cst.Name and
             test.comparisons[0].comparator.value == "None"):
         return None
     operator = test.comparisons[0].operator
@@ -579,23 +579,23 @@ def _tested_for_none(test: cst.BaseExpression, env: Env) -> tuple[str, bool] | N
         return None
     value = env.names.get(test.left.value)
     origin = value.origin if isinstance(value, TensorValue) else None
-    if not (isinstance(origin, cst.Annotation) and optional_of(origin.annotation) is not None):
+    if not (type(origin) is cst.Annotation and optional_of(origin.annotation) is not None):
         return None
-    return test.left.value, isinstance(operator, cst.Is)
+    return test.left.value, type(operator) is cst.Is
 
 
 def decided_by_constant(test: cst.BaseExpression, env: Env) -> bool | None:
     """The outcome of an `if` test that a parameter's literal decides (`if inplace:`,
     `if mode == "inplace":`, `if out is not None:`) where the call passed or defaulted it
     to a literal; None when the test is not decided."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         inner = decided_by_constant(test.expression, env)
         return None if inner is None else not inner
-    if isinstance(test, cst.Name):
+    if type(test) is cst.Name:
         value = env.lookup(test.value)
         return bool(value.literal) if isinstance(value, ConstValue) else None
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and
-            isinstance(test.left, cst.Name)):
+    if not (type(test) is cst.Comparison and len(test.comparisons) == 1 and
+            type(test.left) is cst.Name):
         return None
     value = env.lookup(test.left.value)
     right = literal_constant(test.comparisons[0].comparator)
@@ -603,7 +603,7 @@ def decided_by_constant(test: cst.BaseExpression, env: Env) -> bool | None:
         return None
     operator = test.comparisons[0].operator
     if isinstance(operator, (cst.Equal, cst.NotEqual)):
-        return (value.literal == right) == isinstance(operator, cst.Equal)
+        return (value.literal == right) == (type(operator) is cst.Equal)
     if isinstance(operator, (cst.Is, cst.IsNot)) and (right is None or isinstance(right, bool)):
-        return (value.literal is right) == isinstance(operator, cst.Is)
+        return (value.literal is right) == (type(operator) is cst.Is)
     return None

@@ -18,12 +18,12 @@ TRUE, FALSE = "True", "False"
 
 
 def is_literal(node: cst.CSTNode | None, text: str) -> bool:
-    return isinstance(node, cst.Name) and node.value == text
+    return type(node) is cst.Name and node.value == text
 
 
 def attr_key(node: cst.CSTNode | None) -> str | None:
     """`self.h` → "self.h": attributes of `self` are tracked like names."""
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+    if type(node) is cst.Attribute and type(node.value) is cst.Name \
             and node.value.value == "self":
         return f"self.{node.attr.value}"
     return None
@@ -31,32 +31,32 @@ def attr_key(node: cst.CSTNode | None) -> str | None:
 
 def is_classmethod(function: cst.FunctionDef) -> bool:
     """Decorated `@classmethod`: its first parameter is the class."""
-    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "classmethod"
+    return any(type(d.decorator) is cst.Name and d.decorator.value == "classmethod"
                for d in function.decorators)
 
 
 def name_key(node: cst.CSTNode | None) -> str | None:
     """The key a name or `self.<attr>` is tracked under."""
-    return node.value if isinstance(node, cst.Name) else attr_key(node)
+    return node.value if type(node) is cst.Name else attr_key(node)
 
 
 def dotted(node: cst.CSTNode) -> str:
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return f"{dotted(node.value)}.{node.attr.value}"
     return ""
 
 
 def alias_name(alias: cst.ImportAlias) -> str:
-    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+    if alias.asname is not None and type(alias.asname.name) is cst.Name:
         return alias.asname.name.value
     return dotted(alias.name).split(".")[0]
 
 
 def all_params(params: cst.Parameters) -> list[cst.Param]:
     result = list(params.posonly_params) + list(params.params)
-    if isinstance(params.star_arg, cst.Param):
+    if type(params.star_arg) is cst.Param:
         result.append(params.star_arg)
     result.extend(params.kwonly_params)
     if params.star_kwarg is not None:
@@ -85,7 +85,7 @@ def names_bound_in(node: cst.CSTNode) -> Iterator[str]:
     for child in nodes.children(node):
         if isinstance(child, (cst.AssignTarget, cst.AsName, cst.MatchAs, cst.MatchStar)):
             for sub in walk(child):
-                if isinstance(sub, cst.Name):
+                if type(sub) is cst.Name:
                     yield sub.value
         else:
             yield from names_bound_in(child)
@@ -99,18 +99,18 @@ def reads(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
 def discards(stmt: cst.CSTNode, node: cst.CSTNode) -> bool:
     """Is ``node`` a whole expression statement, or only printed or logged by one
     (`print(x[m].zero_())`, `logger.info(...)`): its result thrown away?"""
-    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-            and isinstance(stmt.body[0], cst.Expr)):
+    if not (type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1
+            and type(stmt.body[0]) is cst.Expr):
         return False
     value = stmt.body[0].value
     if value is node:
         return True
-    if not isinstance(value, cst.Call) or not any(arg.value is node for arg in value.args):
+    if type(value) is not cst.Call or not any(arg.value is node for arg in value.args):
         return False
     func = value.func
-    if isinstance(func, cst.Name):
+    if type(func) is cst.Name:
         return func.value == "print"
-    return isinstance(func, cst.Attribute) and func.attr.value in _LOG_METHODS and \
+    return type(func) is cst.Attribute and func.attr.value in _LOG_METHODS and \
         isinstance(func.value, (cst.Name, cst.Attribute)) and \
         "log" in cst.Module([]).code_for_node(func.value).lower()
 
@@ -121,7 +121,7 @@ _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "critical
 
 
 def names_of(node: cst.CSTNode | None) -> set[str]:
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return {node.value}
     key = attr_key(node)
     return {key} if key else set()
@@ -130,10 +130,10 @@ def names_of(node: cst.CSTNode | None) -> set[str]:
 def names_assigned_by(stmt: cst.CSTNode) -> set[str]:
     """Names that receive a statement's result: its assignment targets."""
     names: set[str] = set()
-    if isinstance(stmt, cst.SimpleStatementLine):
+    if type(stmt) is cst.SimpleStatementLine:
         for small in stmt.body:
             targets = []
-            if isinstance(small, cst.Assign):
+            if type(small) is cst.Assign:
                 targets = [t.target for t in small.targets]
             elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
                 targets = [small.target]
@@ -145,15 +145,15 @@ def names_assigned_by(stmt: cst.CSTNode) -> set[str]:
 def is_alias_expression(node: cst.BaseExpression) -> bool:
     """`w`, `self.w`, `w.data`, `w.detach()`: another name for the same memory."""
     node = _under_alias(node)
-    return isinstance(node, cst.Name) or attr_key(node) is not None
+    return type(node) is cst.Name or attr_key(node) is not None
 
 
 def _under_alias(node: cst.BaseExpression) -> cst.BaseExpression:
     """`w` for `w.detach()` and `w.data`, which hold w's memory; else the node itself."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args \
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and not node.args \
             and node.func.attr.value == "detach":
         return node.func.value
-    if isinstance(node, cst.Attribute) and node.attr.value == "data":
+    if type(node) is cst.Attribute and node.attr.value == "data":
         return node.value
     return node
 
@@ -170,12 +170,12 @@ def yields_loop_element(element: cst.BaseExpression, target: cst.BaseExpression)
     """A comprehension's element that is one of its loop variables, or another name for its
     memory (`p`, `v.detach()`, `p.data`): the comprehension collects the iterated objects."""
     element = _under_alias(element)
-    return isinstance(element, cst.Name) and element.value in names_in_target(target)
+    return type(element) is cst.Name and element.value in names_in_target(target)
 
 
 def names_in_target(target: cst.BaseExpression) -> set[str]:
     """The names an assignment or loop target binds (`k, (a, b)` binds k, a, b)."""
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         return {target.value}
     if isinstance(target, (cst.Tuple, cst.List)):
         return set().union(*(names_in_target(e.value) for e in target.elements))
@@ -196,7 +196,7 @@ def basic_index(node: cst.Subscript) -> bool:
     """Basic indexing (ints, slices, None, ...) gives a view; anything else may copy."""
     for element in node.slice:
         index = element.slice
-        if isinstance(index, cst.Index) and not basic_index_element(index.value):
+        if type(index) is cst.Index and not basic_index_element(index.value):
             return False
     return True
 
@@ -205,15 +205,15 @@ def basic_index_element(value: cst.BaseExpression) -> bool:
     """An index that is basic by its syntax: an int literal, `...`, None."""
     if isinstance(value, (cst.Integer, cst.Ellipsis)) or is_literal(value, "None"):
         return True
-    return isinstance(value, cst.UnaryOperation) and isinstance(value.expression, cst.Integer)
+    return type(value) is cst.UnaryOperation and type(value.expression) is cst.Integer
 
 
 def literal_int(node: cst.BaseExpression | None) -> int | None:
     """`3`, `-1` → the int; None for anything else."""
     sign = 1
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
         node, sign = node.expression, -1
-    if not isinstance(node, cst.Integer):
+    if type(node) is not cst.Integer:
         return None
     return sign * int(node.value, 0)
 
@@ -236,9 +236,9 @@ NO_LITERAL = object()
 def literal_constant(node: cst.CSTNode | None) -> object:
     """The value of a literal `True`, `False`, `None`, string or number; ``NO_LITERAL``
     otherwise."""
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+    if type(node) is cst.Name and node.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[node.value]
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         return evaluated(node)
     number = literal_number(node)
     return NO_LITERAL if number is None else number
@@ -247,8 +247,8 @@ def literal_constant(node: cst.CSTNode | None) -> object:
 def literal_number(node: cst.CSTNode | None) -> float | None:
     """`0.2`, `-1`, `-1e-2` → their value; None for anything else."""
     sign = 1.0
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
-        sign = -1.0 if isinstance(node.operator, cst.Minus) else 1.0
+    if type(node) is cst.UnaryOperation and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        sign = -1.0 if type(node.operator) is cst.Minus else 1.0
         node = node.expression
     if isinstance(node, (cst.Integer, cst.Float)):
         return sign * float(evaluated(node))
@@ -266,11 +266,11 @@ def runs_unconditionally(statement: cst.CSTNode, node: cst.CSTNode) -> bool:
     compound statement (its own statements)."""
     if statement is node:
         return True
-    if isinstance(statement, cst.IfExp):
+    if type(statement) is cst.IfExp:
         children: list[cst.CSTNode] = [statement.test]
-    elif isinstance(statement, cst.BooleanOperation):
+    elif type(statement) is cst.BooleanOperation:
         children = [statement.left]
-    elif isinstance(statement, cst.Lambda):
+    elif type(statement) is cst.Lambda:
         return False
     elif isinstance(statement, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
         children = [statement.for_in.iter]
@@ -341,16 +341,16 @@ def is_private(function: cst.FunctionDef, cls: object) -> bool:
 
 def optional_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
     """`X` of `Optional[X]`, `Union[X, None]`, `X | None` and `None | X`; None otherwise."""
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+    if type(node) is cst.BinaryOperation and type(node.operator) is cst.BitOr:
         if is_none(node.right):
             return node.left
         if is_none(node.left):
             return node.right
         return None
-    if not isinstance(node, cst.Subscript):
+    if type(node) is not cst.Subscript:
         return None
     name = type_name(node.value)
-    types = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+    types = [e.slice.value for e in node.slice if type(e.slice) is cst.Index]
     if name == "Optional" and len(types) == 1:
         return types[0]
     if name == "Union" and len(types) == 2 and any(is_none(t) for t in types):
@@ -359,9 +359,8 @@ def optional_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
 
 
 def type_name(node: cst.BaseExpression) -> str | None:
-    return node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(
-        node, cst.Attribute) else None
+    return node.value if type(node) is cst.Name else node.attr.value if type(node) is cst.Attribute else None
 
 
 def is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
+    return type(node) is cst.Name and node.value == "None"

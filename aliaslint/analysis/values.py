@@ -628,7 +628,7 @@ def kept_attribute(node: cst.BaseExpression, value: Value) -> bool:
     """`previous = model.weight`, `first = p.grad`: a module's parameter or a parameter's
     gradient under a second name. Such a name is often just a short handle on the current
     tensor, so AL207 reports it only where the code reads it beside the source itself."""
-    return isinstance(node, cst.Attribute) and isinstance(value, TensorValue) and \
+    return type(node) is cst.Attribute and isinstance(value, TensorValue) and \
         value.storage is not None and value.via is None and \
         (value.leaf is True or grad_of(value.storage) is not None)
 
