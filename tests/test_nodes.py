@@ -4,6 +4,7 @@ as libcst's own ``children``."""
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 import libcst as cst
@@ -163,3 +164,20 @@ def test_an_edited_modules_unchanged_statements_are_not_walked_again(monkeypatch
     assert len(again._owner) == len(fresh._owner) == 3  # the calls `__init__` makes
     assert first.calls["Head"] == 3 and "Head" not in again.calls  # 1 + 2 in the loop
     assert again.calls["Linear"] == 1 and again._subclassed == {"Module"}
+
+
+def test_the_node_kinds_tested_by_exact_type_have_no_subclasses():
+    """The analysis tests a node's kind with `type(node) is cst.X` (docs/engine.md): right
+    only where no node is of a subclass of ``X``.  Every class so tested is concrete and has
+    no subclass in libcst (a libcst that adds one fails here, not in a missed finding)."""
+    from aliaslint.converted import ConvertedModule
+
+    tested: set[str] = set()
+    for path in (Path(nodes.__file__).parent / "analysis").glob("*.py"):
+        tested |= set(re.findall(r"\bis (?:not )?cst\.(\w+)", path.read_text()))
+    assert {"Name", "Attribute", "Call", "Assign"} <= tested
+    for name in sorted(tested):
+        kind = getattr(cst, name)
+        assert issubclass(kind, cst.CSTNode) and not inspect.isabstract(kind), name
+        assert kind.__subclasses__() == [], name
+    assert ConvertedModule.__mro__[1] is cst.Module and "Module" not in tested
