@@ -265,3 +265,36 @@ def test_an_analysis_once_run_is_freed_without_the_collector():
     finally:
         if enabled:
             gc.enable()
+
+
+def test_quick_inits_make_the_objects_dataclass_makes():
+    """Every class given `values.quick` (the values, the events, the small records of the
+    analysis) is made by its quick ``__init__`` exactly as by the one ``dataclass`` wrote:
+    the same fields, in the same order, from the same arguments, each default factory
+    called per object, and the same TypeError for a missing or positional-only misuse."""
+    from aliaslint.analysis.records import REPLACED  # (every part is imported above)
+
+    assert {TensorValue, RefValue, Call, StaleRead} <= set(REPLACED)
+    for cls, dataclass_init in REPLACED.items():
+        fields = [f for f in dataclasses.fields(cls) if f.init]
+        required = [f for f in fields if f.default is dataclasses.MISSING and
+                    f.default_factory is dataclasses.MISSING]
+        for given in (required, fields):  # defaults taken, then every field given
+            arguments = {f.name: object() for f in given}
+            positional = [arguments.pop(f.name) for f in given if not f.kw_only]
+            quick_made, made = object.__new__(cls), object.__new__(cls)
+            cls.__init__(quick_made, *positional, **arguments)
+            dataclass_init(made, *positional, **arguments)
+            assert list(vars(quick_made)) == list(vars(made)), cls
+            for name, value in vars(made).items():
+                other = vars(quick_made)[name]
+                factory = next(f.default_factory for f in dataclasses.fields(cls)
+                               if f.name == name)
+                if factory is dataclasses.MISSING:
+                    assert other is value, (cls, name)
+                else:  # a fresh object each time, equal to the other's
+                    assert other == value and (other is not value or
+                                               factory() is factory()), (cls, name)
+        if required:
+            with pytest.raises(TypeError):
+                cls()

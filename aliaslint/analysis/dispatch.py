@@ -21,6 +21,7 @@ from aliaslint.analysis.core import Part
 from aliaslint.analysis.syntax import attr_key
 from aliaslint.nodes import walk
 from aliaslint.analysis.scopes import ClassInfo, Env
+from aliaslint.analysis.records import quick
 from aliaslint.analysis.values import (
     UNKNOWN,
     Args,
@@ -96,6 +97,7 @@ def c3(cls: ClassInfo, bases: Sequence[ClassInfo | str]) -> tuple | None:
                 del seq[0]
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class SuperValue(Value):
     """`super()` in a method of ``owner``: attribute lookups start after ``owner`` in the
@@ -106,6 +108,7 @@ class SuperValue(Value):
     receiver: Value = field(compare=False)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class MethodValue(Value):
     """`obj.f` read without calling it, for a method of the file's class: a bound method.

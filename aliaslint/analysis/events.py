@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from aliaslint.analysis.records import quick
 from aliaslint.analysis.values import ArrayValue, TensorValue, Value
 
 
+@quick
 @dataclass(frozen=True)
 class Save:
     """Autograd saved a tensor at ``node`` for the backward pass of its graph."""
@@ -78,6 +80,7 @@ class SaveIds:
 WriteInputs = tuple[tuple[TensorValue | ArrayValue, cst.CSTNode | str | None], ...]
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class Write:
     """An in-place write to a storage."""
@@ -132,6 +135,7 @@ class Write:
     assumed: bool = False
 
 
+@quick
 @dataclass(frozen=True)
 class Event:
     node: cst.CSTNode
@@ -140,6 +144,7 @@ class Event:
     stmt: cst.CSTNode
 
 
+@quick
 @dataclass(frozen=True)
 class Compare(Event):
     operator: str  # "==", "!=", "is", "is not", "<", …
@@ -149,6 +154,7 @@ class Compare(Event):
     right_node: cst.BaseExpression
 
 
+@quick
 @dataclass(frozen=True)
 class Call(Event):
     qualname: str | None  # resolved callee: "torch.zeros", "torch.Tensor.storage", …
@@ -157,16 +163,19 @@ class Call(Event):
     result: Value
 
 
+@quick
 @dataclass(frozen=True)
 class Reference(Event):
     qualname: str  # an importable name used in the code: "torch.FloatStorage"
 
 
+@quick
 @dataclass(frozen=True)
 class InplaceWrite(Event):
     write: Write
 
 
+@quick
 @dataclass(frozen=True)
 class SavedWrite(Event):
     """A storage saved for backward was written in place, and a backward pass
@@ -179,6 +188,7 @@ class SavedWrite(Event):
     returned: bool
 
 
+@quick
 @dataclass(frozen=True)
 class StaleRead(Event):
     """A name that shares memory with a storage written in place under another
@@ -195,6 +205,7 @@ class StaleRead(Event):
     read_stmt: cst.CSTNode | None = field(default=None, compare=False)
 
 
+@quick
 @dataclass(frozen=True)
 class DataOnTemporary(Event):
     """`x[1:3].data = v`, `w.t().data = v`: `.data` set on a tensor object the expression just
@@ -203,6 +214,7 @@ class DataOnTemporary(Event):
     base: cst.BaseExpression
 
 
+@quick
 @dataclass(frozen=True)
 class PackHookWrite(Event):
     """A saved-tensor pack hook of this file writes its argument in place, and a forward op
@@ -213,6 +225,7 @@ class PackHookWrite(Event):
     saved: cst.CSTNode  # the first op in the block that saves a tensor
 
 
+@quick
 @dataclass(frozen=True)
 class NonContiguousView(Event):
     """`.view()` of a tensor whose layout is known to be non-contiguous."""
@@ -221,6 +234,7 @@ class NonContiguousView(Event):
     receiver_node: cst.BaseExpression | None
 
 
+@quick
 @dataclass(frozen=True)
 class LostWrite(Event):
     """An in-place write into a temporary copy whose result nobody keeps."""

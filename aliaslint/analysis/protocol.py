@@ -20,6 +20,7 @@ from aliaslint.analysis.opfacts import MODULE_BASES
 from aliaslint.nodes import code_children
 from aliaslint.analysis.scopes import ClassInfo, Env, Given, Hook, Summary, arg_mark
 from aliaslint.analysis.syntax import FALSE, NO_LITERAL, TRUE, is_literal, literal_constant
+from aliaslint.analysis.records import quick
 from aliaslint.analysis.values import (
     BOTTOM,
     OTHER,
@@ -555,6 +556,7 @@ def _same_effects(a: Summary, b: Summary) -> bool:
                 frozenset((str(token), id(save.node)) for token, save in summary.saves))
     return shape(a) == shape(b)
 
+@quick
 @dataclass(frozen=True)
 class Bound:
     """A call's arguments bound to the callee's parameters, as Python binds them.

@@ -9,6 +9,7 @@ from typing import Any
 import libcst as cst
 
 from aliaslint.analysis.events import Save
+from aliaslint.analysis.records import quick
 from aliaslint.analysis.values import UNKNOWN, ClassInfo, RefValue, Value, join, replace
 
 BUILTINS = frozenset(dir(builtins))
@@ -261,6 +262,7 @@ def arg_mark(index: int) -> int:
 Given = tuple[str | None, Value, cst.BaseExpression | None]
 
 
+@quick
 @dataclass(frozen=True)
 class Hook:
     """A forward hook or pre-hook registered on a module: a function of this file, or a

@@ -14,10 +14,12 @@ from math import prod
 import libcst as cst
 
 from aliaslint.analysis.syntax import literal_int
+from aliaslint.analysis.records import quick
 
 Shape = tuple[int, ...]
 
 
+@quick
 @dataclass(frozen=True)
 class Layout:
     shape: Shape

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import libcst as cst
 
 from aliaslint import ops
+from aliaslint.analysis.records import quick
 
 if TYPE_CHECKING:
     from dataclasses import replace  # mypy checks the changes against the fields
@@ -27,6 +28,8 @@ else:
         fields.update(obj.__dict__)
         fields.update(changes)
         return new
+
+
 
 
 class Kind(Enum):
@@ -89,6 +92,7 @@ class ModuleInfo:
     names: tuple[str, ...] | None = None
 
 
+@quick
 @dataclass(frozen=True)
 class Value:
     """What an expression evaluates to.  This class holds what every kind has;
@@ -174,6 +178,7 @@ class Value:
         return None
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class TensorValue(Value):
     """A torch.Tensor."""
@@ -275,6 +280,7 @@ class TensorValue(Value):
                        input_or_copy=renamed, among=among)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class ArrayValue(Value):
     """A NumPy array: its buffer may be a tensor's storage."""
@@ -291,6 +297,7 @@ class ArrayValue(Value):
         return replace(self, storage=new) if self.storage == old else self
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class ModuleValue(Value):
     """An nn.Module instance."""
@@ -301,6 +308,7 @@ class ModuleValue(Value):
     snapshot: cst.CSTNode | None = field(default=None, compare=False)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class ParamsValue(Value):
     """Parameters: `model.parameters()` (PARAMS), an optimizer over them
@@ -311,6 +319,7 @@ class ParamsValue(Value):
     snapshot: cst.CSTNode | None = field(default=None, compare=False)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class ContainerValue(Value):
     """A tuple or list whose elements are known."""
@@ -357,6 +366,7 @@ class ContainerValue(Value):
         return replace(self, each=each, items=items)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class KeywordsValue(Value):
     """What a `**kwargs` parameter collected at a call: names and values, in order."""
@@ -365,6 +375,7 @@ class KeywordsValue(Value):
     items: tuple[tuple[str, Value], ...] = field(default=(), compare=False)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class RefValue(Value):
     """A reference to an importable name: a module, class or function."""
@@ -375,6 +386,7 @@ class RefValue(Value):
     importer: str = field(default="", compare=False)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class FunctionValue(Value):
     """A function defined in the checked file."""
@@ -384,6 +396,7 @@ class FunctionValue(Value):
     definition: cst.FunctionDef = field(compare=False)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class PartialValue(Value):
     """`functools.partial(func, *args, **kwargs)`: calling it calls ``func`` with these
@@ -395,6 +408,7 @@ class PartialValue(Value):
     args: tuple = field(default=(), compare=False)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class LambdaValue(Value):
     """A lambda: calling it evaluates its body with the arguments bound to its parameters,
@@ -406,6 +420,7 @@ class LambdaValue(Value):
     scope: object = field(default=None, compare=False)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class ClassValue(Value):
     """A class defined in the checked file."""
@@ -418,6 +433,7 @@ class ClassValue(Value):
     info: ClassInfo | None = field(default=None, compare=False)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class ObjectValue(Value):
     """An instance of a class of the checked file that is not a module: its
@@ -428,6 +444,7 @@ class ObjectValue(Value):
     exact: bool = field(default=True, compare=False)  # as ModuleInfo.exact
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class InstanceValue(Value):
     """An instance of a library class whose documented methods the interpreter follows
@@ -438,6 +455,7 @@ class InstanceValue(Value):
     qualname: str
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class HooksValue(Value):
     """`torch.autograd.graph.saved_tensors_hooks(pack, unpack)` before a `with` enters it,
@@ -448,6 +466,7 @@ class HooksValue(Value):
     pack_stmt: cst.CSTNode = field(compare=False)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class HandleValue(Value):
     """What `register_forward_hook` returns: `remove()` (or leaving it as a `with` block)
@@ -458,6 +477,7 @@ class HandleValue(Value):
     hook: object = field(compare=False)
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class GradModeValue(Value):
     """`torch.no_grad()` and friends, before a `with` enters them."""
@@ -466,6 +486,7 @@ class GradModeValue(Value):
     enabled: bool | None = None  # grad mode inside the block; None: not known
 
 
+@quick
 @dataclass(frozen=True, kw_only=True)
 class ConstValue(Value):
     """A literal a function's parameter holds at a call (`mode="copy"`, a default `False`):
