@@ -77,6 +77,7 @@ def _run_checks(context: Context, enabled: frozenset[str], filename: str, source
         by_event.setdefault(type(event), []).append(event)
     findings: dict[tuple, Finding] = {}
     ranks: dict[tuple, tuple[bool, bool, bool]] = {}  # how each kept finding ranks
+    low = analysis.low  # (asked only when some event is: an event's hash walks its values)
     occurred = {kind.__name__ for kind in by_event}
     briefs = registry.briefs()
     for code in sorted(enabled):
@@ -89,7 +90,7 @@ def _run_checks(context: Context, enabled: frozenset[str], filename: str, source
         try:
             for check in rule.checks:
                 for event in by_event.get(check.event, ()):
-                    assumed = event in analysis.low
+                    assumed = bool(low) and event in low
                     for finding in check.run(event, context):
                         if assumed:  # it rests on the values a call site passes
                             finding = replace(finding, confidence="low")

@@ -298,3 +298,20 @@ def test_quick_inits_make_the_objects_dataclass_makes():
         if required:
             with pytest.raises(TypeError):
                 cls()
+
+
+def test_events_hash_by_their_node_and_stay_equal_by_every_field():
+    """Every event class hashes by its kind and node (a set of events does not hash the
+    values they hold) and compares by all its fields: equal events hash alike, and two
+    events of one node that differ are two members of a set."""
+    from aliaslint.analysis import events
+    from aliaslint.analysis.events import Event, Reference
+
+    kinds = [cls for cls in vars(events).values()
+             if isinstance(cls, type) and issubclass(cls, Event)]
+    assert len(kinds) > 8 and all(cls.__hash__ is Event.__hash__ for cls in kinds)
+    node = cst.Name("x")
+    first, again, other = (Reference(node, node, "torch.x"), Reference(node, node, "torch.x"),
+                           Reference(node, node, "torch.y"))
+    assert first == again and hash(first) == hash(again) and first != other
+    assert len({first, again, other}) == 2

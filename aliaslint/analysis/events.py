@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any
 
 import libcst as cst
 
@@ -142,6 +143,16 @@ class Event:
     # The enclosing simple statement or compound statement header: a
     # suppression comment on its first line covers the finding.
     stmt: cst.CSTNode
+
+    def __hash__(self) -> int:
+        # By the node alone (equal events have the same node): the analysis puts every
+        # event it reports in a set, and a hash of every field would hash each value it
+        # holds, field by field.  The events of one node are few.
+        return hash((type(self), id(self.node)))
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__hash__ = Event.__hash__  # type: ignore[method-assign]  # kept by @dataclass
 
 
 @quick
