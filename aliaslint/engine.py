@@ -10,15 +10,12 @@ findings point into cells.
 from __future__ import annotations
 
 import ast
-import codecs
-import io
 import json
 import multiprocessing
 import os
 import sys
 import threading
 import time
-import tokenize
 from stat import S_ISREG
 from dataclasses import dataclass, replace
 from functools import partial
@@ -55,17 +52,20 @@ from aliaslint.diagnostics import (
 )
 from aliaslint.reading import file_error as _file_error
 from aliaslint.reading import internal as _internal
-from aliaslint.reading import read_file
+from aliaslint.reading import decode, read_file
+from aliaslint.outline import Outline, outline
 from aliaslint.quiet import WRITING_EVENTS
 from aliaslint.quiet import enabled as quiet_enabled
 from aliaslint.quiet import quiet as is_quiet
 from aliaslint.screen import (
     PARSE_BUDGET,
     RUNNING,
+    Screened,
     Version,
     compile_error,
     deeply,
     budget_error,
+    python_tree,
     screen,
     without_lone_backslashes,
 )
@@ -115,41 +115,6 @@ class Result:
                     if d.code == INTERNAL_ERROR or d.code == FILE_NOT_CHECKED and d.cell is None})
 
 
-# Byte-order marks of encodings Python source cannot be in (UTF-32 first: its LE mark begins
-# with UTF-16's).
-_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
-              (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
-
-
-def decode(data: bytes, filename: str) -> str | Diagnostic:
-    """Source text from bytes by PEP 263, or the AL902 finding that explains why not."""
-    for bom, name in _WIDE_BOMS:
-        if data.startswith(bom):
-            # Python reads only ASCII-compatible encodings; say which one this is.
-            return _file_error(filename, f"not UTF-8 Python source ({name} with BOM): "
-                               "re-save it as UTF-8")
-    if b"\0" in data:
-        row = data.count(b"\n", 0, data.index(b"\0")) + 1
-        return _file_error(filename, "file contains NUL bytes (binary?) and cannot be checked",
-                           row)
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as error:
-        return _file_error(filename, f"bad encoding declaration: {error.msg}",
-                           getattr(error, "lineno", None) or 1)
-    try:
-        return data.decode(encoding)
-    except UnicodeDecodeError as error:
-        row = data.count(b"\n", 0, error.start) + 1
-        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        return _file_error(
-            filename,
-            f"file is not valid {encoding}: byte 0x{data[error.start]:02x} cannot be decoded "
-            "(declare the encoding with a `# -*- coding: ... -*-` line)",
-            row, column,
-        )
-
-
 def _text(source: str | bytes, filename: str) -> str | Diagnostic:
     return decode(source, filename) if isinstance(source, bytes) else source
 
@@ -189,17 +154,27 @@ def check_source(source: str | bytes, filename: str = "<string>",
     digest = content_hash(source if isinstance(source, bytes) else
                           text.encode("utf-8", "surrogatepass")) if loader else ""
     tree = loader.take_syntax(link.path, digest) if loader and link else None
-    if tree is None and statements is not None and target_version is None:
-        tree = statements.syntax(text)  # an edited buffer: only what changed is parsed
-    # A syntax error is reported even where no rule could fire.
-    screened = screen(text, filename, target_version, tree=tree,
-                      compiles=bool(loader and link and loader.compiles(link.path, digest)),
-                      statements=statements.compiled if statements is not None else None)
-    if screened.error is not None:
-        return [screened.error]
-    if statements is not None and target_version is None and screened.tree is not None:
-        statements.keep_syntax(text, screened.tree)
-    if not may_find(text, enabled, partial(_quiet, screened.tree, link)):
+    # Screened already (an importer loaded it): it compiles, its parse work is within the
+    # budget, and its outline says what the quiet proof reads of CPython's tree, so the
+    # tree is not made again.
+    own = loader.known_outline(link.path, digest) if loader and link and tree is None and \
+        statements is None else None
+    if own is not None:
+        screened = Screened()
+    else:
+        if tree is None and statements is not None and target_version is None:
+            tree = statements.syntax(text)  # an edited buffer: only what changed is parsed
+        # A syntax error is reported even where no rule could fire.
+        screened = screen(text, filename, target_version, tree=tree,
+                          compiles=bool(loader and link and loader.compiles(link.path, digest)),
+                          statements=statements.compiled if statements is not None else None)
+        if screened.error is not None:
+            return [screened.error]
+        if statements is not None and target_version is None and screened.tree is not None:
+            statements.keep_syntax(text, screened.tree)
+        if loader and link and screened.tree is not None:
+            own = loader.outlined(link.path, digest, screened.tree)
+    if not may_find(text, enabled, partial(_quiet, screened.tree, own, link)):
         return []
     late = screened.over_budget(text, filename, parse_budget)
     if late is not None:
@@ -220,7 +195,9 @@ def check_source(source: str | bytes, filename: str = "<string>",
         keep = partial(loader.remember, link.path, text) if loader and link else None
         module = loader.share(link.path, text, converted) if loader and link else None
         if module is None:
-            parsed_here = _parse(text, filename, keep=keep, syntax=screened.tree
+            syntax = screened.tree if screened.tree is not None or own is None else \
+                python_tree(text)  # (not made by the screen: it knew the file)
+            parsed_here = _parse(text, filename, keep=keep, syntax=syntax
                                  if converted and target_version is None else None)
             if isinstance(parsed_here, Diagnostic):
                 return [parsed_here]
@@ -305,13 +282,18 @@ def may_find(source: str, enabled: frozenset[str],
     return bool(wordless) and quiet is not None and not quiet()
 
 
-def _quiet(tree: ast.Module | None, link: Link | None) -> bool:
-    """Is the module quiet (aliaslint/quiet.py), within its program where it has one?"""
-    if tree is None or not quiet_enabled():
+def _quiet(tree: ast.Module | None, own: Outline | None, link: Link | None) -> bool:
+    """Is the module quiet (aliaslint/quiet.py), within its program where it has one?
+    ``own``: its outline, where the program's loader keeps it; else ``tree`` tells."""
+    if not quiet_enabled():
         return False
+    if own is None:
+        if tree is None:
+            return False
+        own = outline(tree)
     if link is None:
-        return is_quiet(tree, None, None, lambda path: None)
-    return is_quiet(tree, link.path, link.program, link.outline)
+        return is_quiet(own, None, None, lambda path: None)
+    return is_quiet(own, link.path, link.program, link.outline)
 
 
 def check_notebook(source: str | bytes, filename: str = "<notebook>",

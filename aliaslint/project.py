@@ -259,6 +259,8 @@ class Loader:
                 if passed:
                     self.screened(path, digest, self.parse_budget)
                     syntax = screened.tree
+                    if syntax is not None:
+                        self.outlined(path, digest, syntax)
             if passed:
                 module = _parsed(text, syntax, converted)
         if keep:
@@ -318,6 +320,29 @@ class Loader:
                 self._unscreened.clear()
             self._unscreened[path] = (digest, tree)
         return found, digest
+
+    def outlined(self, path: str, digest: str, tree: ast.Module) -> Outline:
+        """The outline of the content with ``digest``, CPython's ``tree`` of which a screen
+        just made: kept, so that neither an importer's outline nor the file's own check
+        (aliaslint/engine.py) parses it again for it."""
+        kept = self._outlines.get(path)
+        if kept is not None and kept[0] == digest and kept[1] is not None:
+            return kept[1]
+        found = outline(tree)
+        if len(self._outlines) >= 4096:
+            self._outlines.clear()
+        # (No size and mtime: the content was read elsewhere; a later ask reads it again.)
+        self._outlines[path] = (digest, found, None)
+        return found
+
+    def known_outline(self, path: str, digest: str) -> Outline | None:
+        """The outline kept of the content with ``digest``, where this process screened it
+        and it passed within this loader's budget (it compiles, its parse work is within
+        the budget): what a check of it needs of CPython's tree, without the tree."""
+        kept = self._outlines.get(path)
+        if kept is None or kept[0] != digest or not self._passed(path, digest):
+            return None
+        return kept[1]
 
     def take_syntax(self, path: str, digest: str) -> ast.Module | None:
         """CPython's tree of the file, where ``outline`` made one of the content with

@@ -171,17 +171,18 @@ def reached(imports: Iterable[Imported], path: str, program,
     return found
 
 
-def quiet(tree: ast.Module, path: str | None, program,
+def quiet(own: Outline, path: str | None, program,
           outline: Callable[[str], Outline | None]) -> bool:
-    """Is the file at ``path`` (of ``program``, or alone) quiet: neither it nor a checked
-    file it reaches through imports spells a write?  ``outline(path)`` is what another
-    checked file's tree tells (None where it does not parse: then nothing is proven)."""
-    if not writes_nothing(tree):
+    """Is the file at ``path`` (of ``program``, or alone), whose tree tells ``own``, quiet:
+    neither it nor a checked file it reaches through imports spells a write?
+    ``outline(path)`` is what another checked file's tree tells (None where it does not
+    parse: then nothing is proven)."""
+    if not own.writes_nothing:
         return False
     if program is None or path is None or path not in program.searched:
         return True
     seen = {path}
-    todo: list[tuple[str, Sequence[Imported]]] = [(path, imported(tree))]
+    todo: list[tuple[str, Sequence[Imported]]] = [(path, own.imports)]
     while todo:
         importer, imports = todo.pop()
         others: set[str] = set()

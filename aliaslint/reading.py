@@ -1,9 +1,12 @@
-"""Reading a file to check: never more than the size limit, never waiting on a FIFO, and the
-finding that says why a file was not read."""
+"""Reading a file to check: never more than the size limit, never waiting on a FIFO, its text
+by PEP 263, and the finding that says why a file was not read or decoded."""
 
 from __future__ import annotations
 
+import codecs
+import io
 import os
+import tokenize
 from pathlib import Path
 from stat import S_ISBLK, S_ISCHR, S_ISDIR, S_ISFIFO, S_ISREG, S_ISSOCK
 
@@ -67,3 +70,38 @@ def _kind(mode: int) -> str:
         if test(mode):
             return name
     return "a special file"
+
+
+# Byte-order marks of encodings Python source cannot be in (UTF-32 first: its LE mark begins
+# with UTF-16's).
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+              (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
+
+
+def decode(data: bytes, filename: str) -> str | Diagnostic:
+    """Source text from bytes by PEP 263, or the AL902 finding that explains why not."""
+    for bom, name in _WIDE_BOMS:
+        if data.startswith(bom):
+            # Python reads only ASCII-compatible encodings; say which one this is.
+            return file_error(filename, f"not UTF-8 Python source ({name} with BOM): "
+                              "re-save it as UTF-8")
+    if b"\0" in data:
+        row = data.count(b"\n", 0, data.index(b"\0")) + 1
+        return file_error(filename, "file contains NUL bytes (binary?) and cannot be checked",
+                          row)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        return file_error(filename, f"bad encoding declaration: {error.msg}",
+                          getattr(error, "lineno", None) or 1)
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as error:
+        row = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        return file_error(
+            filename,
+            f"file is not valid {encoding}: byte 0x{data[error.start]:02x} cannot be decoded "
+            "(declare the encoding with a `# -*- coding: ... -*-` line)",
+            row, column,
+        )

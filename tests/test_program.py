@@ -297,6 +297,37 @@ def test_a_file_is_compiled_once_per_process_for_its_check_and_its_importers(tmp
     assert project.screen is screen.screen
 
 
+def test_a_file_is_parsed_by_cpython_once_for_its_check_its_importers_and_its_outline(
+        tmp_path, monkeypatch):
+    """Whichever comes first, a file's check or an importer's load of it, CPython's parser
+    reads its content once in the process: the screen that parses it keeps its outline
+    (what the quiet proof and a star import read), and the other does not parse it again."""
+    from aliaslint import screen
+    from aliaslint.engine import check_source
+    from aliaslint.project import Link
+
+    parsed: list[str] = []
+    real = screen.compile if hasattr(screen, "compile") else compile
+
+    def counting(source, filename, mode, flags=0, *args, **kwargs):
+        if flags & screen.ast.PyCF_ONLY_AST:
+            parsed.append(filename)
+        return real(source, filename, mode, flags, *args, **kwargs)
+
+    monkeypatch.setattr(screen, "compile", counting, raising=False)
+    for check_first in (True, False):
+        loader, (helper, _) = _loader(tmp_path, {"utils.py": HELPER, "train.py": "import utils\n"})
+        link = Link(loader.program, loader, helper, converted=True)
+        parsed.clear()
+        steps = [lambda: check_source(HELPER.encode(), "utils.py", link=link, converted=True),
+                 lambda: loader.tree(helper, converted=True)]
+        for step in steps if check_first else reversed(steps):
+            step()
+        found, _ = loader.outline(helper)
+        assert len(parsed) == 1 and found is not None and not found.writes_nothing
+        assert found.bound.keys() >= {"torch", "rescale"}
+
+
 def test_kept_trees_are_bounded_by_lines(tmp_path, monkeypatch):
     from aliaslint import project
 
