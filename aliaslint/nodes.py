@@ -61,17 +61,23 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
 def code_children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The children that hold code: not whitespace, comments, brackets or separators (an
     operator's token is layout too; its kind is the node's own type)."""
-    read = _CODE.get(type(node))
+    return (CODE_READERS.get(type(node)) or code_reader(type(node)))(node)
+
+
+def code_reader(kind: type) -> Reader:
+    """The function ``code_children`` reads a ``kind`` node with.  (A walk over many nodes
+    calls ``CODE_READERS.get(kind) or code_reader(kind)`` itself: a call fewer per node.)"""
+    read = CODE_READERS.get(kind)
     if read is None:
-        read = _CODE[type(node)] = _reader(tuple(
-            (name, many) for name, many in _child_fields(type(node))
+        read = CODE_READERS[kind] = _reader(tuple(
+            (name, many) for name, many in _child_fields(kind)
             if "whitespace" not in name and name not in _LAYOUT))
-    return read(node)
+    return read
 
 
 Reader = Callable[[cst.CSTNode], list[cst.CSTNode]]
 _CHILDREN: dict[type, Reader] = {}
-_CODE: dict[type, Reader] = {}
+CODE_READERS: dict[type, Reader] = {}
 
 
 def _reader(fields: tuple[Field, ...]) -> Reader:
@@ -125,7 +131,7 @@ def walk_code(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(code_children(current))
+        stack.extend((CODE_READERS.get(type(current)) or code_reader(type(current)))(current))
 
 
 T = TypeVar("T")

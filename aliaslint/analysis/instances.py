@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import libcst as cst
 
-from aliaslint.nodes import Facts, code_children
+from aliaslint.nodes import CODE_READERS, Facts, code_reader
 
 _REPEATING = frozenset({cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp,
                         cst.GeneratorExp, cst.Lambda})
@@ -48,7 +48,7 @@ class _Part:
         # Calls of each name (`f(...)`, `x.f(...)`): two for one inside a loop or a
         # comprehension.
         self.calls: dict[str, int] = {}
-        mentions = self.mentions
+        mentions, readers = self.mentions, CODE_READERS
         # (the children of a node, the innermost class above them, the functions above them,
         # inside a loop or a comprehension, inside one or a lambda): one entry per node
         # whose children wait, not one per child.
@@ -78,7 +78,7 @@ class _Part:
                     inner_owner = node
                 elif kind is cst.FunctionDef:
                     inner_functions = (*functions, node)
-                children = code_children(node)
+                children = (readers.get(kind) or code_reader(kind))(node)
                 if children:
                     work.append((children, inner_owner, inner_functions,
                                  looped or kind in _LOOPS, repeated or kind in _REPEATING))

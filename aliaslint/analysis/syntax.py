@@ -300,6 +300,7 @@ def called_names(function: cst.FunctionDef) -> tuple[str, ...]:
         return known
     names: list[str] = []
     stack: list[cst.CSTNode] = [function.body]
+    readers = nodes.CODE_READERS
     while stack:
         node = stack.pop()
         kind = type(node)
@@ -319,7 +320,7 @@ def called_names(function: cst.FunctionDef) -> tuple[str, ...]:
                     names.append(func.attr.value)
             # A function handed to another (`checkpoint(block, x)`) is called from here.
             names.extend(arg.value.value for arg in call.args if type(arg.value) is cst.Name)
-        stack.extend(nodes.code_children(node))
+        stack.extend((readers.get(kind) or nodes.code_reader(kind))(node))
     return _CALLED.put(function, tuple(names))
 
 
