@@ -157,7 +157,7 @@ def measure_prefilter(dirs: list[str]) -> dict:
                 counts["no_words_lines"] += lines
                 continue
             link = program_link(program, path, settings)
-            if not may_find(text, enabled, lambda: _quiet(screened.tree, link)):
+            if not may_find(text, enabled, lambda: _quiet(screened.tree, None, link)):
                 counts["quiet_files"] += 1
                 counts["quiet_lines"] += lines
     return counts
