@@ -213,7 +213,7 @@ def check_source(source: str | bytes, filename: str = "<string>",
                     parsed_here = _parse_here(text, filename, keep)
                 if isinstance(parsed_here, Diagnostic):
                     return [parsed_here]
-                return _checked_again(parsed_here, text, filename, enabled, confidence, link)
+                module = parsed_here
         return _checked(module, text, filename, enabled, confidence, link=link)
 
     return deeply(parse_and_check)
@@ -234,25 +234,8 @@ def _checked_converted(module: cst.Module, text: str, filename: str, enabled: fr
     except NeedsText:
         pass
     if link is not None:
-        link.restart(others_converted=True)
-    return None
-
-
-def _checked_again(module: cst.Module, text: str, filename: str, enabled: frozenset[str],
-                   confidence: Confidence, link: Link | None) -> list[Diagnostic]:
-    """The findings of the check again on the file's own libcst tree, the other files' trees
-    still made from CPython's; on libcst's trees of those too where a finding or a message
-    needs a position or a node's text in one of them (a write a helper makes, reported in
-    the helper's file)."""
-    from aliaslint.converted import NeedsText
-
-    try:
-        return _checked(module, text, filename, enabled, confidence, link=link)
-    except NeedsText:
-        if link is None:
-            raise
         link.restart()
-        return _checked(module, text, filename, enabled, confidence, link=link)
+    return None
 
 
 def _checked(module: cst.Module, source: str, filename: str, enabled: frozenset[str],

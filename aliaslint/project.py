@@ -463,18 +463,13 @@ class Link:
     # The other files' trees may be made from CPython's (aliaslint/converted.py): the
     # file's own tree is, until a check on it asks for a position or text.
     converted: bool = False
-    # The file's own tree is libcst's (a check on a made one found something), the other
-    # files' still made ones: until a finding or a message needs a position or a node's
-    # text in one of them.
-    others_converted: bool = False
 
-    def restart(self, others_converted: bool = False) -> None:
+    def restart(self) -> None:
         """Forget what an analysis on converted trees read: the file is analysed again on
-        libcst's own tree, and the other files on theirs unless ``others_converted``."""
+        libcst's own trees, theirs included."""
         self.used, self.lines, self.contexts, self.texts = {}, 0, {}, {}
         self.used_elsewhere = []
         self.converted = False
-        self.others_converted = others_converted
 
     def allows(self, path: str) -> bool:
         """May the analysis load ``path`` too?  Each analysis reads at most ``LOADED_LINES``
@@ -487,8 +482,7 @@ class Link:
 
     def tree(self, path: str) -> cst.Module | None:
         with stages.stage("summaries"):
-            module, text, digest = self.loader.tree(path, self.converted or
-                                                    self.others_converted)
+            module, text, digest = self.loader.tree(path, self.converted)
         if path not in self.used:
             self.lines += text.count("\n")
         self.used[path] = digest

@@ -328,60 +328,6 @@ def test_a_file_is_parsed_by_cpython_once_for_its_check_its_importers_and_its_ou
         assert found.bound.keys() >= {"torch", "rescale"}
 
 
-DOUBLE = """\
-def double(t):
-    return t * 2
-"""
-OWN_WRITE = """\
-import torch
-from utils import double
-
-w = torch.randn(3, requires_grad=True)
-
-
-def step():
-    y = w.sigmoid()
-    z = double(y)
-    y.mul_(2)
-    z.sum().backward()
-"""
-
-
-@pytest.mark.parametrize("helper, train, where", [
-    (DOUBLE, OWN_WRITE, "train.py"),  # the finding in the checked file
-    (HELPER, _step("from utils import rescale", "rescale"), "utils.py"),  # in the helper
-])
-def test_a_file_with_findings_is_checked_again_on_libcsts_trees_only_where_they_say_where(
-        tmp_path, monkeypatch, helper, train, where):
-    """A file whose check on made trees finds something is checked again on libcst's parse
-    of it; the files it imports are parsed by libcst only where a finding or a message
-    needs a position or a node's text in one (the helper's write).  The findings are those
-    of a check on libcst's trees throughout."""
-    from aliaslint import parsing
-    from aliaslint.engine import check_source
-    from aliaslint.project import Link
-
-    parsed: list[str] = []
-    real = parsing.parse_module
-
-    def counting(source, *args, **kwargs):
-        parsed.append(source)
-        return real(source, *args, **kwargs)
-
-    monkeypatch.setattr(parsing, "parse_module", counting)
-    found = {}
-    for converted in (True, False):
-        loader, (utils, script) = _loader(tmp_path, {"utils.py": helper, "train.py": train})
-        link = Link(loader.program, loader, script)
-        parsed.clear()
-        found[converted] = [(d.code, Path(d.filename).name, d.location.row)
-                            for d in check_source(train.encode(), script, link=link,
-                                                  converted=converted)]
-        if converted:
-            assert train in parsed and (helper in parsed) == (where == "utils.py")
-    assert found[True] == found[False] and [f[1] for f in found[True]] == [where]
-
-
 def test_kept_trees_are_bounded_by_lines(tmp_path, monkeypatch):
     from aliaslint import project
 
