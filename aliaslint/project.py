@@ -312,9 +312,7 @@ class Loader:
         text = buffer if buffer is not None else self.decode(data)
         tree = python_tree(text, path) if text is not None else None
         found = outline(tree) if tree is not None else None
-        if len(self._outlines) >= 4096:
-            self._outlines.clear()
-        self._outlines[path] = (digest, found, signature)
+        self._keep_outline(path, digest, found, signature)
         if tree is not None and not self.compiles(path, digest):
             if len(self._unscreened) >= 1024:
                 self._unscreened.clear()
@@ -329,11 +327,15 @@ class Loader:
         if kept is not None and kept[0] == digest and kept[1] is not None:
             return kept[1]
         found = outline(tree)
+        # (No size and mtime: the content was read elsewhere; a later ask reads it again.)
+        self._keep_outline(path, digest, found, None)
+        return found
+
+    def _keep_outline(self, path: str, digest: str, found: Outline | None,
+                      signature: tuple[int, int] | None) -> None:
         if len(self._outlines) >= 4096:
             self._outlines.clear()
-        # (No size and mtime: the content was read elsewhere; a later ask reads it again.)
-        self._outlines[path] = (digest, found, None)
-        return found
+        self._outlines[path] = (digest, found, signature)
 
     def known_outline(self, path: str, digest: str) -> Outline | None:
         """The outline kept of the content with ``digest``, where this process screened it
