@@ -302,11 +302,11 @@ class _Converter:
                                          expression=self.expression(node.operand))
 
     def boolean(self, node: ast.BoolOp) -> Any:
-        operator = _operator(_BOOLEAN[type(node.op)])
+        kind = _BOOLEAN[type(node.op)]
         values = node.values
         result = self.expression(values[0])
-        for value in values[1:]:
-            result = _make[cst.BooleanOperation](left=result, operator=operator,
+        for value in values[1:]:  # an operator node per link, as the parser makes
+            result = _make[cst.BooleanOperation](left=result, operator=_operator(kind),
                                                  right=self.expression(value))
         return result
 
@@ -529,10 +529,9 @@ class _Converter:
             names: Any = _make[cst.ImportStar]()
         else:
             names = tuple(self._alias(alias, False) for alias in node.names)
-        dot = _operator(cst.Dot)
         return _make[cst.ImportFrom](
             module=None if node.module is None else self.dotted(node.module),
-            names=names, relative=(dot,) * (node.level or 0))
+            names=names, relative=tuple(_operator(cst.Dot) for _ in range(node.level or 0)))
 
     def _decorators(self, node: Any) -> tuple[Any, ...]:
         return tuple(_make[cst.Decorator](decorator=self.expression(decorator))
@@ -673,6 +672,70 @@ def module_from_ast(tree: ast.Module, source: str) -> cst.Module | None:
         return _Converter(source, normalised).module(tree)
     except (_Unsupported, cst.ParserSyntaxError, RecursionError):
         return None
+
+
+# Fields that only reproduce the text: whitespace, commas, brackets, comments.  A converted
+# tree leaves them at libcst's defaults (shared objects, in no file); every other field is
+# what libcst's parser makes, node for node.
+LAYOUT = frozenset({
+    "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators", "header",
+    "footer", "trailing_whitespace", "colon", "equal", "indent", "newline", "default_indent",
+    "default_newline", "has_trailing_newline", "encoding", "lbrace", "rbrace", "lbracket",
+    "rbracket", "dot", "first_colon", "second_colon", "asterisk"})
+
+
+class _Fields(dict[type, tuple[str, ...]]):
+    def __missing__(self, cls: type) -> tuple[str, ...]:
+        names = self[cls] = tuple(f.name for f in dataclasses.fields(cls)
+                                  if f.name not in LAYOUT and "whitespace" not in f.name)
+        return names
+
+
+_MEANINGFUL: dict[type, tuple[str, ...]] = _Fields()
+
+
+def held(module: cst.Module) -> set[int]:
+    """The ids of the nodes of a converted tree outside its layout fields: the nodes an
+    analysis of it can hold."""
+    found: set[int] = set()
+    stack: list[Any] = [module]
+    while stack:
+        node = stack.pop()
+        found.add(id(node))
+        for name in _MEANINGFUL[type(node)]:
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                stack.append(value)
+            elif type(value) is tuple or type(value) is list:
+                stack.extend(item for item in value if isinstance(item, cst.CSTNode))
+    return found
+
+
+def twins(made: cst.Module, parsed: cst.Module) -> dict[int, cst.CSTNode] | None:
+    """Each node of a converted tree (by id, layout fields aside) → the node libcst's parse
+    of the same text has in its place; None where the two trees differ in shape (the
+    converter's guarantee broken: nothing is then answered from them)."""
+    found: dict[int, cst.CSTNode] = {}
+    stack: list[tuple[Any, Any]] = [(made, parsed)]
+    while stack:
+        ours, theirs = stack.pop()
+        kind = type(ours)
+        if kind is not type(theirs) and not (kind is ConvertedModule and
+                                             type(theirs) is cst.Module):
+            return None
+        found[id(ours)] = theirs
+        for name in _MEANINGFUL[kind]:
+            value, other = getattr(ours, name), getattr(theirs, name)
+            if isinstance(value, cst.CSTNode):
+                if not isinstance(other, cst.CSTNode):
+                    return None
+                stack.append((value, other))
+            elif type(value) is tuple or type(value) is list:
+                if not isinstance(other, (tuple, list)) or len(value) != len(other):
+                    return None
+                stack.extend((item, twin) for item, twin in zip(value, other)
+                             if isinstance(item, cst.CSTNode))
+    return found
 
 
 class ConvertedModule(cst.Module):

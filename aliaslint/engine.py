@@ -214,6 +214,8 @@ def check_source(source: str | bytes, filename: str = "<string>",
                 if isinstance(parsed_here, Diagnostic):
                     return [parsed_here]
                 module = parsed_here
+                if link is not None:
+                    return _checked_twinned(module, text, filename, enabled, confidence, link)
         return _checked(module, text, filename, enabled, confidence, link=link)
 
     return deeply(parse_and_check)
@@ -234,8 +236,24 @@ def _checked_converted(module: cst.Module, text: str, filename: str, enabled: fr
     except NeedsText:
         pass
     if link is not None:
-        link.restart()
+        link.restart(twinned=True)
     return None
+
+
+def _checked_twinned(module: cst.Module, text: str, filename: str, enabled: frozenset[str],
+                     confidence: Confidence, link: Link) -> list[Diagnostic]:
+    """The findings of a check on libcst's tree of the file, the other files it reads still
+    on converted trees: a position or text asked of one is read from libcst's parse of
+    that file alone (rule.Context), so only the files findings point into are parsed.
+    Where that cannot answer (a fix's scopes asked in another file), the other files are
+    read on libcst's trees too."""
+    from aliaslint.converted import NeedsText
+
+    try:
+        return _checked(module, text, filename, enabled, confidence, link=link)
+    except NeedsText:
+        link.restart()
+        return _checked(module, text, filename, enabled, confidence, link=link)
 
 
 def _checked(module: cst.Module, source: str, filename: str, enabled: frozenset[str],

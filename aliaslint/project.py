@@ -465,13 +465,17 @@ class Link:
     # The other files' trees may be made from CPython's (aliaslint/converted.py): the
     # file's own tree is, until a check on it asks for a position or text.
     converted: bool = False
+    # Their positions and text are read from libcst's parse of each file a check asks
+    # them of (the check of a file whose own tree is libcst's: rule.Context).
+    twinned: bool = False
 
-    def restart(self) -> None:
-        """Forget what an analysis on converted trees read: the file is analysed again on
-        libcst's own trees, theirs included."""
+    def restart(self, twinned: bool = False) -> None:
+        """Forget what an analysis read: the file is analysed again on libcst's own tree,
+        the other files on theirs too, or (``twinned``) still on converted trees, each
+        parsed only where a finding points into it."""
         self.used, self.lines, self.contexts, self.texts = {}, 0, {}, {}
         self.used_elsewhere = []
-        self.converted = False
+        self.converted = self.twinned = twinned
 
     def allows(self, path: str) -> bool:
         """May the analysis load ``path`` too?  Each analysis reads at most ``LOADED_LINES``
@@ -494,7 +498,7 @@ class Link:
         if shown not in self.contexts:
             from aliaslint.rule import Context  # the rules' view of a file; loaded with them
 
-            self.contexts[shown] = Context(module, None, text)
+            self.contexts[shown] = Context(module, None, text, twinned=self.twinned)
             self.texts[shown] = text
         return module
 

@@ -78,11 +78,19 @@ class Finding:
 class Context:
     """What a check may ask about the module beyond the event itself."""
 
-    def __init__(self, module: cst.Module, positions: Any = None, source: str | None = None):
+    def __init__(self, module: cst.Module, positions: Any = None, source: str | None = None,
+                 *, twinned: bool = False):
         self.module = module
         # A tree made from CPython's (aliaslint/converted.py) knows no positions or text:
-        # a check that asks for them is run again on libcst's own tree.
+        # a check that asks for them is run again on libcst's own tree.  ``twinned``: or
+        # they are read from libcst's parse of ``source``, node for node (another file of
+        # the program, read by a check whose own tree is libcst's: only a file a finding
+        # points into is parsed).
         self._converted = is_converted(module)
+        self._twinned = twinned and self._converted and source is not None
+        self._source = source
+        self._held: set[int] | None = None  # a twinned tree's nodes, by id
+        self._twins: tuple[cst.Module, dict[int, cst.CSTNode]] | None = None
         # Rows whose columns libcst counts short of CPython's (form feeds it drops).
         self._shifts: dict[int, int] = {}
         if source is not None and "\f" in source and not self._converted:
@@ -99,23 +107,60 @@ class Context:
     @property
     def positions(self) -> Any:
         """Node → CodeRange, computed on first use: only files with findings pay for it."""
-        if self._converted:
+        if self._converted and not self._twinned:
             raise NeedsText("positions")
         if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            try:
-                # The provider alone: `wrapper.resolve` also walks the whole tree once for
-                # the batchable providers it has none of, which doubles the cost (and the
-                # language server's re-check time).
-                self._positions = PositionProvider()._gen(wrapper)
-            except (AttributeError, TypeError):  # a libcst whose internals differ
-                self._positions = wrapper.resolve(PositionProvider)
+            if self._twinned:
+                parsed, nodes = self._twin()
+                self._positions = _Twinned(nodes, _positions_of(parsed))
+            else:
+                self._positions = _positions_of(self.module)
         return self._positions
 
     @property
     def located(self) -> bool:
         """Were positions in this module computed (a finding or message points into it)?"""
         return self._positions is not None
+
+    def _twin(self) -> tuple[cst.Module, dict[int, cst.CSTNode]]:
+        """libcst's parse of a twinned tree's text, and each node's twin in it."""
+        if self._twins is None:
+            from aliaslint.converted import twins
+            from aliaslint.parsing import parse_module
+
+            assert self._source is not None
+            try:
+                parsed = parse_module(self._source)
+            except (cst.ParserSyntaxError, RecursionError):
+                raise NeedsText("positions") from None
+            nodes = twins(self.module, parsed)
+            if nodes is None:
+                raise NeedsText("positions")
+            if "\f" in self._source:
+                self._shifts = libcst_column_shifts(self._source, parsed.code)
+            self._twins = parsed, nodes
+        return self._twins
+
+    def _text_of(self, node: cst.CSTNode) -> tuple[cst.Module, cst.CSTNode]:
+        """The module whose text holds ``node``, and the node there: a node of a twinned
+        tree is read from its twin."""
+        if not self._twinned:
+            return self.module, node
+        parsed, nodes = self._twin()
+        twin = nodes.get(id(node))
+        if twin is None:
+            raise NeedsText("a node's text")
+        return parsed, twin
+
+    def _home(self, node: cst.CSTNode) -> Context:
+        """The context that reads ``node``'s text: this one, or a twinned other file's."""
+        if self._twinned or not any(other._twinned for other in self.others.values()) \
+                or self.holds(node):
+            return self
+        for other in self.others.values():
+            if other._twinned and other.holds(node):
+                return other
+        return self
 
     def span(self, node: cst.CSTNode) -> CodeRange:
         try:
@@ -124,11 +169,19 @@ class Context:
             for other in self.others.values():
                 if other.holds(node):
                     return other.span(node)
+            if any(other._twinned for other in self.others.values()):
+                raise NeedsText("positions") from None  # in none of them: parse them all
             raise
         return span
 
     def holds(self, node: cst.CSTNode) -> bool:
         """Is ``node`` in this module (not in another file of the program)?"""
+        if self._twinned:
+            if self._held is None:
+                from aliaslint.converted import held
+
+                self._held = held(self.module)
+            return id(node) in self._held
         try:
             self.positions[node]  # a mapping by node; some have no `in`
         except KeyError:
@@ -168,12 +221,13 @@ class Context:
     def exact(self, node: cst.CSTNode) -> str:
         """The node's source exactly as written (line breaks and comments kept), for the
         text of a fix."""
-        return self.module.code_for_node(node)
+        module, node = self._home(node)._text_of(node)
+        return module.code_for_node(node)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The node that contains ``node``, computed on first use."""
         if self._converted:
-            raise NeedsText("parents")
+            raise NeedsText("parents")  # twinned too: only fixes ask, in the checked file
         if self._parents is None:
             # A batchable provider: only `resolve` runs its visitor.
             wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
@@ -200,17 +254,7 @@ class Context:
     def source(self, node: cst.CSTNode) -> str:
         """The node's source text on one line, for messages: a statement without the
         comments and blank lines above it, which libcst counts as part of it."""
-        if isinstance(node, cst.For):
-            # A loop stands for its header: `for row in batch`.
-            return f"for {self.source(node.target)} in {self.source(node.iter)}"
-        if isinstance(node, cst.SimpleStatementLine):
-            # Its statements without the comment at the end of the line.
-            return " ".join("; ".join(self.module.code_for_node(statement).strip().rstrip(";")
-                                      for statement in node.body).split())
-        if isinstance(node, cst.BaseCompoundStatement) and node.leading_lines:
-            node = node.with_changes(leading_lines=())
-        text = self.module.code_for_node(node).strip()
-        return " ".join(text.split())
+        return _one_line(*self._home(node)._text_of(node))
 
     def code(self, node: cst.CSTNode, limit: int = 60) -> str:
         """The node's source in backticks, shortened at token boundaries to ``limit``
@@ -241,6 +285,47 @@ class Context:
             else:
                 break
         return Operand(text, chain(node), "".join(reversed(derived)))
+
+
+def _one_line(module: cst.Module, node: cst.CSTNode) -> str:
+    """``Context.source`` of ``node``, a node of ``module``'s text."""
+    if isinstance(node, cst.For):
+        # A loop stands for its header: `for row in batch`.
+        return f"for {_one_line(module, node.target)} in {_one_line(module, node.iter)}"
+    if isinstance(node, cst.SimpleStatementLine):
+        # Its statements without the comment at the end of the line.
+        return " ".join("; ".join(module.code_for_node(statement).strip().rstrip(";")
+                                  for statement in node.body).split())
+    if isinstance(node, cst.BaseCompoundStatement) and node.leading_lines:
+        node = node.with_changes(leading_lines=())
+    text = module.code_for_node(node).strip()
+    return " ".join(text.split())
+
+
+def _positions_of(module: cst.Module) -> Any:
+    """Node → CodeRange over ``module``."""
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    try:
+        # The provider alone: `wrapper.resolve` also walks the whole tree once for the
+        # batchable providers it has none of, which doubles the cost (and the language
+        # server's re-check time).
+        return PositionProvider()._gen(wrapper)
+    except (AttributeError, TypeError):  # a libcst whose internals differ
+        return wrapper.resolve(PositionProvider)
+
+
+class _Twinned:
+    """Positions of a converted tree's nodes: their twins' in libcst's parse."""
+
+    def __init__(self, nodes: dict[int, cst.CSTNode], positions: Any) -> None:
+        self._nodes, self._positions = nodes, positions
+
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        twin = self._nodes.get(id(node))
+        if twin is None:
+            raise KeyError(node)
+        found: CodeRange = self._positions[twin]
+        return found
 
 
 def chain(node: cst.CSTNode) -> tuple[str, ...] | None:

@@ -9,12 +9,13 @@ import random
 from pathlib import Path
 
 import libcst as cst
+from libcst._nodes.base import CSTCodegenError
 import pytest
 
 from aliaslint import converted as converted_module
 from aliaslint import engine
 from aliaslint.config import CliOptions
-from aliaslint.converted import NeedsText, is_converted, module_from_ast
+from aliaslint.converted import LAYOUT, NeedsText, is_converted, module_from_ast
 from aliaslint.engine import check_paths, check_source
 from aliaslint.parsing import parse_module
 from aliaslint.rule import Context
@@ -24,12 +25,6 @@ SOURCES = sorted([*ROOT.glob("fixtures/**/*.py"), *ROOT.glob("tests/rules/*.py")
                   *ROOT.glob("benchmarks/conformance/*.py"),
                   *ROOT.glob("benchmarks/programs/*/*/*.py"), *ROOT.glob("aliaslint/**/*.py")])
 
-# Fields that only reproduce the text: whitespace, commas, brackets, comments.
-_LAYOUT = {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
-           "header", "footer", "trailing_whitespace", "colon", "equal", "indent", "newline",
-           "default_indent", "default_newline", "has_trailing_newline", "encoding", "lbrace",
-           "rbrace", "lbracket", "rbracket", "dot", "second_colon", "asterisk"}
-
 
 def difference(made: object, parsed: object, path: str = "module") -> str | None:
     """Where two trees differ in anything but layout; None if nowhere."""
@@ -38,7 +33,7 @@ def difference(made: object, parsed: object, path: str = "module") -> str | None
         return f"{path}: {type(made).__name__} for {type(parsed).__name__}"
     if isinstance(made, cst.CSTNode):
         for field in dataclasses.fields(made):
-            if field.name in _LAYOUT or "whitespace" in field.name:
+            if field.name in LAYOUT or "whitespace" in field.name:
                 continue
             ours, theirs = getattr(made, field.name), getattr(parsed, field.name)
             if isinstance(ours, (list, tuple)) and isinstance(theirs, (list, tuple)):
@@ -62,6 +57,13 @@ def assert_same_tree(source: str) -> None:
     made = module_from_ast(ast.parse(source), source)
     assert made is not None and is_converted(made)
     assert difference(made, parse_module(source)) is None
+    assert_each_node_once(made)
+
+
+def assert_each_node_once(made: cst.Module) -> None:
+    """No node object stands in two places (a position is looked up by node)."""
+    nodes = _nodes(made)
+    assert len({id(node) for node in nodes}) == len(nodes)
 
 
 TRICKY = [
@@ -125,6 +127,7 @@ def test_every_source_of_this_repository_converts_to_what_libcst_parses():
         made = module_from_ast(ast.parse(source), source)
         assert made is not None, path
         assert difference(made, parse_module(source)) is None, path
+        assert_each_node_once(made)
         checked += 1
     assert checked > 300
 
@@ -177,6 +180,123 @@ def test_a_converted_tree_has_no_positions_or_text():
                 lambda: context.exact(node), lambda: made.code):
         with pytest.raises(NeedsText):
             ask()
+
+
+def _nodes(module: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every node of a tree outside its layout fields."""
+    found, stack = [], [module]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        for field in dataclasses.fields(node):
+            if field.name in LAYOUT or "whitespace" in field.name:
+                continue
+            value = getattr(node, field.name)
+            values = value if isinstance(value, (list, tuple)) else (value,)
+            stack.extend(item for item in values if isinstance(item, cst.CSTNode))
+    return found
+
+
+@pytest.mark.parametrize("source", [
+    *TRICKY,
+    # a form feed (libcst counts columns after it short of CPython), a statement over lines
+    "import torch\n\f\nclass Head(torch.nn.Module):\n    def forward(self, x):\n"
+    "        y = (x\n             .t())  # a view\n\f\n        return y.mul_(2)\n",
+    (ROOT / "fixtures" / "sharing" / "explore_views.py").read_text(encoding="utf-8"),
+])
+def test_a_twinned_tree_reads_positions_and_text_from_libcsts_parse(source):
+    made = module_from_ast(ast.parse(source), source)
+    if made is None:  # left to libcst whole
+        return
+    parsed = parse_module(source)
+    twinned, reference = Context(made, None, source, twinned=True), Context(parsed, None, source)
+    ours, theirs = _nodes(made), _nodes(parsed)
+    assert len(ours) == len(theirs) > 3
+    for node, twin in zip(ours, theirs):
+        assert twinned.holds(node) and not twinned.holds(twin)
+        assert twinned.location(node) == reference.location(twin)
+        assert _text(twinned.source, node) == _text(reference.source, twin)
+        assert _text(twinned.exact, node) == _text(reference.exact, twin)
+    with pytest.raises(NeedsText):  # only a fix asks, in the checked file's own tree
+        twinned.parent(ours[-1])
+    # Nodes of another tree are in none of its positions.
+    with pytest.raises(KeyError):
+        twinned.span(theirs[-1])
+
+
+def _text(read, node: cst.CSTNode) -> str:
+    try:
+        text: str = read(node)
+    except CSTCodegenError as error:  # some nodes print only within their parent
+        return repr(error)
+    return text
+
+
+def test_trees_that_differ_in_shape_have_no_twins():
+    source = "import torch\nx = torch.zeros(3)\ny = x.t()\n"
+    made = module_from_ast(ast.parse(source), source)
+    assert converted_module.twins(made, parse_module(source)) is not None
+    assert converted_module.twins(made, parse_module(source.replace("x.t()", "x.t"))) is None
+    context = Context(made, None, source.replace("x.t()", "x[0]"), twinned=True)
+    with pytest.raises(NeedsText):
+        context.location(made.body[2])
+
+
+_PROGRAM = {
+    "augment.py": (
+        "import torch\n\n\n"
+        "def add_noise(x: torch.Tensor, std: float) -> torch.Tensor:\n"
+        "    \"\"\"Gaussian noise on a batch of images.\"\"\"\n"
+        "    return x.add_(torch.randn_like(x) * std)\n"),
+    "layers.py": (
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Block(nn.Module):\n"
+        "    def __init__(self, dim: int) -> None:\n"
+        "        super().__init__()\n"
+        "        self.norm = nn.LayerNorm(dim)\n"
+        "        self.proj = nn.Linear(dim, dim)\n\n"
+        "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n"
+        "        return x + torch.relu(self.proj(self.norm(x)))\n\n\n"
+        "class Encoder(nn.Module):\n"
+        "    def __init__(self, dim: int, depth: int) -> None:\n"
+        "        super().__init__()\n"
+        "        self.blocks = nn.ModuleList([Block(dim) for _ in range(depth)])\n\n"
+        "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n"
+        "        for block in self.blocks:\n"
+        "            x = block(x)\n"
+        "        return x\n"),
+    "train.py": (
+        "import torch\n\nfrom augment import add_noise\nfrom layers import Encoder\n\n\n"
+        "def denoising_step(model: Encoder, clean: torch.Tensor) -> torch.Tensor:\n"
+        "    noisy = add_noise(clean, 0.1)  # writes `clean` too\n"
+        "    restored = model(noisy)\n"
+        "    return (restored - clean).pow(2).mean()\n\n\n"
+        "model = Encoder(16, 2)\n"
+        "loss = denoising_step(model, torch.rand(8, 16))\n"
+        "loss.backward()\n"),
+}
+
+
+def test_a_recheck_parses_only_the_files_its_findings_point_into(monkeypatch, tmp_path):
+    # train.py's finding lies in augment.py (the write inside `add_noise`); layers.py is
+    # read by the analysis too, and stays a converted tree.
+    for name, text in _PROGRAM.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    log = tmp_path.parent / f"{tmp_path.name}.parses"  # the workers' parses, one per line
+    real = parse_module
+
+    def counted(text, *args, **kwargs):
+        with log.open("a", encoding="utf-8") as out:
+            out.write(next(name for name, source in _PROGRAM.items() if source == text) + "\n")
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr("aliaslint.parsing.parse_module", counted)
+    found = _program_findings(tmp_path, True, monkeypatch)
+    assert [(path, code) for path, _, code, *_ in found] == [("augment.py", "AL208")]
+    assert sorted(log.read_text().split()) == ["augment.py", "train.py"]
+    log.unlink()
+    assert found == _program_findings(tmp_path, False, monkeypatch)
+    assert "layers.py" in log.read_text().split()  # libcst's trees throughout
 
 
 @pytest.mark.parametrize("path", [
