@@ -242,6 +242,59 @@ def test_trees_that_differ_in_shape_have_no_twins():
         context.location(made.body[2])
 
 
+class _Recording(Context):
+    """A context that notes whether a check asked a position or a node's text."""
+
+    asked = False
+
+    @property
+    def positions(self):
+        self.asked = True
+        return Context.positions.fget(self)
+
+    def source(self, node):
+        self.asked = True
+        return super().source(node)
+
+    def exact(self, node):
+        self.asked = True
+        return super().exact(node)
+
+
+def test_a_check_reads_text_only_for_what_it_reports():
+    # On a converted tree a position or a node's text means parsing the file and analysing
+    # it again: a check asks them only for a finding it makes (its message, its related
+    # locations), not to decide whether it makes one.
+    from aliaslint import registry
+    from aliaslint.analysis import analyse
+
+    engine._load_checking(every_rule=True)
+    asked: dict[str, str] = {}
+    events = 0
+    for path in sorted([*ROOT.glob("fixtures/**/*.py"), *ROOT.glob("tests/rules/*.py"),
+                        *ROOT.glob("benchmarks/conformance/*.py")]):
+        source = path.read_text(encoding="utf-8")
+        try:
+            module = parse_module(source)
+        except cst.ParserSyntaxError:
+            continue
+        context = _Recording(module, None, source)
+        for event in analyse(module, source, None).events:
+            for code, brief in registry.briefs().items():
+                if type(event).__name__ not in brief.events:
+                    continue
+                rule = registry.get(code)
+                for check in rule.checks if rule is not None else ():
+                    if check.event is not type(event):
+                        continue
+                    context.asked = False
+                    events += 1
+                    if not list(check.run(event, context)) and context.asked:
+                        asked.setdefault(code, str(path.relative_to(ROOT)))
+    assert events > 1000
+    assert asked == {}
+
+
 _PROGRAM = {
     "augment.py": (
         "import torch\n\n\n"

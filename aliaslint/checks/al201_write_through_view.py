@@ -100,12 +100,19 @@ def write_through_view(event: StaleRead, ctx: Context):
             target.region is not None and value.region is not None
             and regions_overlap(target.region, value.region)):
         return  # two views (unbind pieces, slices): overlap not proven
-    written = ctx.code(write.target_node)
-    quoted = ctx.quote(write.target_node)
     if write.fill and not _fill_reported(event):
         return
     if target.via in ("view", "detach") and target.view_origin is not None:
-        origin = target.view_origin
+        origin, of_target = target.view_origin, True
+    elif value.via in ("view", "detach") and value.view_origin is not None:
+        origin, of_target = value.view_origin, False
+    else:
+        return
+    # The text is read only for a finding: on a tree made from CPython's, asking it means
+    # parsing the file.
+    written = ctx.code(write.target_node)
+    quoted = ctx.quote(write.target_node)
+    if of_target:
         sees = f"`{event.name}` read at line {ctx.line(event.read)} sees the change"
         message = (fit([*writer_quote(write, ctx), " writes the view ", quoted, " of ",
                         ctx.quote(origin), f" (line {ctx.line(origin)}); {sees}"],
@@ -114,8 +121,7 @@ def write_through_view(event: StaleRead, ctx: Context):
                    + f" · {written} is a view made by {ctx.code(origin)} at line "
                    f"{ctx.line(origin)} · `.clone()` the view before writing it, or write "
                    "the base on purpose")
-    elif value.via in ("view", "detach") and value.view_origin is not None:
-        origin = value.view_origin
+    else:
         message = (fit([*writer_quote(write, ctx), " writes ", quoted, " in place; its view `",
                         event.name, "` (", ctx.quote(origin), f", line {ctx.line(origin)}) read "
                         f"at line {ctx.line(event.read)} sees the change"],
@@ -124,8 +130,6 @@ def write_through_view(event: StaleRead, ctx: Context):
                         f"{ctx.line(event.read)} sees the change"])
                    + f" · `{event.name}` is a view made by {ctx.code(origin)} at line "
                    f"{ctx.line(origin)} · `.clone()` the view if it must keep the old values")
-    else:
-        return
     yield RULE.finding(
         write.node, write.stmt, message,
         (("the view is made here", origin), read_related(event)))
