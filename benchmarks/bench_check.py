@@ -2,6 +2,7 @@
 
     python benchmarks/bench_check.py --corpora ROOT [--jobs 1 2] [--no-parse]
     python benchmarks/bench_check.py DIR [DIR ...] [--jobs 1 2] [--no-parse]
+    python benchmarks/bench_check.py --corpora ROOT --jobs 2 --pairs 3
     python benchmarks/bench_check.py --corpora ROOT --against CHECKOUT [--repeat 3]
 
 `--corpora ROOT` measures every directory in ROOT (not hidden ones), as
@@ -16,6 +17,11 @@ parsing every file on one core) and, where `ruff` is installed, its time over th
 summaries, rules, report: aliaslint/stages.py), and the peak resident memory of the
 main process and of the largest worker.  Also printed: how many files and lines are
 answered without parsing (no torch, no rule's words, quiet).
+
+`--pairs N` runs the parse-only reference and the cold check (with the most jobs) N times in
+turn, P C P C …, and prints the median of the time ratios of each pair and their range: on a
+machine whose speed drifts between runs (a busy neighbour, memory reclaimed from the virtual
+machine) a lone ratio of two runs minutes apart moves by a fifth.
 
 `--against CHECKOUT` pairs each check with the same check by another checkout of aliaslint (a
 git worktree of an earlier commit), run in turn A B A B … `--repeat` times; printed are the
@@ -302,6 +308,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", metavar="CHECKOUT",
                         help="pair every check with this other checkout of aliaslint")
     parser.add_argument("--repeat", type=int, default=3, help="pairs per figure (--against)")
+    parser.add_argument("--pairs", type=int, default=1,
+                        help="parse-only and cold check runs made in turn (the time ratio's "
+                             "median and range)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--child-jobs", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--child-cache", help=argparse.SUPPRESS)
@@ -382,14 +391,27 @@ def main(argv: list[str] | None = None) -> int:
                 f"{name} {seconds:.1f} s" for name, seconds in run["stages"].items()))
 
     with tempfile.TemporaryDirectory(prefix="aliaslint-bench-") as scratch:
+        cold: dict[int, dict] = {}
         for jobs in args.jobs:
             cache = str(Path(scratch) / f"cache-{jobs}")
-            report(f"cold check, {jobs} job{'s' if jobs > 1 else ''}",
-                   _child("check", dirs, "--child-jobs", str(jobs), "--child-cache", cache))
+            cold[jobs] = _child("check", dirs, "--child-jobs", str(jobs), "--child-cache", cache)
+            report(f"cold check, {jobs} job{'s' if jobs > 1 else ''}", cold[jobs])
         warm_jobs = max(args.jobs)
         cache = str(Path(scratch) / f"cache-{warm_jobs}")
         report("warm check (all cached)",
                _child("check", dirs, "--child-jobs", str(warm_jobs), "--child-cache", cache))
+        if parse_rate and args.pairs > 1:
+            pairs = [(parse["seconds"], cold[warm_jobs]["seconds"])]
+            for index in range(args.pairs - 1):
+                reference = _child("parse", dirs)
+                run = _child("check", dirs, "--child-jobs", str(warm_jobs), "--child-cache",
+                             str(Path(scratch) / f"pair-{index}"))
+                pairs.append((reference["seconds"], run["seconds"]))
+            ratios = [check / reference for reference, check in pairs]
+            print(f"parse-only and cold check ({warm_jobs} jobs) in turn, {len(pairs)} pairs: "
+                  f"time {_median(ratios):.2f}x the parse's (min {min(ratios):.2f}, max "
+                  f"{max(ratios):.2f}; parse {', '.join(f'{p:.1f}' for p, _ in pairs)} s, "
+                  f"check {', '.join(f'{c:.1f}' for _, c in pairs)} s)")
     return 0
 
 
