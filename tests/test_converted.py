@@ -261,6 +261,7 @@ class _Recording(Context):
         return super().exact(node)
 
 
+@pytest.mark.slow
 def test_a_check_reads_text_only_for_what_it_reports():
     # On a converted tree a position or a node's text means parsing the file and analysing
     # it again: a check asks them only for a finding it makes (its message, its related
