@@ -694,14 +694,14 @@ class _Fields(dict[type, tuple[str, ...]]):
 _MEANINGFUL: dict[type, tuple[str, ...]] = _Fields()
 
 
-def held(module: cst.Module) -> set[int]:
-    """The ids of the nodes of a converted tree outside its layout fields: the nodes an
-    analysis of it can hold."""
-    found: set[int] = set()
-    stack: list[Any] = [module]
+def nodes_of(tree: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every node of a tree outside its layout fields, depth first: the nodes an analysis
+    of it can hold (a made tree's or a parsed one's, in the same order)."""
+    found: list[cst.CSTNode] = []
+    stack: list[Any] = [tree]
     while stack:
         node = stack.pop()
-        found.add(id(node))
+        found.append(node)
         for name in _MEANINGFUL[type(node)]:
             value = getattr(node, name)
             if isinstance(value, cst.CSTNode):

@@ -32,10 +32,11 @@ from libcst.metadata import (
 )
 
 from aliaslint import ops
-from aliaslint.converted import NeedsText, is_converted
+from aliaslint.converted import NeedsText, is_converted, nodes_of, twins
 from aliaslint.headline import Code, shortened
 from aliaslint.diagnostics import Applicability, Confidence, Operand, Position, Witness
 from aliaslint.lines import libcst_column_shifts
+from aliaslint.parsing import parse_module
 
 if TYPE_CHECKING:
     from aliaslint.runtime.hazards import Hazard
@@ -125,9 +126,6 @@ class Context:
     def _twin(self) -> tuple[cst.Module, dict[int, cst.CSTNode]]:
         """libcst's parse of a twinned tree's text, and each node's twin in it."""
         if self._twins is None:
-            from aliaslint.converted import twins
-            from aliaslint.parsing import parse_module
-
             assert self._source is not None
             try:
                 parsed = parse_module(self._source)
@@ -178,9 +176,7 @@ class Context:
         """Is ``node`` in this module (not in another file of the program)?"""
         if self._twinned:
             if self._held is None:
-                from aliaslint.converted import held
-
-                self._held = held(self.module)
+                self._held = {id(each) for each in nodes_of(self.module)}
             return id(node) in self._held
         try:
             self.positions[node]  # a mapping by node; some have no `in`

@@ -15,7 +15,7 @@ import pytest
 from aliaslint import converted as converted_module
 from aliaslint import engine
 from aliaslint.config import CliOptions
-from aliaslint.converted import LAYOUT, NeedsText, is_converted, module_from_ast
+from aliaslint.converted import LAYOUT, NeedsText, is_converted, module_from_ast, nodes_of
 from aliaslint.engine import check_paths, check_source
 from aliaslint.parsing import parse_module
 from aliaslint.rule import Context
@@ -62,7 +62,7 @@ def assert_same_tree(source: str) -> None:
 
 def assert_each_node_once(made: cst.Module) -> None:
     """No node object stands in two places (a position is looked up by node)."""
-    nodes = _nodes(made)
+    nodes = nodes_of(made)
     assert len({id(node) for node in nodes}) == len(nodes)
 
 
@@ -182,21 +182,6 @@ def test_a_converted_tree_has_no_positions_or_text():
             ask()
 
 
-def _nodes(module: cst.CSTNode) -> list[cst.CSTNode]:
-    """Every node of a tree outside its layout fields."""
-    found, stack = [], [module]
-    while stack:
-        node = stack.pop()
-        found.append(node)
-        for field in dataclasses.fields(node):
-            if field.name in LAYOUT or "whitespace" in field.name:
-                continue
-            value = getattr(node, field.name)
-            values = value if isinstance(value, (list, tuple)) else (value,)
-            stack.extend(item for item in values if isinstance(item, cst.CSTNode))
-    return found
-
-
 @pytest.mark.parametrize("source", [
     *TRICKY,
     # a form feed (libcst counts columns after it short of CPython), a statement over lines
@@ -210,7 +195,7 @@ def test_a_twinned_tree_reads_positions_and_text_from_libcsts_parse(source):
         return
     parsed = parse_module(source)
     twinned, reference = Context(made, None, source, twinned=True), Context(parsed, None, source)
-    ours, theirs = _nodes(made), _nodes(parsed)
+    ours, theirs = nodes_of(made), nodes_of(parsed)
     assert len(ours) == len(theirs) > 3
     for node, twin in zip(ours, theirs):
         assert twinned.holds(node) and not twinned.holds(twin)
@@ -345,6 +330,7 @@ def test_a_recheck_parses_only_the_files_its_findings_point_into(monkeypatch, tm
         return real(text, *args, **kwargs)
 
     monkeypatch.setattr("aliaslint.parsing.parse_module", counted)
+    monkeypatch.setattr("aliaslint.rule.parse_module", counted)  # a twin's parse
     found = _program_findings(tmp_path, True, monkeypatch)
     assert [(path, code) for path, _, code, *_ in found] == [("augment.py", "AL208")]
     assert sorted(log.read_text().split()) == ["augment.py", "train.py"]
