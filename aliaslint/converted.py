@@ -114,6 +114,21 @@ _SIMPLE_STRING = re.compile(
 _COMMENT = re.compile(r"#[^\r\n]*")
 
 
+def _one_plain_string(text: str) -> bool:
+    """Does ``_SIMPLE_STRING`` match all of ``text``?  Told without the pattern (slow over a
+    long docstring) for the usual literal: no prefix, no backslash, and no quote of its own
+    kind inside."""
+    first = text[:1]
+    if (first == "'" or first == '"') and "\\" not in text:
+        if text[:3] == first * 3:
+            if len(text) >= 6 and text[-3:] == first * 3 and first not in text[3:-3]:
+                return True
+        elif len(text) >= 2 and text[-1] == first and first not in text[1:-1] and \
+                "\n" not in text and "\r" not in text:
+            return True
+    return _SIMPLE_STRING.fullmatch(text) is not None
+
+
 def _operator(cls: type) -> cst.CSTNode:
     # A node of its own, as the parser makes: nothing keyed by a node's id meets another.
     node: cst.CSTNode = _make[cls]()
@@ -218,7 +233,7 @@ class _Converter:
         kind = type(value)
         if kind is str or kind is bytes:
             text = self.segment(node)
-            if _SIMPLE_STRING.fullmatch(text) and not text.startswith(("f", "F")):
+            if _one_plain_string(text) and not text.startswith(("f", "F")):
                 return _make[cst.SimpleString](value=text)
             return self.parsed_string(node)
         if kind is int:
@@ -647,29 +662,70 @@ class _Converter:
 # Text CPython reads where libcst's tokenizer may differ: a tab in a line's indentation
 # (libcst does not expand tabs as CPython does), a line of only a backslash (which the
 # parse repairs first, see screen.without_lone_backslashes).  Such a file is parsed by
-# libcst whole, which reports or repairs it as a check without conversion does.
+# libcst whole, which reports or repairs it as a check without conversion does.  (A tab
+# that starts a row inside a string's text is text, not indentation: `_tabs_in_strings`.)
 _TAB_INDENT = re.compile(r"^[ \f]*\t", re.MULTILINE)
+_TAB_ROW = re.compile(r"[ \f]*\t")
+
+
+def _tabs_in_strings(tree: ast.Module, converter: _Converter) -> bool:
+    """Does each row whose indentation holds a tab lie inside the text of one plain string
+    literal begun on a row before it (a docstring's continuation), where no tokenizer
+    reads indentation?"""
+    tabbed = {row for row, text in enumerate(converter.rows, 1) if _TAB_ROW.match(text)}
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if type(node) is ast.Constant and type(node.value) in (str, bytes) and \
+                node.end_lineno is not None and node.end_lineno > node.lineno and \
+                _one_plain_string(converter.segment(node)):  # one token, not `"a" "b"`
+            inside.update(range(node.lineno + 1, node.end_lineno + 1))
+    return tabbed <= inside
 
 
 # A word with a letter beyond ASCII: CPython's tree holds identifiers NFKC-normalised (U+0140
 # is read as `l` and U+00B7), libcst as written.
-_WORD = re.compile(r"\w*[^\W\x00-\x7f]\w*")
+_BEYOND_ASCII = re.compile(r"[^\W\x00-\x7f]")
+_WORD_ON = re.compile(r"\w*")
+
+
+def _words_beyond_ascii(source: str) -> set[str]:
+    """Each word (a longest run of word characters) that holds a letter beyond ASCII: found
+    from those letters, which are few, rather than by a pattern tried at every word."""
+    found: set[str] = set()
+    end = 0
+    for letter in _BEYOND_ASCII.finditer(source):
+        at = letter.start()
+        if at < end:
+            continue  # in the word found last
+        start = at
+        while start and (source[start - 1].isalnum() or source[start - 1] == "_"):
+            start -= 1  # what `\w` matches: an alphanumeric character or `_`
+        end = _WORD_ON.match(source, at).end()  # type: ignore[union-attr]
+        found.add(source[start:end])
+    return found
 
 
 def module_from_ast(tree: ast.Module, source: str) -> cst.Module | None:
     """libcst's tree of ``source`` as far as the analysis reads it, from ``tree``
     (CPython's tree of the same text, for the running grammar); None where the file is
-    better parsed by libcst whole (``_TAB_INDENT``, ``LONE_BACKSLASH``, or a part libcst's parser rejects, which
-    its parse of the file then reports)."""
-    if _TAB_INDENT.search(source) or LONE_BACKSLASH.search(source):
+    better parsed by libcst whole (``_TAB_INDENT``, ``LONE_BACKSLASH``, or a part libcst's
+    parser rejects, which its parse of the file then reports)."""
+    # (Each pattern is tried only where the text holds what it needs: a scan for a
+    # character costs a small part of a pattern's scan.)
+    if ("\\\n" in source or "\\\r" in source or source.endswith("\\")) and \
+            LONE_BACKSLASH.search(source):
         return None
     # Identifiers whose written form may differ from CPython's (a word a comment or string
     # holds may be one of them too): the statements that use one are parsed by libcst.
     normalised = frozenset() if source.isascii() else frozenset(
-        unicodedata.normalize("NFKC", word) for word in _WORD.findall(source)
+        unicodedata.normalize("NFKC", word) for word in _words_beyond_ascii(source)
         if not unicodedata.is_normalized("NFKC", word))
     try:
-        return _Converter(source, normalised).module(tree)
+        converter = _Converter(source, normalised)
+        if "\t" in source and _TAB_INDENT.search(source) and \
+                not _tabs_in_strings(tree, converter):
+            return None
+        return converter.module(tree)
     except (_Unsupported, cst.ParserSyntaxError, RecursionError):
         return None
 

@@ -174,7 +174,8 @@ def check_source(source: str | bytes, filename: str = "<string>",
             statements.keep_syntax(text, screened.tree)
         if loader and link and screened.tree is not None:
             own = loader.outlined(link.path, digest, screened.tree)
-    if not may_find(text, enabled, partial(_quiet, screened.tree, own, link)):
+    if not may_find(text, enabled, partial(_quiet, screened.tree, own, link),
+                    writes=own is not None and not own.writes_nothing):
         return []
     late = screened.over_budget(text, filename, parse_budget)
     if late is not None:
@@ -282,17 +283,18 @@ def _parse_again(statements: StatementCache | None, text: str, tree: ast.Module 
 
 
 def may_find(source: str, enabled: frozenset[str],
-             quiet: Callable[[], bool] | None = None) -> bool:
+             quiet: Callable[[], bool] | None = None, *, writes: bool = False) -> bool:
     """False only if no enabled rule can fire in ``source`` (the cheap prefilter).
-    ``quiet()`` proves that no rule without words can (aliaslint/quiet.py)."""
+    ``quiet()`` proves that no rule without words can (aliaslint/quiet.py); ``writes``: the
+    file itself spells a write (its outline says so), so that proof fails at its first step."""
     if PREFILTER not in source:
         return False
     briefs = registry.briefs()
     rules = [briefs[code] for code in enabled if code in briefs]
     wordless = [rule for rule in rules if rule.words is None and rule.events]
-    if wordless and (quiet is None or
+    if wordless and (quiet is None or writes or
                      not all(WRITING_EVENTS.issuperset(rule.events) for rule in wordless)):
-        return True  # a rule that may fire in any torch file
+        return True  # a rule that may fire in any torch file (or in this one)
     # Each rule's words are a test of the raw text (strings and comments included), so a
     # match may be spurious but a real occurrence is never missed.
     if any(rule.words(source) for rule in rules if rule.words is not None):

@@ -28,10 +28,16 @@ def split(text: str) -> list[str]:
     return LINE_BREAK.split(text)
 
 
+# What `str.splitlines` breaks at besides CPython's three line breaks.
+_OTHER_BREAKS = re.compile(r"[\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
 def split_keepends(text: str) -> list[str]:
     """The rows of ``text``, each with its own line break; no empty last row."""
     if not text:
         return []
+    if _OTHER_BREAKS.search(text) is None:
+        return text.splitlines(keepends=True)  # the same rows, in half the time
     ends = [match.end() for match in LINE_BREAK.finditer(text)]
     bounds = [0, *ends]
     if bounds[-1] != len(text):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import os
+from bisect import bisect_left
 from functools import cache
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
@@ -134,10 +135,10 @@ def imported(tree: ast.Module) -> list[Imported]:
 
 
 def reached(imports: Iterable[Imported], path: str, program,
-            modules: Iterable[tuple[str, str]]) -> set[str]:
+            modules: dict[str, str]) -> set[str]:
     """The checked files a name imported by ``path`` (``imports``: its imports) may resolve
     into (``Program.module_of`` of any dotted name that starts with what the import binds).
-    ``modules``: (dotted name, path) of the checked files under one root its imports
+    ``modules``: dotted name → path of the checked files under one root its imports
     search."""
     prefixes: set[str] = set()
     for level, module, names in imports:
@@ -151,24 +152,42 @@ def reached(imports: Iterable[Imported], path: str, program,
         prefixes.add(base)
         for name in names:
             prefixes.add(base if name == "*" else f"{base}.{name}")
-    named: dict[str, list[str]] = {}
-    for name, other in modules:
-        named.setdefault(name, []).append(other)
+    ordered = _sorted_names(modules)
     found: set[str] = set()
     for prefix in prefixes:
         # A name below the prefix may be a module, or an attribute of the longest module
         # above it (what `Program.module_of` resolves it to).
-        for name, others in named.items():
-            if name == prefix or name.startswith(prefix + "."):
-                found.update(others)
+        exact = modules.get(prefix)
+        if exact is not None:
+            found.add(exact)
+        below = prefix + "."
+        for index in range(bisect_left(ordered, below), len(ordered)):
+            name = ordered[index]
+            if not name.startswith(below):
+                break  # the names below the prefix are together in sorted order
+            found.add(modules[name])
         parts = prefix.split(".")
         for cut in range(len(parts) - 1, 0, -1):
-            above = named.get(".".join(parts[:cut]))
+            above = modules.get(".".join(parts[:cut]))
             if above is not None:
-                found.update(above)
+                found.add(above)
                 break
     found.discard(path)
     return found
+
+
+# Each root's module names in order, for the names below a prefix (a program's mappings are
+# made once and not changed).
+_SORTED: dict[int, tuple[dict[str, str], list[str]]] = {}
+
+
+def _sorted_names(modules: dict[str, str]) -> list[str]:
+    entry = _SORTED.get(id(modules))
+    if entry is None or entry[0] is not modules:
+        if len(_SORTED) >= 16:
+            _SORTED.clear()
+        entry = _SORTED[id(modules)] = (modules, sorted(modules))
+    return entry[1]
 
 
 def quiet(own: Outline, path: str | None, program,
@@ -187,7 +206,7 @@ def quiet(own: Outline, path: str | None, program,
         importer, imports = todo.pop()
         others: set[str] = set()
         for root in program.searched.get(importer, ()):
-            others |= reached(imports, importer, program, program.roots.get(root, {}).items())
+            others |= reached(imports, importer, program, program.roots.get(root, {}))
         for other in sorted(others):
             if other in seen:
                 continue

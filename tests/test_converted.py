@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import random
+import re
 from pathlib import Path
 
 import libcst as cst
@@ -113,6 +114,43 @@ TRICKY = [
 ]
 
 
+def test_a_plain_string_is_told_as_the_pattern_tells_it():
+    # The shortcut for the usual literal agrees with the pattern on any text made of quotes,
+    # prefixes, backslashes, line breaks and letters (one literal, two joined, unclosed).
+    hypothesis = pytest.importorskip("hypothesis")
+    from hypothesis import strategies
+
+    parts = strategies.sampled_from(["'", '"', "'" * 3, '"' * 3, "\\", "\n", "\r", "a", " ", "f"])
+
+    @hypothesis.settings(max_examples=2000, deadline=None, derandomize=True)
+    @hypothesis.given(strategies.lists(parts, max_size=12).map("".join))
+    def same(text):
+        assert converted_module._one_plain_string(text) == bool(
+            converted_module._SIMPLE_STRING.fullmatch(text))
+
+    same()
+
+
+def test_the_words_beyond_ascii_are_the_patterns_matches():
+    # Found from their non-ASCII letters; the pattern they replace, tried at every word, is
+    # the reference: the same words for any text (mixed scripts, digits, `_`, combining
+    # marks, letters at either end of a word and of the text).
+    hypothesis = pytest.importorskip("hypothesis")
+    from hypothesis import strategies
+
+    pattern = re.compile(r"\w*[^\W\x00-\x7f]\w*")
+    letters = strategies.sampled_from(list("ab_9 .\n(é·ŀµ²٣\u0301ßİ") + ["\U0001d400"])
+
+    @hypothesis.settings(max_examples=500, deadline=None, derandomize=True)
+    @hypothesis.given(strategies.lists(letters).map("".join) | strategies.text())
+    def same(text):
+        assert converted_module._words_beyond_ascii(text) == set(pattern.findall(text))
+
+    same()
+    for source in TRICKY:
+        assert converted_module._words_beyond_ascii(source) == set(pattern.findall(source))
+
+
 @pytest.mark.parametrize("source", TRICKY, ids=range(len(TRICKY)))
 def test_tricky_code_converts_to_what_libcst_parses(source):
     assert_same_tree(source)
@@ -158,6 +196,11 @@ def test_random_statement_orders_convert_to_what_libcst_parses():
     "if x:\n\ty = 1\n",  # a tab in the indentation
     "if x:\n        y = 1\n\tz = 2\n",
     "x = 1\n\\\ny = 2\n",  # a line of only a backslash
+    # a tab that starts a row between two strings joined in brackets is whitespace there,
+    # outside any string's text
+    "def f(x):\n    return (\"a\"\n\t\"b\")\n",
+    # rows inside a docstring, and the rows that indent code
+    "def f(x):\n\t\"\"\"Doc.\n\tmore\n\t\"\"\"\n\treturn x\n",
     "def f():\n    a = [1,\n    \\\n    2]\n",
 ])
 def test_text_libcst_may_read_otherwise_is_left_to_it(source):
@@ -168,6 +211,25 @@ def test_text_libcst_may_read_otherwise_is_left_to_it(source):
     except SyntaxError:
         return
     assert module_from_ast(tree, source) is None
+    assert check_source(source, "t.py", converted=True) == check_source(source, "t.py")
+
+
+def test_a_tab_inside_a_strings_text_is_not_indentation():
+    # A docstring or a multi-line literal whose continuation rows start with tabs (text
+    # pasted in): no tokenizer reads indentation there, so the tree is made as for any file.
+    source = (
+        "import torch\n\n\n"
+        "class Healer(torch.nn.Module):\n"
+        "    def forward(self, ids):\n"
+        "        \"\"\"Heal the prompt's tail.\n"
+        "\t\tThe bias is keyed by token ids.\n"
+        "\t\t\"\"\"\n"
+        "        bias = {(1,): 10.0}\n"
+        "        template = b\'\'\'\n\tbytes\'\'\'\n"
+        "        tail = ids[-1:]\n"
+        "        tail.add_(1)\n"
+        "        return ids, bias, template\n")
+    assert_same_tree(source)
     assert check_source(source, "t.py", converted=True) == check_source(source, "t.py")
 
 

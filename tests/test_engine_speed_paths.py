@@ -1,5 +1,7 @@
 """The engine's shortcuts (prefilter, worker pool) never change what is found."""
 
+import ast
+import dataclasses
 import json
 from pathlib import Path
 
@@ -35,7 +37,7 @@ def test_prefilter_loses_no_finding(rules, monkeypatch):
     cases = [(path.name, path.read_text(encoding="utf-8")) for path in SOURCES]
     cases += [(f"{name}.py", source) for name, source in _examples()]
     with_prefilter = [_check(name, text, rules) for name, text in cases]
-    monkeypatch.setattr(engine, "may_find", lambda source, enabled, quiet=None: True)
+    monkeypatch.setattr(engine, "may_find", lambda source, enabled, quiet=None, **_: True)
     without = [_check(name, text, rules) for name, text in cases]
     assert with_prefilter == without
     assert any(with_prefilter)
@@ -53,6 +55,29 @@ def test_prefilter_skips_files_without_the_words_but_not_their_syntax_errors(mon
         "AL902", "SyntaxError: invalid syntax", 4) and parsed == []
     # a rule that declares no words makes every torch file a candidate
     assert engine.may_find(quiet, frozenset({"AL402", "AL101"}))
+
+
+def test_a_file_that_writes_needs_no_words_tested(monkeypatch):
+    # A file whose own outline spells a write cannot be proven quiet: the default rules
+    # without words may fire there, so the prefilter answers before testing any rule's words.
+    from aliaslint import registry
+    from aliaslint.outline import outline
+
+    tested = []
+    briefs = {code: brief if brief.words is None else dataclasses.replace(
+        brief, words=lambda text, words=brief.words: tested.append(1) or words(text))
+        for code, brief in registry.briefs().items()}
+    monkeypatch.setattr(registry, "briefs", lambda: briefs)
+    enabled = frozenset(briefs)
+    writes = "import torch\nx = torch.ones(2)\nx.add_(1)  # is it a view? id(x)\n"
+    reads = "import torch\nx = torch.ones(2)\ny = x.sum()  # storage of x is y\n"
+    for source in (writes, reads):
+        own = outline(ast.parse(source))
+        proof = lambda own=own: engine._quiet(None, own, None)  # noqa: E731
+        tested.clear()
+        found = engine.may_find(source, enabled, proof, writes=not own.writes_nothing)
+        assert (len(tested) > 0) is own.writes_nothing  # words asked of `reads` only
+        assert found == engine.may_find(source, enabled, proof)
 
 
 @pytest.mark.parametrize(("source", "has_is"), [

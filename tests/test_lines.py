@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import codecs
 import difflib
+import re
 import subprocess
 import sys
 
@@ -61,6 +62,16 @@ def _unsafe(d) -> bool:
 
 def _fix(data: bytes):
     return fix_bytes(data, ".py", "m.py", lambda text: check_source(text, "m.py", ALL), _unsafe)
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab \r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029\t"))))
+@settings(max_examples=400, deadline=None, derandomize=True)
+def test_rows_are_cut_at_cpythons_breaks_only(text):
+    # The rows of a text with no break but CPython's are str.splitlines's; the others are
+    # cut by the line-break pattern: both ways the same as a cut at each break found.
+    ends = [match.end() for match in re.finditer(r"\r\n|\r|\n", text)]
+    bounds = [0, *ends] + ([len(text)] if not ends or ends[-1] != len(text) else [])
+    assert split_keepends(text) == [text[a:b] for a, b in zip(bounds, bounds[1:]) if b > a]
 
 
 def test_lines_break_where_cpython_does():

@@ -97,3 +97,27 @@ def test_the_walk_meets_every_node_ast_walk_does():
         except (SyntaxError, ValueError):
             continue  # the cases of files Python rejects
         assert sorted(map(id, quiet.walk(tree))) == sorted(map(id, ast.walk(tree)))
+
+
+def test_the_files_an_import_reaches_are_every_name_below_or_just_above_it():
+    # Against the definition read directly: a module named by the prefix, any module below
+    # it, and the longest module above it (an attribute of that module).
+    import random
+
+    from aliaslint.project import Program
+
+    rng = random.Random(7)
+    parts = ["a", "b", "ab", "a_b", "c0", "z"]
+    names = {".".join(rng.choice(parts) for _ in range(rng.randint(1, 4))) for _ in range(300)}
+    modules = {name: f"/p/{name.replace('.', '/')}.py" for name in names}
+    program = Program({"/p": modules}, {}, {}, {"/p": frozenset()}, {})
+    for _ in range(300):
+        prefix = ".".join(rng.choice(parts) for _ in range(rng.randint(1, 4)))
+        expected = {path for name, path in modules.items()
+                    if name == prefix or name.startswith(prefix + ".")}
+        above = prefix.split(".")
+        for cut in range(len(above) - 1, 0, -1):
+            if ".".join(above[:cut]) in modules:
+                expected.add(modules[".".join(above[:cut])])
+                break
+        assert quiet.reached([(0, prefix, ())], "/elsewhere.py", program, modules) == expected

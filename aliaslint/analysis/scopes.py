@@ -10,7 +10,8 @@ import libcst as cst
 
 from aliaslint.analysis.events import Save
 from aliaslint.analysis.records import quick
-from aliaslint.analysis.values import UNKNOWN, ClassInfo, RefValue, Value, join, replace
+from aliaslint.analysis.values import (UNKNOWN, ClassInfo, ContainerValue, RefValue, Value, join,
+                                      replace)
 
 BUILTINS = frozenset(dir(builtins))
 
@@ -120,6 +121,8 @@ class Env:
         for name in self.names.keys() | other.names.keys():
             a = self.names.get(name)
             b = other.names.get(name)
+            if a is b and type(a) is not ContainerValue:
+                continue  # the same value on both paths: its join is itself
             if a is not None and b is not None:
                 self.names[name] = join(a, b)
             else:

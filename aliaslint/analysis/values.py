@@ -530,7 +530,7 @@ def join(a: Value, b: Value) -> Value:
     if isinstance(a, ContainerValue) and isinstance(b, ContainerValue) and \
             a.replicated is None and b.replicated is None:
         return join_containers(a, b)
-    if a == b:
+    if a is b or a == b:  # (a dataclass's `==` compares every field, also of one object)
         # Equal values of one class, made by two calls: the facts outside
         # equality (which module, which class) come from one path only.
         if isinstance(a, ModuleValue) and isinstance(b, ModuleValue):
