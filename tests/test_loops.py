@@ -377,3 +377,19 @@ def test_states_are_identical_only_in_every_field_and_order():
     assert first.identical(second)
     second.flow.dirty = (("w", "s"),)
     assert not first.identical(second)
+
+
+def test_paths_that_meet_with_one_value_keep_that_value():
+    # A name both paths left alone holds the very value it held (no join made); a container
+    # is still joined element by element, into an equal one.
+    from aliaslint.analysis.values import ContainerValue, join
+
+    node = cst.Name("x")
+    tensor = TensorValue(origin=node, storage=("alloc", 1))
+    listed = ContainerValue(origin=node, items=(tensor, tensor))
+    here, there = Env(), Env()
+    here.names.update(x=tensor, xs=listed)
+    there.names.update(x=tensor, xs=listed)
+    here.merge(there)
+    assert here.names["x"] is tensor and join(tensor, tensor) is tensor
+    assert here.names["xs"] == listed and here.names["xs"] == join(listed, listed)
