@@ -98,12 +98,12 @@ def measure_parse(dirs: list[str]) -> dict:
 def measure_check(dirs: list[str], jobs: int, cache: str | None) -> dict:
     from aliaslint.config import CliOptions
     from aliaslint.engine import check_paths
-    from aliaslint.cli_output import source_lines_from_disk
-    from aliaslint.report import render
 
     try:
         from aliaslint import stages
-    except ImportError:  # a checkout from before the stage timers (--against)
+        from aliaslint.cli_output import source_lines_from_disk
+        from aliaslint.report import render
+    except ImportError:  # a checkout from before the stage timers (--against d9c68ac)
         stages = None
     start = time.perf_counter()
     result = check_paths(dirs, CliOptions(isolated=True), jobs=jobs,
@@ -232,7 +232,6 @@ def _program(root: Path) -> None:
 def measure_edit(dirs: list[str], jobs: int, cache: str | None) -> dict:
     """A warm check of the 20-file program after its helper is edited as ``dirs[1]`` says
     ("comment" or "code"); ``dirs[0]`` is the program, already checked once."""
-    from aliaslint import verbose
     from aliaslint.config import CliOptions
     from aliaslint.engine import check_paths
 
@@ -241,8 +240,13 @@ def measure_edit(dirs: list[str], jobs: int, cache: str | None) -> dict:
     helper.write_text(HELPER + "# per-batch statistics\n" if edit == "comment" else
                       HELPER.replace("return (x - x.mean())", "x.sub_(x.mean())\n    return x"))
     notes: list[str] = []
-    verbose.enabled = True
-    verbose.note = notes.append  # type: ignore[assignment]
+    try:
+        from aliaslint import verbose
+    except ImportError:  # a checkout from before `check -v` (--against d9c68ac): not counted
+        pass
+    else:
+        verbose.enabled = True
+        verbose.note = notes.append  # type: ignore[assignment]
     start = time.perf_counter()
     check_paths([str(root)], CliOptions(isolated=True), jobs=jobs,
                 cache=Path(cache) if cache else False)
