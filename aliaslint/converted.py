@@ -28,6 +28,7 @@ from typing import Any, Callable
 import libcst as cst
 
 from aliaslint.lines import rows as text_rows
+from aliaslint.quiet import walk
 from aliaslint.screen import LONE_BACKSLASH, statement_rows
 
 
@@ -674,7 +675,7 @@ def _tabs_in_strings(tree: ast.Module, converter: _Converter) -> bool:
     reads indentation?"""
     tabbed = {row for row, text in enumerate(converter.rows, 1) if _TAB_ROW.match(text)}
     inside: set[int] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if type(node) is ast.Constant and type(node.value) in (str, bytes) and \
                 node.end_lineno is not None and node.end_lineno > node.lineno and \
                 _one_plain_string(converter.segment(node)):  # one token, not `"a" "b"`

@@ -27,6 +27,7 @@ import os
 import sys
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -58,6 +59,12 @@ class Program:
     packages: dict[str, str]  # path -> the dotted name of the package the file is in
     tops: dict[str, frozenset[str]]  # root -> the first parts of its module names
     shown: dict[str, str]  # path -> the name findings in it are reported under
+
+    @cached_property
+    def ordered(self) -> dict[str, list[str]]:
+        """Each root's module names in sorted order: the names below a dotted prefix are
+        one run of them (quiet.reached)."""
+        return {root: sorted(names) for root, names in self.roots.items()}
 
     @staticmethod
     def of(paths: list[Path], source_roots: tuple[Path, ...] = (),

@@ -134,12 +134,10 @@ def imported(tree: ast.Module) -> list[Imported]:
     return found
 
 
-def reached(imports: Iterable[Imported], path: str, program,
-            modules: dict[str, str]) -> set[str]:
+def reached(imports: Iterable[Imported], path: str, program, root: str) -> set[str]:
     """The checked files a name imported by ``path`` (``imports``: its imports) may resolve
-    into (``Program.module_of`` of any dotted name that starts with what the import binds).
-    ``modules``: dotted name → path of the checked files under one root its imports
-    search."""
+    into (``Program.module_of`` of any dotted name that starts with what the import binds),
+    among the checked files under ``root``, one of the roots its imports search."""
     prefixes: set[str] = set()
     for level, module, names in imports:
         if level == 0 and module is None:
@@ -152,7 +150,8 @@ def reached(imports: Iterable[Imported], path: str, program,
         prefixes.add(base)
         for name in names:
             prefixes.add(base if name == "*" else f"{base}.{name}")
-    ordered = _sorted_names(modules)
+    modules: dict[str, str] = program.roots.get(root, {})
+    ordered: list[str] = program.ordered.get(root, [])
     found: set[str] = set()
     for prefix in prefixes:
         # A name below the prefix may be a module, or an attribute of the longest module
@@ -176,20 +175,6 @@ def reached(imports: Iterable[Imported], path: str, program,
     return found
 
 
-# Each root's module names in order, for the names below a prefix (a program's mappings are
-# made once and not changed).
-_SORTED: dict[int, tuple[dict[str, str], list[str]]] = {}
-
-
-def _sorted_names(modules: dict[str, str]) -> list[str]:
-    entry = _SORTED.get(id(modules))
-    if entry is None or entry[0] is not modules:
-        if len(_SORTED) >= 16:
-            _SORTED.clear()
-        entry = _SORTED[id(modules)] = (modules, sorted(modules))
-    return entry[1]
-
-
 def quiet(own: Outline, path: str | None, program,
           outline: Callable[[str], Outline | None]) -> bool:
     """Is the file at ``path`` (of ``program``, or alone), whose tree tells ``own``, quiet:
@@ -206,7 +191,7 @@ def quiet(own: Outline, path: str | None, program,
         importer, imports = todo.pop()
         others: set[str] = set()
         for root in program.searched.get(importer, ()):
-            others |= reached(imports, importer, program, program.roots.get(root, {}))
+            others |= reached(imports, importer, program, root)
         for other in sorted(others):
             if other in seen:
                 continue
